@@ -1,0 +1,75 @@
+# robokin: two commands do all set-up on a fresh machine with Python >= 3.11 and make:
+#   make book   create .venv, install, execute every chapter, build the site into _build/html
+#   make test   create .venv, install, run unit tests, doctests, nbstripout check and every notebook
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+
+.PHONY: help book test unit notebooks lab clean chapter bench report
+
+help:
+	@echo "make book    build the course site into _build/html (strict: zero warnings)"
+	@echo "make test    unit tests, doctests, nbstripout check, every notebook under nbval"
+	@echo "make lab     open JupyterLab on the notebooks"
+	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
+	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
+	@echo "make report  print the validation report table"
+	@echo "make clean   remove _build and caches (keeps .venv)"
+
+$(PY):
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "robokin needs Python >= 3.11"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# One stamp per set of extras; re-installs when pyproject.toml changes.
+$(VENV)/.stamp-book: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[book]"
+	touch $@
+
+$(VENV)/.stamp-test: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[book,test,peers]"
+	touch $@ $(VENV)/.stamp-book
+
+book: $(VENV)/.stamp-book
+	rm -rf _build/html _build/.doctrees
+	mkdir -p _build
+	$(BIN)/jupyter-book build . -W -n --keep-going 2>&1 | tee _build/build.log
+	@echo "Site built: _build/html/index.html"
+
+unit: $(VENV)/.stamp-test
+	$(PY) -m pytest tests robokin --doctest-modules -p no:nbval
+
+notebooks: $(VENV)/.stamp-test
+	$(BIN)/nbstripout --verify $(NOTEBOOKS)
+	ROBOKIN_FAST=1 MPLBACKEND=Agg $(PY) -m pytest --nbval-lax --nbval-current-env notebooks
+
+test: unit notebooks
+
+lab: $(VENV)/.stamp-book
+	$(BIN)/jupyter lab --notebook-dir=. $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+# Strict build of a single chapter into _build/chapters/<name> (fast feedback while writing).
+chapter: $(VENV)/.stamp-book
+	@test -n "$(NB)" || { echo "usage: make chapter NB=notebooks/NN_name.ipynb"; exit 2; }
+	$(PY) -c 'import sys, pathlib; nb = pathlib.Path(sys.argv[1]); \
+	  pathlib.Path("_build/chapters").mkdir(parents=True, exist_ok=True); \
+	  pathlib.Path("_build/chapters/" + nb.stem + "_toc.yml").write_text( \
+	  "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/conventions\n  - file: " + str(nb.with_suffix("")) + "\n  - file: book/references\n")' $(NB)
+	$(BIN)/jupyter-book build . -W -n --keep-going --toc _build/chapters/$(notdir $(basename $(NB)))_toc.yml \
+	  --path-output _build/chapters/$(notdir $(basename $(NB)))
+
+bench: $(VENV)/.stamp-test
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b; done
+
+report: $(VENV)/.stamp-book
+	$(PY) -m robokin.report
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis .jupyter_cache
+	find . -name __pycache__ -not -path './.venv/*' -prune -exec rm -rf {} +

@@ -1,0 +1,18 @@
+"""robokin: verified robot kinematics and dynamics for the robokin course.
+
+Modules
+-------
+transforms : rotations, ZYX roll-pitch-yaw, SO(3)/SE(3) exp and log, interpolation
+checks     : finite-difference Jacobians, residual scans and other machine checks
+errors     : UnreachableError, SingularityWarning, ConvergenceError
+symbolic   : sympy counterparts used in the derivations
+
+Mechanism modules (one per chapter) are imported on demand, e.g.
+``from robokin.leg2 import TwoLinkLeg``.
+"""
+
+from . import checks, errors, transforms
+from .errors import ConvergenceError, SingularityWarning, UnreachableError
+
+__version__ = "0.1.0"
+__all__ = ["checks", "errors", "transforms", "UnreachableError", "SingularityWarning", "ConvergenceError"]

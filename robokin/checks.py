@@ -1,0 +1,354 @@
+"""Machine checks used by the notebooks, the tests and the validation report.
+
+Every check returns a :class:`CheckReport` (max error, where it occurred, how
+many samples, the tolerance) whose ``str`` is one line, and raises
+:class:`CheckFailed` (an ``AssertionError``) when the tolerance is exceeded,
+unless ``raise_on_fail=False``. A NaN anywhere counts as a failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array
+
+__all__ = [
+    "CheckFailed",
+    "CheckReport",
+    "check_errors",
+    "check_close",
+    "jacobian_fd",
+    "check_jacobian",
+    "residual_scan",
+    "fk_ik_roundtrip",
+    "check_rigid",
+    "check_answer",
+]
+
+
+class CheckFailed(AssertionError):
+    """A machine check exceeded its tolerance; ``.report`` holds the details."""
+
+    def __init__(self, report):
+        self.report = report
+        super().__init__(str(report))
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Outcome of one check.
+
+    Attributes
+    ----------
+    name : str
+        What was checked.
+    samples : int
+        Number of samples (targets, configurations, time steps...).
+    max_error : float
+        Largest error found (``inf`` if any sample was NaN).
+    tol : float
+        Tolerance; the check passes when ``max_error <= tol``.
+    worst : tuple
+        Index of the worst sample.
+    unit : str
+        Unit of the error, for printing ("m", "rad", "" for relative).
+    """
+
+    name: str
+    samples: int
+    max_error: float
+    tol: float
+    worst: tuple = ()
+    unit: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.max_error <= self.tol)
+
+    def __str__(self):
+        unit = f" {self.unit}" if self.unit else ""
+        flag = "PASS" if self.passed else "FAIL"
+        where = f", worst at {self.worst}" if self.worst else ""
+        return (
+            f"[{flag}] {self.name}: max error {self.max_error:.2e}{unit} over "
+            f"{self.samples} samples (tol {self.tol:.0e}){where}"
+        )
+
+    def as_row(self):
+        """Dictionary for tables: check, samples, max_error, tol, passed."""
+        return {
+            "check": self.name,
+            "samples": self.samples,
+            "max_error": self.max_error,
+            "tol": self.tol,
+            "unit": self.unit,
+            "passed": self.passed,
+        }
+
+
+def check_errors(name, errors, *, tol, unit="", raise_on_fail=True):
+    """Turn an array of non-negative errors into a report.
+
+    Parameters
+    ----------
+    name : str
+        Label of the check.
+    errors : array_like
+        One error per sample (any shape). NaN counts as infinitely wrong.
+    tol : float
+        Pass when ``max(errors) <= tol``.
+    unit : str
+        Unit for printing.
+    raise_on_fail : bool
+        Raise :class:`CheckFailed` on failure (default) or just return.
+
+    Examples
+    --------
+    >>> print(check_errors("demo", [1e-12, 3e-13], tol=1e-9, unit="m"))
+    [PASS] demo: max error 1.00e-12 m over 2 samples (tol 1e-09), worst at (0,)
+    >>> check_errors("demo", [1e-3], tol=1e-9)
+    Traceback (most recent call last):
+    ...
+    robokin.checks.CheckFailed: [FAIL] demo: max error 1.00e-03 over 1 samples (tol 1e-09), worst at (0,)
+    """
+    if not (np.isscalar(tol) and np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be a finite non-negative number, got {tol!r}")
+    e = np.abs(np.asarray(errors, dtype=float))
+    if e.size == 0:
+        raise ValueError(f"check {name!r} got no samples: an empty check cannot fail, so it is refused")
+    e = np.where(np.isnan(e), np.inf, e)
+    idx = np.unravel_index(int(np.argmax(e)), e.shape)
+    report = CheckReport(
+        name=name,
+        samples=int(e.size),
+        max_error=float(e[idx]),
+        tol=float(tol),
+        worst=tuple(int(i) for i in idx),
+        unit=unit,
+    )
+    if raise_on_fail and not report.passed:
+        raise CheckFailed(report)
+    return report
+
+
+def check_close(name, actual, expected, *, tol, scale=1.0, unit="", raise_on_fail=True):
+    """Compare two arrays entry-wise: error ``|actual - expected| / scale``.
+
+    Examples
+    --------
+    >>> print(check_close("sympy vs numpy", [1.0, 2.0], [1.0, 2.0 + 1e-15], tol=1e-12))
+    [PASS] sympy vs numpy: max error 8.88e-16 over 2 samples (tol 1e-12), worst at (1,)
+    """
+    a = np.asarray(actual, dtype=float)
+    b = np.asarray(expected, dtype=float)
+    try:
+        a, b = np.broadcast_arrays(a, b)
+    except ValueError as exc:
+        raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not match") from exc
+    return check_errors(name, np.abs(a - b) / scale, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
+
+
+def jacobian_fd(f, x, *, eps=1e-6, vectorized=True):
+    """Central finite-difference Jacobian ``df/dx``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x)`` maps ``(..., n)`` to ``(..., m)``. With ``vectorized=True`` it
+        must accept extra leading axes (all 2n perturbed points are evaluated
+        in one call); otherwise it is called once per point.
+    x : array_like, shape (..., n)
+        Points at which to differentiate.
+    eps : float
+        Step; the error is ``O(eps^2)`` truncation plus ``O(1e-16 / eps)`` round-off.
+
+    Returns
+    -------
+    ndarray, shape (..., m, n)
+
+    Examples
+    --------
+    >>> J = jacobian_fd(lambda x: np.stack([x[..., 0] * x[..., 1], np.sin(x[..., 0])], -1), [1.0, 2.0])
+    >>> np.allclose(J, [[2.0, 1.0], [np.cos(1.0), 0.0]])
+    True
+    """
+    x = as_array(x, "x", trailing=(None,))
+    n = x.shape[-1]
+    E = eps * np.eye(n)
+    pts = np.concatenate([x[..., None, :] + E, x[..., None, :] - E], axis=-2)  # (..., 2n, n)
+    if vectorized:
+        y = np.asarray(f(pts), dtype=float)
+    else:
+        flat = pts.reshape(-1, n)
+        y = np.stack([np.asarray(f(p), dtype=float) for p in flat])
+        y = y.reshape(pts.shape[:-1] + y.shape[1:])
+    if y.ndim != pts.ndim:
+        raise ValueError(f"f must map (..., n) to (..., m); it returned shape {y.shape} for input {pts.shape}")
+    J = (y[..., :n, :] - y[..., n:, :]) / (2 * eps)  # (..., n, m)
+    return np.swapaxes(J, -1, -2)
+
+
+def check_jacobian(jac, f, x, *, eps=1e-6, tol=1e-6, atol=1e-9, name="Jacobian vs finite differences",
+                   vectorized=True, raise_on_fail=True):
+    """Compare an analytic Jacobian with central differences of ``f``.
+
+    The error per sample is ``max|J - J_fd| / (max|J_fd| + atol)``: relative to
+    the Jacobian's own scale, with ``atol`` guarding all-zero Jacobians.
+
+    Parameters
+    ----------
+    jac : callable
+        ``jac(x)``: ``(..., n) -> (..., m, n)``.
+    f : callable
+        ``f(x)``: ``(..., n) -> (..., m)``.
+    x : array_like, shape (..., n)
+        Sample points.
+
+    Examples
+    --------
+    >>> f = lambda x: np.stack([np.cos(x[..., 0]), x[..., 0] * x[..., 1]], -1)
+    >>> jac = lambda x: np.stack([np.stack([-np.sin(x[..., 0]), 0 * x[..., 1]], -1),
+    ...                           np.stack([x[..., 1], x[..., 0]], -1)], -2)
+    >>> check_jacobian(jac, f, np.random.default_rng(0).normal(size=(100, 2))).passed
+    True
+    """
+    x = as_array(x, "x", trailing=(None,))
+    J = np.asarray(jac(x), dtype=float)
+    Jfd = jacobian_fd(f, x, eps=eps, vectorized=vectorized)
+    if J.shape != Jfd.shape:
+        raise ValueError(f"{name}: analytic Jacobian has shape {J.shape}, finite differences {Jfd.shape}")
+    diff = np.abs(J - Jfd).max(axis=(-2, -1))
+    scale = np.abs(Jfd).max(axis=(-2, -1)) + atol
+    return check_errors(name, diff / scale, tol=tol, raise_on_fail=raise_on_fail)
+
+
+def _first(result):
+    return result[0] if isinstance(result, tuple) else result
+
+
+def residual_scan(forward, inverse, targets, *, tol, scale=1.0, unit="", name="FK(IK(target)) residual",
+                  raise_on_fail=True):
+    """Residual scan: ``|forward(inverse(target)) - target| / scale`` per target.
+
+    Parameters
+    ----------
+    forward : callable
+        Forward map, e.g. FK: joints ``(..., n)`` to task ``(..., m)``.
+    inverse : callable
+        Inverse map, e.g. IK; if it returns a tuple the first item is used.
+    targets : array_like, shape (N, m)
+        Task-space targets (all meant to be reachable).
+    tol : float
+        Tolerance on the scaled Euclidean residual.
+    scale : float
+        Length scale (e.g. ``l1 + l2``) so that the residual is relative.
+
+    Examples
+    --------
+    >>> rep = residual_scan(np.exp, np.log, np.linspace(1, 5, 50)[:, None], tol=1e-12)
+    >>> rep.samples
+    50
+    """
+    p = as_array(targets, "targets", trailing=(None,))
+    back = np.asarray(forward(_first(inverse(p))), dtype=float)
+    err = np.linalg.norm((back - p).reshape(p.shape[0], -1) if p.ndim > 1 else back - p, axis=-1) / scale
+    return check_errors(name, err, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
+
+
+def fk_ik_roundtrip(fk, ik, q, *, tol, scale=1.0, unit="", name="FK(IK(FK(q))) round trip", raise_on_fail=True):
+    """Sample joints ``q``, map to task space, solve IK, and compare FK of the answer.
+
+    Examples
+    --------
+    >>> rep = fk_ik_roundtrip(np.sin, np.arcsin, np.linspace(-1, 1, 11)[:, None], tol=1e-12)
+    >>> rep.passed
+    True
+    """
+    q = as_array(q, "q", trailing=(None,))
+    return residual_scan(fk, ik, np.asarray(fk(q), dtype=float), tol=tol, scale=scale, unit=unit,
+                         name=name, raise_on_fail=raise_on_fail)
+
+
+def check_rigid(T, *, tol=1e-9, name="rigid transform validity", raise_on_fail=True):
+    """Check that transforms are rigid: ``R^T R = I``, ``det R = 1``, bottom row ``[0 0 0 1]``.
+
+    Accepts ``(..., 4, 4)`` transforms or ``(..., 3, 3)`` rotations.
+
+    Examples
+    --------
+    >>> print(check_rigid(np.eye(4)))
+    [PASS] rigid transform validity: max error 0.00e+00 over 1 samples (tol 1e-09)
+    """
+    T = np.asarray(T, dtype=float)
+    if T.shape[-2:] not in ((4, 4), (3, 3)):
+        raise ValueError(f"T must have shape (..., 4, 4) or (..., 3, 3), got {T.shape}")
+    R = T[..., :3, :3]
+    err = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
+    err = np.maximum(err, np.abs(np.linalg.det(R) - 1))
+    if T.shape[-1] == 4:
+        err = np.maximum(err, np.abs(T[..., 3, :] - [0, 0, 0, 1]).max(axis=-1))
+    rep = check_errors(name, np.atleast_1d(err), tol=tol, raise_on_fail=raise_on_fail)
+    return rep if T.ndim > 2 else CheckReport(rep.name, rep.samples, rep.max_error, rep.tol, (), rep.unit)
+
+
+def _diagnose(v, e):
+    """Guess a common mistake from an answer ``v`` and the expected ``e``."""
+    if v.shape != e.shape:
+        if v.T.shape == e.shape and np.allclose(v.T, e, rtol=1e-6, atol=1e-9):
+            return "it is the transpose of the expected answer"
+        return f"shape {v.shape}, expected {e.shape}"
+    close = lambda a: np.allclose(a, e, rtol=1e-6, atol=1e-9)  # noqa: E731
+    if close(-v):
+        return "the sign is flipped: check the direction of an axis or the order of a subtraction"
+    if close(np.deg2rad(v)):
+        return "looks like degrees: robokin works in radians (use np.deg2rad)"
+    if close(np.rad2deg(v)):
+        return "looks like radians where degrees were asked"
+    if v.ndim == 2 and v.shape[0] == v.shape[1] and close(v.T):
+        return "it is the transpose of the expected answer: check the multiplication order"
+    return "not a known slip; re-check the derivation step by step"
+
+
+def check_answer(name, value, expected, *, rtol=1e-6, atol=1e-9, quiet=False):
+    """Check an exercise answer and say *why* it is wrong.
+
+    Recognises common slips: wrong shape, transposed matrix, flipped sign,
+    degrees instead of radians.
+
+    Parameters
+    ----------
+    name : str
+        Name of the exercise quantity.
+    value, expected : array_like
+        Your answer and the reference.
+    rtol, atol : float
+        Tolerances as in ``numpy.allclose``.
+    quiet : bool
+        Do not print on success.
+
+    Returns
+    -------
+    bool
+        True on success; raises :class:`AssertionError` with a diagnosis otherwise.
+
+    Examples
+    --------
+    >>> check_answer("yaw", 0.5, 0.5)
+    yaw: correct.
+    True
+    >>> check_answer("yaw", 28.64788975654116, 0.5)
+    Traceback (most recent call last):
+    ...
+    AssertionError: yaw: not yet: looks like degrees: robokin works in radians (use np.deg2rad)
+    """
+    v = np.asarray(value, dtype=float)
+    e = np.asarray(expected, dtype=float)
+    if v.shape == e.shape and np.all(np.isfinite(v)) and np.allclose(v, e, rtol=rtol, atol=atol):
+        if not quiet:
+            print(f"{name}: correct.")
+        return True
+    if not np.all(np.isfinite(v)):
+        raise AssertionError(f"{name}: not yet: the answer contains NaN or inf")
+    raise AssertionError(f"{name}: not yet: {_diagnose(v, e)}")

@@ -1,0 +1,608 @@
+"""Rotations and rigid transforms, batched over leading axes.
+
+Conventions (see the Conventions page of the book):
+
+* SI units, radians.
+* Rotation matrices act on column vectors: ``p_world = R @ p_body``.
+* RPY means **ZYX**: ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` with the vector
+  ordered ``[roll, pitch, yaw]``.
+* A rotation vector (axis-angle) is ``omega = theta * axis`` with
+  ``theta`` in ``[0, pi]``.
+* Homogeneous transforms are ``(..., 4, 4)`` arrays ``[[R, p], [0, 1]]``.
+* Angles are wrapped to ``[-pi, pi)``.
+
+Every function accepts arrays with any number of leading (batch) axes and
+returns float64 arrays with the same leading axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import as_array, choice
+
+__all__ = [
+    "wrap_to_pi",
+    "rotx",
+    "roty",
+    "rotz",
+    "euler_to_matrix",
+    "rpy_to_matrix",
+    "matrix_to_rpy",
+    "zyx_rate_matrix",
+    "hat",
+    "vee",
+    "so3_exp",
+    "so3_log",
+    "rotation_distance",
+    "is_rotation",
+    "check_rotation",
+    "make_transform",
+    "transform_inverse",
+    "transform_points",
+    "se3_exp",
+    "se3_log",
+    "interpolate_pose",
+]
+
+ROTATION_TOL = 1e-6  # default tolerance for "is this a rotation matrix?"
+
+
+def wrap_to_pi(angle):
+    """Wrap angles to the half-open interval ``[-pi, pi)``.
+
+    Parameters
+    ----------
+    angle : array_like
+        Angles in radians, any shape.
+
+    Returns
+    -------
+    ndarray
+        Same shape, float64, in ``[-pi, pi)``.
+
+    Examples
+    --------
+    >>> wrap_to_pi([np.pi, -np.pi, 3 * np.pi / 2])
+    array([-3.14159265, -3.14159265, -1.57079633])
+    """
+    a = as_array(angle, "angle")
+    return (a + np.pi) % (2 * np.pi) - np.pi
+
+
+def _elementary(theta, axis):
+    t = as_array(theta, "theta")
+    c, s = np.cos(t), np.sin(t)
+    R = np.zeros(t.shape + (3, 3))
+    i, j = [(1, 2), (2, 0), (0, 1)][axis]  # the plane rotated by this axis
+    R[..., axis, axis] = 1.0
+    R[..., i, i] = c
+    R[..., j, j] = c
+    R[..., i, j] = -s
+    R[..., j, i] = s
+    return R
+
+
+def rotx(theta):
+    """Rotation about x by ``theta`` (rad): ``(...) -> (..., 3, 3)``.
+
+    Examples
+    --------
+    >>> rotx(np.pi / 2) @ [0, 1, 0]
+    array([0.000000e+00, 6.123234e-17, 1.000000e+00])
+    """
+    return _elementary(theta, 0)
+
+
+def roty(theta):
+    """Rotation about y by ``theta`` (rad): ``(...) -> (..., 3, 3)``.
+
+    Examples
+    --------
+    >>> np.round(roty(np.pi / 2) @ [0, 0, 1], 12)
+    array([1., 0., 0.])
+    """
+    return _elementary(theta, 1)
+
+
+def rotz(theta):
+    """Rotation about z by ``theta`` (rad): ``(...) -> (..., 3, 3)``.
+
+    Examples
+    --------
+    >>> np.round(rotz(np.pi / 2) @ [1, 0, 0], 12)
+    array([0., 1., 0.])
+    """
+    return _elementary(theta, 2)
+
+
+_AXES = {"x": 0, "y": 1, "z": 2}
+
+
+def euler_to_matrix(angles, *, order):
+    """Rotation from three **intrinsic** Euler angles.
+
+    ``R = R_{order[0]}(angles[0]) @ R_{order[1]}(angles[1]) @ R_{order[2]}(angles[2])``,
+    i.e. rotate about the first axis, then about the *new* second axis, and so on.
+    Intrinsic ``"zyx"`` with ``[yaw, pitch, roll]`` equals extrinsic XYZ with
+    ``[roll, pitch, yaw]``; it is what :func:`rpy_to_matrix` computes.
+
+    Parameters
+    ----------
+    angles : array_like, shape (..., 3)
+        Angles in radians, in the order of the axes in ``order``.
+    order : str
+        Three axis letters, such as ``"zyx"``, ``"xyz"`` or ``"zyz"``;
+        no axis may repeat back to back.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> a = [0.3, -0.2, 0.1]
+    >>> np.allclose(euler_to_matrix(a, order="zyx"), rotz(0.3) @ roty(-0.2) @ rotx(0.1))
+    True
+    """
+    if not (isinstance(order, str) and len(order) == 3 and set(order) <= set("xyz")):
+        raise ValueError(f"order must be three letters from 'xyz' such as 'zyx', got {order!r}")
+    if order[0] == order[1] or order[1] == order[2]:
+        raise ValueError(f"order {order!r} repeats an axis back to back; it has only 2 DOF")
+    a = as_array(angles, "angles", trailing=(3,))
+    R = _elementary(a[..., 0], _AXES[order[0]])
+    R = R @ _elementary(a[..., 1], _AXES[order[1]])
+    return R @ _elementary(a[..., 2], _AXES[order[2]])
+
+
+def rpy_to_matrix(rpy):
+    """ZYX roll-pitch-yaw to a rotation matrix.
+
+    ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` for ``rpy = [roll, pitch, yaw]``
+    (equation {eq}`eq-rpy` in chapter 1).
+
+    Parameters
+    ----------
+    rpy : array_like, shape (..., 3)
+        ``[roll, pitch, yaw]`` in radians.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> R = rpy_to_matrix([0.1, 0.2, 0.3])
+    >>> np.allclose(R, rotz(0.3) @ roty(0.2) @ rotx(0.1))
+    True
+    """
+    a = as_array(rpy, "rpy", trailing=(3,))
+    return euler_to_matrix(a[..., ::-1], order="zyx")
+
+
+def matrix_to_rpy(R, *, tol=ROTATION_TOL):
+    """Rotation matrix to ZYX roll-pitch-yaw.
+
+    Returns ``[roll, pitch, yaw]`` with pitch in ``[-pi/2, pi/2]`` and roll,
+    yaw in ``[-pi, pi)``. At gimbal lock (``|pitch| = pi/2``) only
+    ``yaw -/+ roll`` is defined; we return ``roll = 0``.
+
+    Parameters
+    ----------
+    R : array_like, shape (..., 3, 3)
+        Rotation matrices; checked to be orthonormal with det +1 within ``tol``.
+    tol : float
+        Tolerance of the rotation check.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    Examples
+    --------
+    >>> matrix_to_rpy(rpy_to_matrix([0.1, -0.2, 0.3]))
+    array([ 0.1, -0.2,  0.3])
+    """
+    R = check_rotation(R, "R", tol=tol)
+    r20 = np.clip(R[..., 2, 0], -1.0, 1.0)
+    cp = np.hypot(R[..., 0, 0], R[..., 1, 0])
+    pitch = np.arctan2(-r20, cp)
+    lock = cp < 1e-9
+    yaw = np.where(lock, np.arctan2(-R[..., 0, 1], R[..., 1, 1]), np.arctan2(R[..., 1, 0], R[..., 0, 0]))
+    roll = np.where(lock, 0.0, np.arctan2(R[..., 2, 1], R[..., 2, 2]))
+    out = np.stack([roll, pitch, yaw], axis=-1)
+    out[..., 0] = wrap_to_pi(out[..., 0])
+    out[..., 2] = wrap_to_pi(out[..., 2])
+    return out
+
+
+def zyx_rate_matrix(rpy, *, frame):
+    """Map ZYX angle rates to angular velocity: ``omega = E(rpy) @ [roll', pitch', yaw']``.
+
+    Parameters
+    ----------
+    rpy : array_like, shape (..., 3)
+        ``[roll, pitch, yaw]`` in radians.
+    frame : {"world", "body"}
+        Frame in which ``omega`` is expressed (required: there is no safe default).
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+        Singular when ``cos(pitch) = 0`` (gimbal lock).
+
+    Examples
+    --------
+    >>> zyx_rate_matrix([0, 0, 0], frame="world")
+    array([[ 1., -0.,  0.],
+           [ 0.,  1.,  0.],
+           [-0.,  0.,  1.]])
+    """
+    choice(frame, "frame", ("world", "body"))
+    a = as_array(rpy, "rpy", trailing=(3,))
+    p, y = a[..., 1], a[..., 2]
+    cp, sp_, cy, sy = np.cos(p), np.sin(p), np.cos(y), np.sin(y)
+    E = np.zeros(a.shape[:-1] + (3, 3))
+    # columns: R_z R_y e_x (roll), R_z e_y (pitch), e_z (yaw)
+    E[..., 0, 0], E[..., 1, 0], E[..., 2, 0] = cy * cp, sy * cp, -sp_
+    E[..., 0, 1], E[..., 1, 1] = -sy, cy
+    E[..., 2, 2] = 1.0
+    if frame == "body":
+        E = np.swapaxes(rpy_to_matrix(a), -1, -2) @ E
+    return E
+
+
+def hat(w):
+    """Skew-symmetric matrix of a 3-vector: ``hat(w) @ v == cross(w, v)``.
+
+    Examples
+    --------
+    >>> hat([1, 2, 3]) @ [4, 5, 6]
+    array([-3.,  6., -3.])
+    """
+    w = as_array(w, "w", trailing=(3,))
+    S = np.zeros(w.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2] = -w[..., 2], w[..., 1]
+    S[..., 1, 0], S[..., 1, 2] = w[..., 2], -w[..., 0]
+    S[..., 2, 0], S[..., 2, 1] = -w[..., 1], w[..., 0]
+    return S
+
+
+def vee(S):
+    """Inverse of :func:`hat` (uses the antisymmetric part).
+
+    Examples
+    --------
+    >>> vee(hat([1.0, 2.0, 3.0]))
+    array([1., 2., 3.])
+    """
+    S = as_array(S, "S", trailing=(3, 3))
+    return 0.5 * np.stack(
+        [S[..., 2, 1] - S[..., 1, 2], S[..., 0, 2] - S[..., 2, 0], S[..., 1, 0] - S[..., 0, 1]],
+        axis=-1,
+    )
+
+
+def _sinc_terms(theta):
+    """A = sin t / t, B = (1 - cos t) / t^2, C = (t - sin t) / t^3, with series near 0."""
+    t2 = theta * theta
+    small = theta < 1e-4
+    ts = np.where(small, 1.0, theta)  # avoid 0/0; the series branch is used there
+    A = np.where(small, 1 - t2 / 6 + t2 * t2 / 120, np.sin(ts) / ts)
+    B = np.where(small, 0.5 - t2 / 24 + t2 * t2 / 720, (1 - np.cos(ts)) / ts**2)
+    C = np.where(small, 1 / 6 - t2 / 120 + t2 * t2 / 5040, (ts - np.sin(ts)) / ts**3)
+    return A, B, C
+
+
+def so3_exp(omega):
+    """Rotation vector (axis * angle) to rotation matrix, by Rodrigues' formula.
+
+    ``R = I + A [w] + B [w]^2`` with ``A = sin t / t``, ``B = (1 - cos t) / t^2``
+    and ``t = |w|``; a Taylor series is used for ``t < 1e-4``.
+
+    Parameters
+    ----------
+    omega : array_like, shape (..., 3)
+        Rotation vectors in radians.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Examples
+    --------
+    >>> np.allclose(so3_exp([0, 0, np.pi / 2]), rotz(np.pi / 2))
+    True
+    """
+    w = as_array(omega, "omega", trailing=(3,))
+    theta = np.linalg.norm(w, axis=-1)
+    A, B, _ = _sinc_terms(theta)
+    W = hat(w)
+    return np.eye(3) + A[..., None, None] * W + B[..., None, None] * (W @ W)
+
+
+def _quat_from_matrix(R):
+    """Unit quaternion [w, x, y, z] with w >= 0 (Shepperd's method, stable everywhere)."""
+    m00, m11, m22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
+    tr = m00 + m11 + m22
+    cand = np.stack([tr, m00, m11, m22], axis=-1)
+    k = np.argmax(cand, axis=-1)
+    q = np.empty(R.shape[:-2] + (4,))
+    # case 0: w largest
+    r = np.sqrt(np.maximum(1.0 + np.stack([tr, 2 * m00 - tr, 2 * m11 - tr, 2 * m22 - tr], -1), 0.0))
+    d21, d02, d10 = R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]
+    s21, s02, s10 = R[..., 2, 1] + R[..., 1, 2], R[..., 0, 2] + R[..., 2, 0], R[..., 1, 0] + R[..., 0, 1]
+    rk = np.take_along_axis(r, k[..., None], axis=-1)[..., 0]
+    h = 0.5 / rk
+    rows = [
+        np.stack([0.5 * rk, d21 * h, d02 * h, d10 * h], -1),
+        np.stack([d21 * h, 0.5 * rk, s10 * h, s02 * h], -1),
+        np.stack([d02 * h, s10 * h, 0.5 * rk, s21 * h], -1),
+        np.stack([d10 * h, s02 * h, s21 * h, 0.5 * rk], -1),
+    ]
+    for i, row in enumerate(rows):
+        sel = k == i
+        q[sel] = row[sel]
+    q *= np.where(q[..., :1] < 0, -1.0, 1.0)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def so3_log(R, *, tol=ROTATION_TOL):
+    """Rotation matrix to rotation vector ``theta * axis`` with ``theta`` in ``[0, pi]``.
+
+    Goes through a unit quaternion (Shepperd's method), which stays accurate at
+    ``theta -> 0`` and ``theta -> pi``, the two places where the textbook
+    ``arccos((tr R - 1) / 2)`` formula loses digits or divides by zero.
+    At exactly ``theta = pi`` the axis sign is arbitrary (both are correct).
+
+    Parameters
+    ----------
+    R : array_like, shape (..., 3, 3)
+        Rotation matrices, checked within ``tol``.
+    tol : float
+        Tolerance of the rotation check.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        Note: this is ``theta * axis``, not the unit axis.
+
+    Examples
+    --------
+    >>> so3_log(rotz(0.5))
+    array([0. , 0. , 0.5])
+    """
+    R = check_rotation(R, "R", tol=tol)
+    q = _quat_from_matrix(R)
+    v = q[..., 1:]
+    n = np.linalg.norm(v, axis=-1)
+    theta = 2.0 * np.arctan2(n, q[..., 0])
+    # theta / n -> 2 / w as n -> 0 (w -> 1); both forms agree to round-off there
+    scale = np.where(n > 1e-12, theta / np.where(n > 1e-12, n, 1.0), 2.0 / q[..., 0])
+    return v * scale[..., None]
+
+
+def rotation_distance(R1, R2, *, tol=ROTATION_TOL):
+    """Geodesic angle between rotations: ``|log(R1^T R2)|`` in ``[0, pi]`` (rad).
+
+    Examples
+    --------
+    >>> round(float(rotation_distance(rotz(0.1), rotz(0.4))), 12)
+    0.3
+    """
+    R1 = check_rotation(R1, "R1", tol=tol)
+    R2 = check_rotation(R2, "R2", tol=tol)
+    return np.linalg.norm(so3_log(np.swapaxes(R1, -1, -2) @ R2, tol=10 * tol), axis=-1)
+
+
+def is_rotation(R, *, tol=ROTATION_TOL):
+    """True where ``R`` is orthonormal with determinant +1 within ``tol``.
+
+    Parameters
+    ----------
+    R : array_like, shape (..., 3, 3)
+    tol : float
+        Max abs entry of ``R^T R - I`` and of ``det R - 1``.
+
+    Returns
+    -------
+    ndarray of bool, shape (...)
+
+    Examples
+    --------
+    >>> bool(is_rotation(rotx(0.3))), bool(is_rotation(np.diag([1.0, 1.0, -1.0])))
+    (True, False)
+    """
+    R = as_array(R, "R", trailing=(3, 3))
+    orth = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
+    return (orth <= tol) & (np.abs(np.linalg.det(R) - 1.0) <= tol)
+
+
+def check_rotation(R, name="R", *, tol=ROTATION_TOL):
+    """Return ``R`` as float64 or raise ``ValueError`` if it is not a rotation.
+
+    Examples
+    --------
+    >>> check_rotation(2 * np.eye(3))
+    Traceback (most recent call last):
+    ...
+    ValueError: R is not a rotation matrix (R^T R != I or det R != 1 within tol=1e-06); 1 of 1 fail, worst orthogonality error 3
+    """
+    R = as_array(R, name, trailing=(3, 3))
+    ok = is_rotation(R, tol=tol)
+    if not np.all(ok):
+        orth = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
+        raise ValueError(
+            f"{name} is not a rotation matrix (R^T R != I or det R != 1 within tol={tol:g}); "
+            f"{np.size(ok) - np.count_nonzero(ok)} of {np.size(ok)} fail, "
+            f"worst orthogonality error {np.max(orth):.3g}"
+        )
+    return R
+
+
+def make_transform(R, p, *, tol=ROTATION_TOL):
+    """Homogeneous transform ``[[R, p], [0, 0, 0, 1]]``.
+
+    Parameters
+    ----------
+    R : array_like, shape (..., 3, 3)
+        Rotations (checked).
+    p : array_like, shape (..., 3)
+        Translations in metres; broadcast against ``R``.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+
+    Examples
+    --------
+    >>> make_transform(np.eye(3), [1, 2, 3])[:3, 3]
+    array([1., 2., 3.])
+    """
+    R = check_rotation(R, "R", tol=tol)
+    p = as_array(p, "p", trailing=(3,))
+    lead = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
+    T = np.zeros(lead + (4, 4))
+    T[..., :3, :3] = R
+    T[..., :3, 3] = p
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def _check_transform(T, name, tol):
+    T = as_array(T, name, trailing=(4, 4))
+    bottom = np.abs(T[..., 3, :] - [0, 0, 0, 1]).max() if T.size else 0.0
+    if bottom > tol:
+        raise ValueError(f"{name} is not homogeneous: bottom row differs from [0, 0, 0, 1] by {bottom:.3g}")
+    check_rotation(T[..., :3, :3], f"{name}[..., :3, :3]", tol=tol)
+    return T
+
+
+def transform_inverse(T, *, tol=ROTATION_TOL):
+    """Inverse of a rigid transform, ``[[R^T, -R^T p], [0, 1]]`` (no general inverse).
+
+    Examples
+    --------
+    >>> T = make_transform(rotz(0.3), [1.0, 2.0, 3.0])
+    >>> np.allclose(transform_inverse(T) @ T, np.eye(4))
+    True
+    """
+    T = _check_transform(T, "T", tol)
+    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
+    out = np.zeros_like(T)
+    out[..., :3, :3] = Rt
+    out[..., :3, 3] = -(Rt @ T[..., :3, 3:4])[..., 0]
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def transform_points(T, points):
+    """Apply transforms to 3-D points: ``R @ p + t``.
+
+    Parameters
+    ----------
+    T : array_like, shape (..., 4, 4)
+    points : array_like, shape (..., 3)
+        Broadcast against the leading axes of ``T``.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    Examples
+    --------
+    >>> transform_points(make_transform(rotz(np.pi / 2), [1, 0, 0]), [1.0, 0, 0]).round(12)
+    array([1., 1., 0.])
+    """
+    T = as_array(T, "T", trailing=(4, 4))
+    p = as_array(points, "points", trailing=(3,))
+    return (T[..., :3, :3] @ p[..., None])[..., 0] + T[..., :3, 3]
+
+
+def se3_exp(xi):
+    """Twist ``xi = [v, omega]`` (6-vector) to a rigid transform (screw motion).
+
+    ``T = [[exp(omega), V v], [0, 1]]`` with ``V = I + B [w] + C [w]^2``.
+
+    Examples
+    --------
+    >>> np.allclose(se3_exp([1, 0, 0, 0, 0, 0]), make_transform(np.eye(3), [1, 0, 0]))
+    True
+    """
+    xi = as_array(xi, "xi", trailing=(6,))
+    v, w = xi[..., :3], xi[..., 3:]
+    theta = np.linalg.norm(w, axis=-1)
+    A, B, C = _sinc_terms(theta)
+    W = hat(w)
+    W2 = W @ W
+    R = np.eye(3) + A[..., None, None] * W + B[..., None, None] * W2
+    V = np.eye(3) + B[..., None, None] * W + C[..., None, None] * W2
+    T = np.zeros(xi.shape[:-1] + (4, 4))
+    T[..., :3, :3] = R
+    T[..., :3, 3] = (V @ v[..., None])[..., 0]
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def se3_log(T, *, tol=ROTATION_TOL):
+    """Rigid transform to twist ``[v, omega]`` (inverse of :func:`se3_exp`).
+
+    Examples
+    --------
+    >>> xi = np.array([0.1, -0.2, 0.3, 0.4, 0.5, -0.6])
+    >>> np.allclose(se3_log(se3_exp(xi)), xi)
+    True
+    """
+    T = _check_transform(T, "T", tol)
+    w = so3_log(T[..., :3, :3], tol=tol)
+    theta = np.linalg.norm(w, axis=-1)
+    A, B, _ = _sinc_terms(theta)
+    small = theta < 1e-4
+    ts = np.where(small, 1.0, theta)
+    # V^-1 = I - W/2 + D W^2 with D = (1 - A / (2B)) / theta^2 -> 1/12 near 0
+    D = np.where(small, 1 / 12 + theta**2 / 720, (1 - A / (2 * B)) / ts**2)
+    W = hat(w)
+    Vinv = np.eye(3) - 0.5 * W + D[..., None, None] * (W @ W)
+    v = (Vinv @ T[..., :3, 3:4])[..., 0]
+    return np.concatenate([v, w], axis=-1)
+
+
+def interpolate_pose(T0, T1, s, *, method="decoupled", tol=ROTATION_TOL):
+    """Interpolate between two poses at fractions ``s`` in ``[0, 1]``.
+
+    ``method="decoupled"``: rotation by slerp ``R0 exp(s log(R0^T R1))`` and
+    position along the straight line; the origin moves on a straight line.
+    ``method="screw"``: ``T0 exp(s log(T0^-1 T1))``, constant twist in the body
+    frame; the origin moves on a helix.
+    Both give constant angular velocity, unlike interpolating Euler angles.
+
+    Parameters
+    ----------
+    T0, T1 : array_like, shape (4, 4) or (..., 4, 4)
+    s : array_like, shape (...)
+        Fractions; ``s[..., None, None]`` broadcasts against the transforms.
+    method : {"decoupled", "screw"}
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+
+    Examples
+    --------
+    >>> T0, T1 = np.eye(4), make_transform(rotz(1.0), [1.0, 0.0, 0.0])
+    >>> Tm = interpolate_pose(T0, T1, 0.5)
+    >>> np.allclose(Tm[:3, :3], rotz(0.5)), Tm[:3, 3]
+    (True, array([0.5, 0. , 0. ]))
+    """
+    choice(method, "method", ("decoupled", "screw"))
+    T0 = _check_transform(T0, "T0", tol)
+    T1 = _check_transform(T1, "T1", tol)
+    s = as_array(s, "s")
+    if method == "screw":
+        xi = se3_log(transform_inverse(T0) @ T1)
+        return T0 @ se3_exp(s[..., None] * xi)
+    R0, R1 = T0[..., :3, :3], T1[..., :3, :3]
+    w = so3_log(np.swapaxes(R0, -1, -2) @ R1, tol=10 * tol)
+    R = R0 @ so3_exp(s[..., None] * w)
+    p = (1 - s[..., None]) * T0[..., :3, 3] + s[..., None] * T1[..., :3, 3]
+    return make_transform(R, p, tol=10 * tol)

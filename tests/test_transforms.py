@@ -1,0 +1,225 @@
+"""Tests for robokin.transforms: unit, property (hypothesis), cross-checks with scipy, bad input."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.spatial.transform import Rotation
+
+from robokin import transforms as tf
+
+rng = np.random.default_rng(12345)
+finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
+vec3 = arrays(float, 3, elements=finite)
+
+
+def random_rotations(n):
+    return Rotation.random(n, random_state=np.random.default_rng(7)).as_matrix()
+
+
+# ---------------------------------------------------------------- elementary rotations and Euler angles
+def test_elementary_rotations_match_scipy():
+    t = rng.uniform(-np.pi, np.pi, 50)
+    for fn, ax in ((tf.rotx, "x"), (tf.roty, "y"), (tf.rotz, "z")):
+        np.testing.assert_allclose(fn(t), Rotation.from_euler(ax, t[:, None]).as_matrix(), atol=1e-15)
+
+
+def test_rpy_is_zyx_matches_scipy_intrinsic_ZYX():
+    rpy = rng.uniform(-3, 3, (200, 3))
+    expected = Rotation.from_euler("ZYX", rpy[:, ::-1]).as_matrix()
+    np.testing.assert_allclose(tf.rpy_to_matrix(rpy), expected, atol=1e-14)
+
+
+@pytest.mark.parametrize("order", ["xyz", "zyx", "zyz", "xzx", "yxz"])
+def test_euler_to_matrix_matches_scipy(order):
+    a = rng.uniform(-3, 3, (100, 3))
+    np.testing.assert_allclose(
+        tf.euler_to_matrix(a, order=order), Rotation.from_euler(order.upper(), a).as_matrix(), atol=1e-14
+    )
+
+
+def test_euler_order_matters():
+    a = np.array([0.3, 0.4, 0.5])
+    assert tf.rotation_distance(tf.euler_to_matrix(a, order="zyx"), tf.euler_to_matrix(a, order="xyz")) > 0.1
+
+
+def test_matrix_to_rpy_roundtrip_and_gimbal_lock():
+    rpy = np.column_stack([rng.uniform(-np.pi, np.pi, 500), rng.uniform(-1.5, 1.5, 500), rng.uniform(-np.pi, np.pi, 500)])
+    np.testing.assert_allclose(tf.matrix_to_rpy(tf.rpy_to_matrix(rpy)), rpy, atol=1e-12)
+    for pitch in (np.pi / 2, -np.pi / 2):
+        R = tf.rpy_to_matrix([0.4, pitch, -0.7])
+        back = tf.matrix_to_rpy(R)
+        assert back[0] == 0.0  # documented choice at gimbal lock
+        np.testing.assert_allclose(tf.rpy_to_matrix(back), R, atol=1e-12)
+
+
+@given(arrays(float, 3, elements=st.floats(-1.5, 1.5)))
+@settings(max_examples=100, deadline=None)
+def test_zyx_rate_matrix_is_derivative_of_rotation(rpy):
+    # omega_hat = Rdot R^T; compare with finite differences along a random rate
+    rate = np.array([0.3, -0.2, 0.5])
+    h = 1e-6
+    Rdot = (tf.rpy_to_matrix(rpy + h * rate) - tf.rpy_to_matrix(rpy - h * rate)) / (2 * h)
+    R = tf.rpy_to_matrix(rpy)
+    w_world = tf.vee(Rdot @ R.T)
+    w_body = tf.vee(R.T @ Rdot)
+    np.testing.assert_allclose(tf.zyx_rate_matrix(rpy, frame="world") @ rate, w_world, atol=1e-8)
+    np.testing.assert_allclose(tf.zyx_rate_matrix(rpy, frame="body") @ rate, w_body, atol=1e-8)
+
+
+def test_wrap_to_pi_half_open():
+    a = np.array([np.pi, -np.pi, 3 * np.pi, 0.0, -1e-300, 7.0])
+    w = tf.wrap_to_pi(a)
+    assert np.all(w >= -np.pi) and np.all(w < np.pi)
+    np.testing.assert_allclose(np.sin(w), np.sin(a), atol=1e-12)
+    np.testing.assert_allclose(np.cos(w), np.cos(a), atol=1e-12)
+
+
+# ---------------------------------------------------------------- exp / log
+def test_so3_exp_log_match_scipy():
+    R = random_rotations(1000)
+    np.testing.assert_allclose(tf.so3_log(R), Rotation.from_matrix(R).as_rotvec(), atol=1e-12)
+    w = rng.normal(size=(1000, 3))
+    np.testing.assert_allclose(tf.so3_exp(w), Rotation.from_rotvec(w).as_matrix(), atol=1e-13)
+
+
+@pytest.mark.parametrize("theta", [0.0, 1e-12, 1e-8, 1e-5, 1e-4, 2e-4, 1.0, np.pi - 1e-6, np.pi - 1e-9, np.pi])
+def test_so3_log_edge_angles(theta):
+    axis = np.array([1.0, -2.0, 0.5]) / np.linalg.norm([1.0, -2.0, 0.5])
+    R = tf.so3_exp(theta * axis)
+    w = tf.so3_log(R)
+    assert abs(np.linalg.norm(w) - theta) < 1e-9
+    np.testing.assert_allclose(tf.so3_exp(w), R, atol=1e-12)  # at pi the axis sign is free, the rotation is not
+
+
+@given(vec3)
+@settings(max_examples=200, deadline=None)
+def test_so3_log_exp_property(w):
+    theta = np.linalg.norm(w)
+    if theta > np.pi - 1e-6:  # log returns the equivalent vector with angle in [0, pi]
+        w = w / theta * (theta % (2 * np.pi))
+    R = tf.so3_exp(w)
+    assert tf.is_rotation(R, tol=1e-12)
+    np.testing.assert_allclose(tf.so3_exp(tf.so3_log(R)), R, atol=1e-12)
+
+
+def test_se3_exp_log_roundtrip_and_batch():
+    xi = np.concatenate([rng.normal(size=(300, 3)), rng.uniform(-1.5, 1.5, (300, 3))], axis=1)
+    xi = xi[np.linalg.norm(xi[:, 3:], axis=1) < np.pi - 1e-3]  # log returns angles in [0, pi]
+    T = tf.se3_exp(xi)
+    assert T.shape == (300, 4, 4)
+    np.testing.assert_allclose(tf.se3_log(T), xi, atol=1e-11)
+    small = xi * 1e-9
+    np.testing.assert_allclose(tf.se3_log(tf.se3_exp(small)), small, atol=1e-20)
+
+
+def test_transform_inverse_and_points():
+    R = random_rotations(20)
+    p = rng.normal(size=(20, 3))
+    T = tf.make_transform(R, p)
+    np.testing.assert_allclose(tf.transform_inverse(T) @ T, np.broadcast_to(np.eye(4), T.shape), atol=1e-14)
+    pts = rng.normal(size=(20, 3))
+    np.testing.assert_allclose(tf.transform_points(T, pts), np.einsum("nij,nj->ni", R, pts) + p, atol=1e-14)
+
+
+def test_rigid_transform_preserves_distances():
+    T = tf.make_transform(random_rotations(1)[0], [1.0, -2.0, 0.5])
+    a, b = rng.normal(size=(2, 100, 3))
+    d0 = np.linalg.norm(a - b, axis=-1)
+    d1 = np.linalg.norm(tf.transform_points(T, a) - tf.transform_points(T, b), axis=-1)
+    np.testing.assert_allclose(d1, d0, atol=1e-13)
+
+
+# ---------------------------------------------------------------- interpolation
+@pytest.mark.parametrize("method", ["decoupled", "screw"])
+def test_interpolate_pose_endpoints_and_constant_rate(method):
+    T0 = tf.make_transform(tf.rpy_to_matrix([0.1, 0.2, 0.3]), [0, 0, 0])
+    T1 = tf.make_transform(tf.rpy_to_matrix([1.0, -0.5, 2.0]), [1, 2, 3])
+    s = np.linspace(0, 1, 21)
+    T = tf.interpolate_pose(T0, T1, s, method=method)
+    np.testing.assert_allclose(T[0], T0, atol=1e-13)
+    np.testing.assert_allclose(T[-1], T1, atol=1e-12)
+    steps = tf.rotation_distance(T[:-1, :3, :3], T[1:, :3, :3])
+    np.testing.assert_allclose(steps, steps[0], atol=1e-12)  # constant angular speed
+
+
+def test_decoupled_interpolation_moves_on_straight_line():
+    T0 = np.eye(4)
+    T1 = tf.make_transform(tf.rotz(2.0), [1.0, 1.0, 0.0])
+    p = tf.interpolate_pose(T0, T1, np.linspace(0, 1, 11))[:, :3, 3]
+    np.testing.assert_allclose(p[:, 0], p[:, 1], atol=1e-15)
+
+
+# ---------------------------------------------------------------- bad input
+BAD_R = [np.eye(3) * 2, np.diag([1.0, 1.0, -1.0]), np.ones((3, 3))]
+
+
+@pytest.mark.parametrize("R", BAD_R)
+@pytest.mark.parametrize("fn", [tf.so3_log, tf.matrix_to_rpy, lambda R: tf.make_transform(R, [0, 0, 0])])
+def test_non_rotation_rejected(fn, R):
+    with pytest.raises(ValueError, match="not a rotation"):
+        fn(R)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: tf.rotx(x),
+        lambda x: tf.rpy_to_matrix([x, 0, 0]),
+        lambda x: tf.so3_exp([0, x, 0]),
+        lambda x: tf.hat([x, 0, 0]),
+        lambda x: tf.wrap_to_pi(x),
+        lambda x: tf.se3_exp([x, 0, 0, 0, 0, 0]),
+        lambda x: tf.transform_points(np.eye(4), [x, 0, 0]),
+        lambda x: tf.zyx_rate_matrix([0, x, 0], frame="world"),
+        lambda x: tf.euler_to_matrix([0, x, 0], order="zyx"),
+        lambda x: tf.interpolate_pose(np.eye(4), np.eye(4), x),
+        lambda x: tf.make_transform(np.eye(3), [0, x, 0]),
+    ],
+)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_rejected(call, bad):
+    with pytest.raises(ValueError, match="non-finite"):
+        call(bad)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tf.rpy_to_matrix([0.1, 0.2]),
+        lambda: tf.so3_exp(np.zeros((4, 2))),
+        lambda: tf.so3_log(np.eye(4)),
+        lambda: tf.hat(np.zeros(4)),
+        lambda: tf.vee(np.zeros((2, 2))),
+        lambda: tf.transform_inverse(np.eye(3)),
+        lambda: tf.se3_log(np.eye(3)),
+        lambda: tf.se3_exp(np.zeros(3)),
+        lambda: tf.make_transform(np.eye(3), [1, 2]),
+        lambda: tf.transform_points(np.eye(4), [1, 2]),
+        lambda: tf.matrix_to_rpy(np.zeros(3)),
+    ],
+)
+def test_wrong_shape_rejected(call):
+    with pytest.raises(ValueError, match="shape"):
+        call()
+
+
+def test_bad_options_rejected():
+    with pytest.raises(ValueError, match="order"):
+        tf.euler_to_matrix([0, 0, 0], order="zzx")
+    with pytest.raises(ValueError, match="order"):
+        tf.euler_to_matrix([0, 0, 0], order="abc")
+    with pytest.raises(ValueError, match="frame"):
+        tf.zyx_rate_matrix([0, 0, 0], frame="space")
+    with pytest.raises(ValueError, match="method"):
+        tf.interpolate_pose(np.eye(4), np.eye(4), 0.5, method="euler")
+    bad_T = np.eye(4)
+    bad_T[3, 0] = 1.0
+    with pytest.raises(ValueError, match="homogeneous"):
+        tf.transform_inverse(bad_T)
+
+
+def test_non_numeric_rejected():
+    with pytest.raises(ValueError, match="numeric"):
+        tf.rotx("abc")

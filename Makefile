@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help book test unit notebooks lab clean chapter bench report
+.PHONY: help book test unit notebooks lab clean chapter bench report publish
 
 help:
 	@echo "make book    build the course site into _build/html (strict: zero warnings)"
@@ -20,6 +20,7 @@ help:
 	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
 	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
 	@echo "make report  print the validation report table"
+	@echo "make publish push _build/html to the gh-pages branch of REMOTE (default origin)"
 	@echo "make clean   remove _build and caches (keeps .venv)"
 
 $(PY):
@@ -69,6 +70,11 @@ bench: $(VENV)/.stamp-test
 
 report: $(VENV)/.stamp-book
 	$(PY) -m robokin.report
+
+REMOTE ?= origin
+publish: $(VENV)/.stamp-book
+	@test -f _build/html/index.html || { echo "run 'make book' first"; exit 2; }
+	$(BIN)/ghp-import --no-jekyll --push --force --remote $(REMOTE) --branch gh-pages _build/html
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis .jupyter_cache

@@ -1,0 +1,141 @@
+"""Validation report: run every mechanism's headline checks and print one table.
+
+Usage::
+
+    python -m robokin.report            # plain-text table; exit status 1 if any check fails
+    python -m robokin.report --markdown # the same table in Markdown
+    python -m robokin.report --fast     # smaller samples
+
+Each module listed in :data:`MODULES` provides ``validate(*, rng=None, fast=False)``
+returning a list of :class:`robokin.checks.CheckReport`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+
+import numpy as np
+
+__all__ = ["MODULES", "collect", "format_table", "main"]
+
+#: (module, mechanism label) in book order
+MODULES = [
+    ("transforms", "Spatial foundations"),
+    ("leg2", "Two-link leg"),
+    ("fivebar", "Five-bar leg"),
+    ("wheel_leg", "Wheel-legged balance"),
+    ("serial", "Serial arm (DH)"),
+    ("ur5", "UR5 analytic IK"),
+    ("ik", "Numerical IK"),
+    ("trajectory", "Trajectory planning"),
+    ("mecanum", "Mecanum chassis"),
+    ("stewart", "Stewart platform"),
+    ("dynamics", "Lagrangian dynamics"),
+    ("control", "Control under model error"),
+    ("ident", "Parameter identification"),
+]
+
+
+def collect(*, fast=False, seed=0, only=None):
+    """Run all available ``validate`` functions.
+
+    Returns
+    -------
+    rows : list of dict
+        One per check, with keys mechanism, check, samples, max_error, tol, unit, passed, seconds.
+    missing : list of str
+        Modules not present in this installation.
+
+    Parameters
+    ----------
+    fast : bool
+        Smaller samples.
+    seed : int
+        Seed of the generator handed to each ``validate``.
+    only : iterable of str, optional
+        Module names to run (default: all of :data:`MODULES`).
+
+    Examples
+    --------
+    >>> rows, missing = collect(fast=True, only=["transforms"])
+    >>> rows[0]["mechanism"]
+    'Spatial foundations'
+    """
+    rows, missing = [], []
+    for name, label in MODULES:
+        if only is not None and name not in only:
+            continue
+        try:
+            mod = importlib.import_module(f"robokin.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"robokin.{name}":
+                missing.append(name)
+                continue
+            raise
+        fn = getattr(mod, "validate", None)
+        if fn is None:
+            continue
+        t0 = time.perf_counter()
+        try:
+            reports = fn(rng=np.random.default_rng(seed), fast=fast)
+        except Exception as exc:  # a crashing validation is a failed check, not a crashed report
+            rows.append({"mechanism": label, "check": f"validate() raised {type(exc).__name__}: {exc}",
+                         "samples": 0, "max_error": float("inf"), "tol": 0.0, "unit": "", "passed": False,
+                         "seconds": time.perf_counter() - t0})
+            continue
+        dt = time.perf_counter() - t0
+        for rep in reports:
+            row = rep.as_row()
+            row["mechanism"] = label
+            row["seconds"] = dt / max(len(reports), 1)
+            rows.append(row)
+    return rows, missing
+
+
+def format_table(rows, *, markdown=False):
+    """Format report rows as a plain-text or Markdown table.
+
+    Examples
+    --------
+    >>> print(format_table([{"mechanism": "m", "check": "c", "samples": 3, "max_error": 1e-16,
+    ...                      "tol": 1e-12, "unit": "m", "passed": True}], markdown=True))
+    | mechanism | check | samples | max error | tolerance | pass |
+    | --- | --- | ---: | ---: | ---: | :---: |
+    | m | c | 3 | 1.0e-16 m | 1e-12 m | yes |
+    """
+    head = ["mechanism", "check", "samples", "max error", "tolerance", "pass"]
+    body = []
+    for r in rows:
+        unit = f" {r['unit']}" if r.get("unit") else ""
+        body.append([r["mechanism"], r["check"], str(r["samples"]), f"{r['max_error']:.1e}{unit}",
+                     f"{r['tol']:.0e}{unit}", "yes" if r["passed"] else "NO"])
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "| --- | --- | ---: | ---: | ---: | :---: |"]
+        lines += ["| " + " | ".join(b) + " |" for b in body]
+        return "\n".join(lines)
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*head), fmt.format(*["-" * w for w in widths])] + [fmt.format(*b) for b in body])
+
+
+def main(argv=None):
+    """Command-line entry point; returns the exit status (0 when every check passes)."""
+    parser = argparse.ArgumentParser(prog="python -m robokin.report", description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--fast", action="store_true", help="smaller samples")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rows, missing = collect(fast=args.fast, seed=args.seed)
+    print(format_table(rows, markdown=args.markdown))
+    failed = [r for r in rows if not r["passed"]]
+    print(f"\n{len(rows) - len(failed)} passed, {len(failed)} failed")
+    if missing:
+        print(f"(modules not present: {', '.join(missing)})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

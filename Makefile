@@ -11,11 +11,12 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help book test unit notebooks lab clean chapter bench report publish
+.PHONY: help book test unit notebooks lab clean chapter bench report publish check-site
 
 help:
 	@echo "make book    build the course site into _build/html (strict: zero warnings)"
 	@echo "make test    unit tests, doctests, nbstripout check, every notebook under nbval"
+	@echo "make check-site  build the book, then test every chapter page in headless Chromium"
 	@echo "make lab     open JupyterLab on the notebooks"
 	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
 	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
@@ -44,13 +45,25 @@ book: $(VENV)/.stamp-book
 	@echo "Site built: _build/html/index.html"
 
 unit: $(VENV)/.stamp-test
-	$(PY) -m pytest tests robokin --doctest-modules -p no:nbval
+	$(PY) -m pytest tests robokin --doctest-modules -p no:nbval -m "not site"
 
 notebooks: $(VENV)/.stamp-test
 	$(BIN)/nbstripout --verify $(NOTEBOOKS)
 	ROBOKIN_FAST=1 MPLBACKEND=Agg $(PY) -m pytest --nbval-lax --nbval-current-env notebooks
 
 test: unit notebooks
+
+$(VENV)/.stamp-site: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[book,test,site]"
+	touch $@
+
+# Browser test of the built site: Debian's chromium (installed here when missing, needs root) + Playwright.
+check-site: $(VENV)/.stamp-site book
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  { echo "install Chromium (Debian package 'chromium') to run the browser test"; exit 2; }
+	$(PY) -m pytest tests/test_site.py -m site -p no:nbval -p no:randomly -v
+	@echo "Screenshots: _build/screenshots/"
 
 lab: $(VENV)/.stamp-book
 	$(BIN)/jupyter lab --notebook-dir=. $$( [ "$$(id -u)" = 0 ] && echo --allow-root )

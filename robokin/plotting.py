@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ._validate import as_array
 
-__all__ = ["draw_frame", "new_3d_axes"]
+__all__ = ["draw_frame", "new_3d_axes", "animation_html"]
 
 AXIS_COLORS = ("tab:red", "tab:green", "tab:blue")  # x, y, z: the usual RGB convention
 
@@ -74,3 +76,35 @@ def draw_frame(ax, T, *, length=0.5, label=None, alpha=1.0, lw=2.0):
     if label:
         artists.append(ax.text(*(p - 0.1 * length), label, fontsize=9, alpha=alpha))
     return artists
+
+
+_CDN_LINK = re.compile(r"<link[^>]+font-awesome[^>]*>\s*")
+
+
+def animation_html(anim):
+    """Render a ``FuncAnimation`` as a self-contained jshtml player.
+
+    ``Animation.to_jshtml()`` links Font Awesome 4 from a public CDN for the player's
+    buttons; that request fails on offline or filtered networks. The book theme and
+    JupyterLab already ship the icon font, so the link is dropped.
+
+    Returns
+    -------
+    IPython.display.HTML
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from matplotlib.animation import FuncAnimation
+    >>> fig, ax = plt.subplots(figsize=(1, 1), dpi=20)
+    >>> anim = FuncAnimation(fig, lambda k: [], frames=2)
+    >>> html = animation_html(anim).data
+    >>> "animation" in html, "bootstrapcdn" in html
+    (True, False)
+    >>> plt.close(fig)
+    """
+    from IPython.display import HTML
+
+    return HTML(_CDN_LINK.sub("", anim.to_jshtml()))

@@ -18,7 +18,7 @@ def _norm(req):
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = set(project["dependencies"])
-    for extra in ("book", "test", "peers"):
+    for extra in project["optional-dependencies"]:
         wanted |= set(project["optional-dependencies"][extra])
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)

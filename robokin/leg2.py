@@ -1,0 +1,646 @@
+"""Planar two-link leg of a quadruped: FK, closed-form IK, Jacobian, calibration, trot gait.
+
+Frames and conventions (chapter 2):
+
+* Hip frame: origin at the hip axis, ``x`` forward, ``z`` up (the leg moves in the x-z plane).
+* ``theta1`` is the hip angle measured from the **downward** vertical, positive
+  when the thigh swings forward; ``theta2`` is the knee angle of the shank relative
+  to the thigh. ``q = [theta1, theta2]`` in radians, ``q = 0`` is the straight leg
+  hanging down.
+* Foot position ``p = [x, z]`` in metres::
+
+      x =  l1 sin(theta1) + l2 sin(theta1 + theta2)
+      z = -l1 cos(theta1) - l2 cos(theta1 + theta2)
+
+* ``knee = +1`` selects ``theta2 > 0``: the knee lies *behind* the hip-foot line
+  (the usual backward-pointing knee); ``knee = -1`` the mirror branch.
+
+All functions are vectorised over leading batch axes and return float64 arrays.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from . import checks
+from ._validate import as_array, finite_scalar, on_unreachable_mode, positive
+from .errors import SingularityWarning, UnreachableError
+from .transforms import wrap_to_pi
+
+__all__ = [
+    "TwoLinkLeg",
+    "Calibration",
+    "calibrate",
+    "TROT",
+    "gait_phase",
+    "gait_state",
+    "foot_offset",
+    "foot_targets",
+    "validate",
+]
+
+_REACH_TOL = 1e-12  # slack on cos(theta2) so targets made by FK exactly on the boundary stay reachable
+_LIMIT_TOL = 1e-12  # rad, same idea for joint limits
+
+
+def _knee_array(knee, shape):
+    """Validate ``knee`` (+1 / -1, scalar or array broadcastable to ``shape``)."""
+    if isinstance(knee, bool):
+        raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}")
+    try:
+        k = np.asarray(knee, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}") from exc
+    if not np.all((k == 1.0) | (k == -1.0)):
+        raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}")
+    try:
+        return np.broadcast_to(k, shape)
+    except ValueError as exc:
+        raise ValueError(f"knee with shape {k.shape} does not broadcast to the targets' batch shape {shape}") from exc
+
+
+def _limit(value, name, default):
+    if value is None:
+        return (default, default)
+    a = as_array(value, name, trailing=(2,), finite=False)
+    if a.shape != (2,) or np.any(np.isnan(a)):
+        raise ValueError(f"{name} must be two angles in rad (shape (2,), no NaN), got {value!r}")
+    if np.any(np.abs(a[np.isfinite(a)]) > np.pi + 1e-12):
+        raise ValueError(f"{name} must lie in [-pi, pi] (IK returns wrapped angles), got {a.tolist()}")
+    return (float(a[0]), float(a[1]))
+
+
+@dataclass(frozen=True)
+class TwoLinkLeg:
+    """Planar two-link leg: thigh ``l1`` and shank ``l2`` (m), optional joint limits (rad).
+
+    Parameters
+    ----------
+    l1, l2 : float
+        Thigh and shank lengths in metres (positive).
+    q_min, q_max : array_like of shape (2,), optional, keyword-only
+        Joint limits ``[theta1, theta2]`` in radians within ``[-pi, pi]``;
+        ``None`` means unlimited. Stored as tuples (the dataclass is hashable).
+
+    Examples
+    --------
+    >>> leg = TwoLinkLeg(0.2, 0.2)
+    >>> leg.fk([0.0, 0.0])
+    array([ 0. , -0.4])
+    >>> q = leg.ik([0.1, -0.3], knee=1)
+    >>> np.round(leg.fk(q), 12)
+    array([ 0.1, -0.3])
+    >>> bool(q[1] > 0)
+    True
+    """
+
+    l1: float
+    l2: float
+    q_min: tuple | None = field(default=None, kw_only=True)
+    q_max: tuple | None = field(default=None, kw_only=True)
+
+    def __post_init__(self):
+        object.__setattr__(self, "l1", positive(self.l1, "l1"))
+        object.__setattr__(self, "l2", positive(self.l2, "l2"))
+        lo = _limit(self.q_min, "q_min", -np.inf)
+        hi = _limit(self.q_max, "q_max", np.inf)
+        if not all(a < b for a, b in zip(lo, hi)):
+            raise ValueError(f"need q_min < q_max for both joints, got q_min={lo}, q_max={hi}")
+        object.__setattr__(self, "q_min", None if self.q_min is None else lo)
+        object.__setattr__(self, "q_max", None if self.q_max is None else hi)
+
+    # -- limits -------------------------------------------------------------------------------
+    @property
+    def limits(self):
+        """``(lo, hi)`` as two (2,) arrays, with -inf / inf where no limit is set."""
+        lo = np.full(2, -np.inf) if self.q_min is None else np.array(self.q_min)
+        hi = np.full(2, np.inf) if self.q_max is None else np.array(self.q_max)
+        return lo, hi
+
+    def within_limits(self, q):
+        """True where both joints of ``q`` (..., 2) lie within the limits (bool, shape (...)).
+
+        Examples
+        --------
+        >>> TwoLinkLeg(0.2, 0.2, q_min=[-1, 0], q_max=[1, 2.5]).within_limits([[0, 1], [0, -0.1]])
+        array([ True, False])
+        """
+        q = as_array(q, "q", trailing=(2,))
+        lo, hi = self.limits
+        return np.all((q >= lo - _LIMIT_TOL) & (q <= hi + _LIMIT_TOL), axis=-1)
+
+    # -- kinematics ---------------------------------------------------------------------------
+    def fk(self, q):
+        """Foot position ``[x, z]`` (m, hip frame) from joint angles ``q`` (rad), eq. ``eq-ch02-fk``.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+            ``[theta1, theta2]`` in radians.
+
+        Returns
+        -------
+        ndarray, shape (..., 2)
+
+        Examples
+        --------
+        >>> np.round(TwoLinkLeg(0.2, 0.2).fk([np.pi / 2, 0.0]), 12) + 0.0  # + 0.0 turns -0. into 0.
+        array([0.4, 0. ])
+        """
+        q = as_array(q, "q", trailing=(2,))
+        t1, t12 = q[..., 0], q[..., 0] + q[..., 1]
+        x = self.l1 * np.sin(t1) + self.l2 * np.sin(t12)
+        z = -self.l1 * np.cos(t1) - self.l2 * np.cos(t12)
+        return np.stack([x, z], axis=-1)
+
+    def knee_position(self, q):
+        """Knee position ``[x, z]`` (m, hip frame) for ``q`` (..., 2): ``(..., 2)``.
+
+        Examples
+        --------
+        >>> np.round(TwoLinkLeg(0.2, 0.3).knee_position([0.0, 1.0]), 12)
+        array([ 0. , -0.2])
+        """
+        q = as_array(q, "q", trailing=(2,))
+        return self.l1 * np.stack([np.sin(q[..., 0]), -np.cos(q[..., 0])], axis=-1)
+
+    def jacobian(self, q):
+        """Analytic Jacobian ``d[x, z]/d[theta1, theta2]`` (m/rad), eq. ``eq-ch02-jac``.
+
+        ``det J = l1 l2 sin(theta2)``: singular when the knee is straight or folded.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+
+        Returns
+        -------
+        ndarray, shape (..., 2, 2)
+            Rows ``[dx, dz]``, columns ``[dtheta1, dtheta2]``.
+
+        Examples
+        --------
+        >>> TwoLinkLeg(0.2, 0.2).jacobian([0.0, 0.0])
+        array([[0.4, 0.2],
+               [0. , 0. ]])
+        """
+        q = as_array(q, "q", trailing=(2,))
+        t1, t12 = q[..., 0], q[..., 0] + q[..., 1]
+        c1, s1, c12, s12 = np.cos(t1), np.sin(t1), np.cos(t12), np.sin(t12)
+        J = np.empty(q.shape[:-1] + (2, 2))
+        J[..., 0, 0] = self.l1 * c1 + self.l2 * c12
+        J[..., 0, 1] = self.l2 * c12
+        J[..., 1, 0] = self.l1 * s1 + self.l2 * s12
+        J[..., 1, 1] = self.l2 * s12
+        return J
+
+    def joint_rates(self, q, v, *, cond_warn=1e6):
+        """Joint rates ``qdot = J(q)^-1 v`` (rad/s) for a foot velocity ``v`` (m/s, hip frame).
+
+        Near ``theta2 = 0`` or ``pi`` the rates blow up like ``1 / sin(theta2)``.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+        v : array_like, shape (..., 2)
+            ``[xdot, zdot]``; broadcast against ``q``.
+        cond_warn : float, keyword-only
+            Emit :class:`~robokin.errors.SingularityWarning` (with the worst
+            condition number) when ``cond(J)`` exceeds this.
+
+        Returns
+        -------
+        ndarray, shape (..., 2)
+            Rows at an exact singularity (``det J = 0``) are NaN, always with the warning.
+
+        Examples
+        --------
+        >>> leg = TwoLinkLeg(0.2, 0.2)
+        >>> np.round(leg.joint_rates([0.0, np.pi / 2], [0.1, 0.0]), 12)
+        array([ 0.5, -0.5])
+        """
+        q = as_array(q, "q", trailing=(2,))
+        v = as_array(v, "v", trailing=(2,))
+        cond_warn = positive(cond_warn, "cond_warn")
+        J = self.jacobian(q)
+        J, v = np.broadcast_arrays(J, v[..., None, :])
+        v = v[..., 0, :]
+        det = J[..., 0, 0] * J[..., 1, 1] - J[..., 0, 1] * J[..., 1, 0]
+        fro2 = np.sum(J * J, axis=(-2, -1))
+        # 2x2 condition number from det and Frobenius norm (exact, no SVD needed)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.sqrt(np.maximum(fro2**2 - 4 * det**2, 0.0))
+            cond = np.sqrt((fro2 + r) / np.maximum(fro2 - r, 0.0))
+            cond = np.where(det == 0, np.inf, cond)
+            qd0 = (J[..., 1, 1] * v[..., 0] - J[..., 0, 1] * v[..., 1]) / det
+            qd1 = (-J[..., 1, 0] * v[..., 0] + J[..., 0, 0] * v[..., 1]) / det
+        out = np.stack([qd0, qd1], axis=-1)
+        out[det == 0] = np.nan
+        if np.any(cond > cond_warn):
+            warnings.warn(SingularityWarning(float(np.max(cond)), "TwoLinkLeg.joint_rates"), stacklevel=2)
+        return out
+
+    def ik(self, p, *, knee=1, on_unreachable="raise"):
+        """Closed-form inverse kinematics (law of cosines + atan2), eq. ``eq-ch02-ik``.
+
+        Parameters
+        ----------
+        p : array_like, shape (..., 2)
+            Foot targets ``[x, z]`` in metres, hip frame.
+        knee : {+1, -1} or array of them, keyword-only
+            Sign of ``theta2``; an array broadcastable to ``p.shape[:-1]``
+            picks the branch per target (e.g. per leg).
+        on_unreachable : {"raise", "nan"}, keyword-only
+            ``"raise"``: :class:`~robokin.errors.UnreachableError` naming how many
+            targets fail, why, and the first one. ``"nan"``: return ``(q, mask)``
+            with NaN rows where ``mask`` is False.
+
+        Returns
+        -------
+        q : ndarray, shape (..., 2)
+            ``[theta1, theta2]`` in ``[-pi, pi]``.
+        mask : ndarray of bool, shape (...)
+            Only with ``on_unreachable="nan"``: True where the target is within
+            reach **and** the solution is within the joint limits.
+
+        Examples
+        --------
+        >>> leg = TwoLinkLeg(0.2, 0.2)
+        >>> q, ok = leg.ik([[0.0, -0.3], [0.0, -0.5]], on_unreachable="nan")
+        >>> ok
+        array([ True, False])
+        >>> leg.ik([0.0, -0.5])
+        Traceback (most recent call last):
+        ...
+        robokin.errors.UnreachableError: 1 of 1 targets are unreachable (distance > l1 + l2: 1); first: [0, -0.5]. Pass on_unreachable="nan" to get NaN rows and a mask instead.
+        """
+        p = as_array(p, "p", trailing=(2,))
+        mode = on_unreachable_mode(on_unreachable)
+        k = _knee_array(knee, p.shape[:-1])
+        l1, l2 = self.l1, self.l2
+        x, z = p[..., 0], p[..., 1]
+        with np.errstate(over="ignore"):  # |p| ~ 1e154 overflows to inf: correctly "too far"
+            d2 = x * x + z * z
+            # law of cosines, factored so that 1 - c2^2 keeps its digits near the boundary
+            one_minus_c2 = ((l1 + l2) ** 2 - d2) / (2 * l1 * l2)
+            one_plus_c2 = (d2 - (l1 - l2) ** 2) / (2 * l1 * l2)
+        too_far = one_minus_c2 < -_REACH_TOL
+        too_close = one_plus_c2 < -_REACH_TOL
+        c2 = np.clip(one_plus_c2 - 1.0, -1.0, 1.0)
+        s2 = k * np.sqrt(np.clip(one_minus_c2, 0.0, 2.0) * np.clip(one_plus_c2, 0.0, 2.0))
+        t2 = np.arctan2(s2, c2)
+        # hip: direction of the foot from the downward vertical minus the knee's interior offset
+        t1 = wrap_to_pi(np.arctan2(x, -z) - np.arctan2(l2 * s2, l1 + l2 * c2))
+        q = np.stack([t1, t2], axis=-1)
+        reach = ~(too_far | too_close)
+        limits = reach & ~self.within_limits(q) if (self.q_min or self.q_max) else np.zeros_like(reach)
+        bad = ~reach | limits
+        if np.any(bad):
+            parts = [
+                f"{label}: {int(np.count_nonzero(m))}"
+                for label, m in (
+                    ("distance > l1 + l2", too_far),
+                    ("distance < |l1 - l2|", too_close),
+                    ("outside joint limits", limits),
+                )
+                if np.any(m)
+            ]
+            if mode == "raise":
+                first = p[np.unravel_index(int(np.argmax(bad)), bad.shape)] if bad.ndim else p
+                raise UnreachableError(int(np.count_nonzero(bad)), first, total=int(bad.size), reason=", ".join(parts))
+            q[bad] = np.nan
+        return (q, ~bad) if mode == "nan" else q
+
+
+# -- calibration ------------------------------------------------------------------------------
+def _calib_residual(params, q_enc, p_meas):
+    l1, l2, d1, d2 = params
+    t1 = q_enc[:, 0] + d1
+    t12 = t1 + q_enc[:, 1] + d2
+    x = l1 * np.sin(t1) + l2 * np.sin(t12)
+    z = -l1 * np.cos(t1) - l2 * np.cos(t12)
+    return np.concatenate([x - p_meas[:, 0], z - p_meas[:, 1]])
+
+
+def _calib_jac(params, q_enc, p_meas):
+    l1, l2, d1, d2 = params
+    t1 = q_enc[:, 0] + d1
+    t12 = t1 + q_enc[:, 1] + d2
+    s1, c1, s12, c12 = np.sin(t1), np.cos(t1), np.sin(t12), np.cos(t12)
+    jx = np.stack([s1, s12, l1 * c1 + l2 * c12, l2 * c12], axis=-1)
+    jz = np.stack([-c1, -c12, l1 * s1 + l2 * s12, l2 * s12], axis=-1)
+    return np.concatenate([jx, jz], axis=0)
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """Identified leg parameters from :func:`calibrate`.
+
+    Attributes
+    ----------
+    params : ndarray, shape (4,)
+        ``[l1, l2, delta1, delta2]``: link lengths (m) and joint zero offsets (rad),
+        with ``theta = q_encoder + delta``.
+    std : ndarray, shape (4,)
+        One-sigma uncertainty of ``params`` from ``s^2 (J^T J)^-1``.
+    cov : ndarray, shape (4, 4)
+        Parameter covariance.
+    rms : float
+        RMS foot residual after the fit (m).
+    noise : float
+        Estimated measurement noise per coordinate, ``s`` (m).
+    n_points : int
+        Number of measured poses.
+    """
+
+    params: np.ndarray
+    std: np.ndarray
+    cov: np.ndarray
+    rms: float
+    noise: float
+    n_points: int
+
+    @property
+    def offset(self):
+        """Joint zero offsets ``[delta1, delta2]`` (rad)."""
+        return self.params[2:].copy()
+
+    def leg(self, nominal=None):
+        """The identified :class:`TwoLinkLeg` (joint limits copied from ``nominal``)."""
+        lim = {} if nominal is None else {"q_min": nominal.q_min, "q_max": nominal.q_max}
+        return TwoLinkLeg(float(self.params[0]), float(self.params[1]), **lim)
+
+    def predict(self, q_enc):
+        """Foot position (m) predicted for encoder angles ``q_enc`` (..., 2)."""
+        return self.leg().fk(as_array(q_enc, "q_enc", trailing=(2,)) + self.offset)
+
+    def command(self, p, *, knee=1, on_unreachable="raise"):
+        """Encoder angles that put the foot at ``p``: ``ik(p) - delta`` with the identified lengths.
+
+        Same arguments and return values as :meth:`TwoLinkLeg.ik`.
+        """
+        res = self.leg().ik(p, knee=knee, on_unreachable=on_unreachable)
+        if isinstance(res, tuple):
+            return res[0] - self.offset, res[1]
+        return res - self.offset
+
+
+def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
+    """Identify link lengths and joint zero offsets from measured foot positions.
+
+    Model: ``p = fk_{l1, l2}(q_enc + delta)``; nonlinear least squares
+    (``scipy.optimize.least_squares``, analytic Jacobian) over
+    ``[l1, l2, delta1, delta2]``. The uncertainty is ``cov = s^2 (J^T J)^-1``
+    with ``s^2 = |r|^2 / (2N - 4)``, valid for independent noise of equal variance.
+    The measuring frame is assumed to coincide with the hip frame.
+
+    Parameters
+    ----------
+    q_enc : array_like, shape (N, 2)
+        Encoder readings (rad), N >= 3 varied poses.
+    p_meas : array_like, shape (N, 2)
+        Measured foot positions ``[x, z]`` (m, hip frame).
+    guess : TwoLinkLeg or array_like of shape (2,)
+        Nominal leg or nominal ``[l1, l2]``; offsets start at zero.
+    cond_max : float
+        Refuse pose sets whose fit Jacobian has a larger condition number
+        (the poses do not separate the four parameters).
+
+    Returns
+    -------
+    Calibration
+
+    Examples
+    --------
+    >>> true = TwoLinkLeg(0.2, 0.205)
+    >>> q = np.random.default_rng(0).uniform([-1, 0.3], [1, 2.5], size=(30, 2))
+    >>> cal = calibrate(q, true.fk(q + [0.02, -0.01]), guess=TwoLinkLeg(0.2, 0.2))
+    >>> np.round(cal.params, 9)
+    array([ 0.2  ,  0.205,  0.02 , -0.01 ])
+    """
+    q_enc = as_array(q_enc, "q_enc", trailing=(2,))
+    p_meas = as_array(p_meas, "p_meas", trailing=(2,))
+    if q_enc.ndim != 2 or p_meas.shape != q_enc.shape:
+        raise ValueError(f"q_enc and p_meas must both have shape (N, 2); got {q_enc.shape} and {p_meas.shape}")
+    n = q_enc.shape[0]
+    if n < 3:
+        raise ValueError(f"calibration needs at least 3 poses (4 unknowns, 2 equations each), got {n}")
+    cond_max = positive(cond_max, "cond_max")
+    if isinstance(guess, TwoLinkLeg):
+        l0 = [guess.l1, guess.l2]
+    else:
+        g = as_array(guess, "guess", trailing=(2,))
+        if g.shape != (2,):
+            raise ValueError(f"guess must be a TwoLinkLeg or [l1, l2], got shape {g.shape}")
+        l0 = [positive(float(g[0]), "guess l1"), positive(float(g[1]), "guess l2")]
+    x0 = np.array([l0[0], l0[1], 0.0, 0.0])
+    J0 = _calib_jac(x0, q_enc, p_meas)
+    sv = np.linalg.svd(J0, compute_uv=False)
+    if sv[-1] == 0 or sv[0] / sv[-1] > cond_max:
+        raise ValueError(
+            f"the {n} poses do not separate l1, l2 and the two offsets (fit Jacobian condition "
+            f"{sv[0] / max(sv[-1], 1e-300):.3g} > cond_max={cond_max:g}); use poses with varied theta1 and theta2"
+        )
+    sol = least_squares(_calib_residual, x0, jac=_calib_jac, args=(q_enc, p_meas), method="lm",
+                        xtol=1e-15, ftol=1e-15, gtol=1e-15)
+    J = sol.jac
+    dof = 2 * n - 4
+    s2 = float(sol.fun @ sol.fun) / dof if dof > 0 else 0.0
+    cov = s2 * np.linalg.inv(J.T @ J)
+    rms = float(np.sqrt(np.mean(sol.fun[:n] ** 2 + sol.fun[n:] ** 2)))
+    return Calibration(params=sol.x, std=np.sqrt(np.diag(cov)), cov=cov, rms=rms, noise=math.sqrt(s2), n_points=n)
+
+
+# -- trot gait --------------------------------------------------------------------------------
+LEGS = ("FL", "FR", "RL", "RR")
+TROT = (0.0, 0.5, 0.5, 0.0)
+"""Phase offsets for FL, FR, RL, RR in a trot: diagonal pairs FL+RR and FR+RL move together."""
+
+
+def gait_phase(t, *, period, offsets=TROT):
+    """Phase of each leg in its cycle, in ``[0, 1)``.
+
+    Parameters
+    ----------
+    t : array_like, shape (...)
+        Time (s).
+    period : float
+        Gait cycle period (s).
+    offsets : array_like, shape (n_legs,)
+        Phase offset of each leg (cycles), e.g. :data:`TROT`.
+
+    Returns
+    -------
+    ndarray, shape (..., n_legs)
+
+    Examples
+    --------
+    >>> gait_phase([0.0, 0.3], period=0.4)
+    array([[0.  , 0.5 , 0.5 , 0.  ],
+           [0.75, 0.25, 0.25, 0.75]])
+    """
+    t = as_array(t, "t")
+    period = positive(period, "period")
+    off = as_array(offsets, "offsets", trailing=(None,))
+    if off.ndim != 1:
+        raise ValueError(f"offsets must be one phase per leg, shape (n_legs,), got {off.shape}")
+    return np.mod(t[..., None] / period + off, 1.0)
+
+
+def gait_state(phase, *, duty):
+    """Swing/stance state machine driven by the phase.
+
+    Each leg is in **stance** for ``phase in [0, duty)`` (touchdown at 0) and in
+    **swing** for ``[duty, 1)`` (lift-off at ``duty``); ``s`` is the progress
+    within the current state.
+
+    Parameters
+    ----------
+    phase : array_like, shape (...)
+        Phases in ``[0, 1)``.
+    duty : float
+        Stance fraction, in ``(0, 1)`` (0.5 for a trot, 0.75 for a crawl).
+
+    Returns
+    -------
+    stance : ndarray of bool, shape (...)
+    s : ndarray, shape (...)
+        Progress in ``[0, 1)`` within the current state.
+
+    Examples
+    --------
+    >>> gait_state([0.1, 0.75], duty=0.5)
+    (array([ True, False]), array([0.2, 0.5]))
+    """
+    ph = as_array(phase, "phase")
+    duty = finite_scalar(duty, "duty")
+    if not 0 < duty < 1:
+        raise ValueError(f"duty must be in (0, 1), got {duty}")
+    if np.any((ph < 0) | (ph >= 1)):
+        raise ValueError("phase must lie in [0, 1); use gait_phase to wrap it")
+    stance = ph < duty
+    s = np.where(stance, ph / duty, (ph - duty) / (1 - duty))
+    return stance, s
+
+
+def foot_offset(phase, *, duty, period, v_body, height):
+    """Foot position relative to its neutral point, in the hip frame (m).
+
+    Stance: the foot moves backward at the body speed, from ``+L/2`` to ``-L/2``
+    with ``L = v_body * duty * period``. Swing: a **cycloid in the world frame**
+    (stride ``v_body * period``) with a raised-cosine height profile, so the
+    foot leaves and touches the ground with zero velocity relative to the
+    ground, and its hip-frame velocity is continuous at both transitions.
+
+    Parameters
+    ----------
+    phase : array_like, shape (...)
+    duty, period, v_body, height : float
+        Stance fraction, cycle period (s), forward body speed (m/s), swing height (m).
+
+    Returns
+    -------
+    ndarray, shape (..., 2)
+        ``[dx, dz]`` (m).
+
+    Examples
+    --------
+    >>> np.round(foot_offset([0.0, 0.25, 0.5, 0.75], duty=0.5, period=0.4, v_body=0.5, height=0.05), 12)
+    array([[ 0.05,  0.  ],
+           [ 0.  ,  0.  ],
+           [-0.05,  0.  ],
+           [ 0.  ,  0.05]])
+    """
+    stance, s = gait_state(phase, duty=duty)
+    period = positive(period, "period")
+    v = finite_scalar(v_body, "v_body")
+    h = finite_scalar(height, "height")
+    half = 0.5 * v * duty * period
+    x_st = half - 2 * half * s
+    # world-frame cycloid minus the body's travel during the swing
+    cyc = s - np.sin(2 * np.pi * s) / (2 * np.pi)
+    x_sw = -half + v * period * cyc - v * (1 - duty) * period * s
+    z_sw = 0.5 * h * (1 - np.cos(2 * np.pi * s))
+    return np.stack([np.where(stance, x_st, x_sw), np.where(stance, 0.0, z_sw)], axis=-1)
+
+
+def foot_targets(t, *, neutral, period, duty=0.5, v_body, height, offsets=TROT):
+    """Foot targets of all legs (hip frames) at times ``t``, ready for ONE batched ``ik`` call.
+
+    Parameters
+    ----------
+    t : array_like, shape (...)
+        Times (s).
+    neutral : array_like, shape (2,) or (n_legs, 2)
+        Neutral foot position ``[x, z]`` under each hip (m).
+    period, duty, v_body, height : float
+        See :func:`foot_offset`.
+    offsets : array_like, shape (n_legs,)
+        Phase offsets (default :data:`TROT`).
+
+    Returns
+    -------
+    p : ndarray, shape (..., n_legs, 2)
+        Foot targets.
+    stance : ndarray of bool, shape (..., n_legs)
+
+    Examples
+    --------
+    >>> p, st = foot_targets(np.linspace(0, 0.4, 5), neutral=[0.0, -0.3], period=0.4, v_body=0.5, height=0.05)
+    >>> p.shape, st[0].tolist()
+    ((5, 4, 2), [True, False, False, True])
+    """
+    ph = gait_phase(t, period=period, offsets=offsets)
+    nb = as_array(neutral, "neutral", trailing=(2,))
+    if nb.ndim > 2 or (nb.ndim == 2 and nb.shape[0] != ph.shape[-1]):
+        raise ValueError(f"neutral must have shape (2,) or ({ph.shape[-1]}, 2), got {nb.shape}")
+    stance, _ = gait_state(ph, duty=duty)
+    return nb + foot_offset(ph, duty=duty, period=period, v_body=v_body, height=height), stance
+
+
+# -- validation report --------------------------------------------------------------------------
+def validate(*, rng=None, fast=False):
+    """Headline checks of chapter 2 for the validation report (``raise_on_fail=False``).
+
+    Returns
+    -------
+    list of robokin.checks.CheckReport
+
+    Examples
+    --------
+    >>> all(r.passed for r in validate(fast=True))
+    True
+    """
+    rng = np.random.default_rng(2) if rng is None else rng
+    n = 2_000 if fast else 20_000
+    leg = TwoLinkLeg(0.21, 0.19)
+    L = leg.l1 + leg.l2
+    reports = []
+    # reachable targets uniform in the annulus (area-uniform radius)
+    r = np.sqrt(rng.uniform((leg.l1 - leg.l2) ** 2, L**2, n))
+    a = rng.uniform(-np.pi, np.pi, n)
+    p = np.stack([r * np.sin(a), -r * np.cos(a)], axis=-1)
+    for knee in (1, -1):
+        reports.append(checks.residual_scan(leg.fk, lambda x, k=knee: leg.ik(x, knee=k), p, tol=1e-9, scale=L,
+                                            name=f"leg2 FK(IK(p)) residual, knee={knee:+d}", raise_on_fail=False))
+    q = np.stack([rng.uniform(-np.pi, np.pi, n), rng.uniform(0.1, np.pi - 0.1, n)], axis=-1)
+    for knee in (1, -1):
+        qk = q * [1, knee]
+        back = leg.ik(leg.fk(qk), knee=knee)
+        reports.append(checks.check_errors(f"leg2 IK(FK(q)) recovers q, knee={knee:+d}",
+                                           np.abs(wrap_to_pi(back - qk)).max(axis=-1), tol=1e-9, unit="rad",
+                                           raise_on_fail=False))
+    reports.append(checks.check_jacobian(leg.jacobian, leg.fk, q[:500], name="leg2 Jacobian vs finite differences",
+                                         raise_on_fail=False))
+    true = TwoLinkLeg(leg.l1, leg.l2 + 0.005)
+    qc = rng.uniform([-1.0, 0.3], [1.0, 2.6], size=(40, 2))
+    delta = np.array([0.03, -0.02])
+    cal = calibrate(qc, true.fk(qc + delta), guess=leg)
+    reports.append(checks.check_close("leg2 calibration recovers [l1, l2, d1, d2] (noise-free)", cal.params,
+                                      [true.l1, true.l2, *delta], tol=1e-9, raise_on_fail=False))
+    return reports

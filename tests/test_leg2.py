@@ -1,0 +1,485 @@
+"""Tests for robokin.leg2: FK/IK/Jacobian, joint limits, calibration, trot gait, bad input."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robokin import checks
+from robokin.errors import SingularityWarning, UnreachableError
+from robokin.leg2 import (
+    TROT,
+    Calibration,
+    TwoLinkLeg,
+    calibrate,
+    foot_offset,
+    foot_targets,
+    gait_phase,
+    gait_state,
+    validate,
+)
+from robokin.transforms import wrap_to_pi
+
+L1, L2 = 0.21, 0.19
+LEG = TwoLinkLeg(L1, L2)
+HYP = settings(max_examples=60, deadline=None, derandomize=True)
+
+
+def annulus(rng, n, l1=L1, l2=L2):
+    r = np.sqrt(rng.uniform((l1 - l2) ** 2, (l1 + l2) ** 2, n))
+    a = rng.uniform(-np.pi, np.pi, n)
+    return np.stack([r * np.sin(a), -r * np.cos(a)], axis=-1)
+
+
+# -- forward kinematics -----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "q, p",
+    [
+        ([0.0, 0.0], [0.0, -(L1 + L2)]),  # straight down
+        ([math.pi / 2, 0.0], [L1 + L2, 0.0]),  # straight forward
+        ([0.0, math.pi / 2], [L2, -L1]),  # thigh down, shank forward
+        ([-math.pi / 2, math.pi / 2], [-L1, -L2]),  # thigh back, shank down
+        ([0.0, math.pi], [0.0, -(L1 - L2)]),  # folded
+    ],
+)
+def test_fk_hand_poses(q, p):
+    np.testing.assert_allclose(LEG.fk(q), p, atol=1e-15)
+
+
+def test_fk_batch_shape_and_dtype():
+    q = np.zeros((3, 5, 2), dtype=int)
+    out = LEG.fk(q)
+    assert out.shape == (3, 5, 2) and out.dtype == np.float64
+
+
+def test_fk_matches_sympy():
+    t1, t2, l1, l2 = sp.symbols("theta1 theta2 l1 l2", real=True)
+    expr = sp.Matrix([l1 * sp.sin(t1) + l2 * sp.sin(t1 + t2), -l1 * sp.cos(t1) - l2 * sp.cos(t1 + t2)])
+    f = sp.lambdify((t1, t2, l1, l2), expr, cse=True)
+    jf = sp.lambdify((t1, t2, l1, l2), expr.jacobian([t1, t2]), cse=True)
+    q = np.random.default_rng(1).uniform(-np.pi, np.pi, (50, 2))
+    for qi in q:
+        np.testing.assert_allclose(LEG.fk(qi), np.ravel(f(*qi, L1, L2)), atol=1e-15)
+        np.testing.assert_allclose(LEG.jacobian(qi), np.asarray(jf(*qi, L1, L2), float), atol=1e-15)
+
+
+def test_knee_position_length():
+    q = np.random.default_rng(2).uniform(-3, 3, (100, 2))
+    k = LEG.knee_position(q)
+    np.testing.assert_allclose(np.linalg.norm(k, axis=-1), L1)
+    np.testing.assert_allclose(np.linalg.norm(LEG.fk(q) - k, axis=-1), L2)
+
+
+# -- inverse kinematics -----------------------------------------------------------------------
+@pytest.mark.parametrize("knee", [1, -1])
+def test_ik_residual_scan(knee):
+    p = annulus(np.random.default_rng(3), 10_000)
+    rep = checks.residual_scan(LEG.fk, lambda x: LEG.ik(x, knee=knee), p, tol=1e-9, scale=L1 + L2)
+    assert rep.samples == 10_000
+    q = LEG.ik(p, knee=knee)
+    assert np.all(np.sign(q[:, 1]) == knee)
+
+
+def test_ik_hand_solution():
+    # target [l2, -l1]: knee=+1 is q = [0, pi/2]
+    np.testing.assert_allclose(LEG.ik([L2, -L1], knee=1), [0.0, math.pi / 2], atol=1e-12)
+    q = LEG.ik([L2, -L1], knee=-1)
+    assert q[1] == pytest.approx(-math.pi / 2)
+    np.testing.assert_allclose(LEG.fk(q), [L2, -L1], atol=1e-15)
+
+
+def test_ik_branches_are_mirror_images():
+    # both knees lie on the circle of radius l1; they are reflections across the hip-foot line
+    p = annulus(np.random.default_rng(4), 200)
+    kp = LEG.knee_position(LEG.ik(p, knee=1))
+    km = LEG.knee_position(LEG.ik(p, knee=-1))
+    u = p / np.linalg.norm(p, axis=-1, keepdims=True)
+    reflect = 2 * np.sum(kp * u, axis=-1, keepdims=True) * u - kp
+    np.testing.assert_allclose(reflect, km, atol=1e-12)
+    # knee=+1 puts the knee behind the hip-foot line: cross(u, knee) < 0 in the x-z plane
+    # (for a foot straight below the hip, u = [0, -1], this is knee x < 0)
+    assert np.all(u[:, 0] * kp[:, 1] - u[:, 1] * kp[:, 0] < 0)
+    assert LEG.knee_position(LEG.ik([0.0, -0.3], knee=1))[0] < 0
+
+
+def test_ik_knee_array_per_leg():
+    p = np.tile([[0.05, -0.3]], (7, 4, 1))
+    q = LEG.ik(p, knee=[1, 1, -1, -1])
+    assert q.shape == (7, 4, 2)
+    assert np.all(q[..., :2, 1] > 0) and np.all(q[..., 2:, 1] < 0)
+    np.testing.assert_allclose(LEG.fk(q), p, atol=1e-14)
+
+
+def test_ik_boundary_targets_reachable():
+    th = np.linspace(-3, 3, 101)
+    stretched = LEG.fk(np.stack([th, 0 * th], -1))
+    folded = LEG.fk(np.stack([th, np.pi + 0 * th], -1))
+    for p in (stretched, folded):
+        q = LEG.ik(p)
+        assert np.all(np.isfinite(q))
+        assert np.max(np.linalg.norm(LEG.fk(q) - p, axis=-1)) < 1e-12
+
+
+def test_ik_unreachable_raise_names_count_reason_first():
+    p = np.array([[0.0, -0.3], [0.0, -0.5], [0.3, 0.4], [0.0, -0.01]])
+    with pytest.raises(UnreachableError) as e:
+        LEG.ik(p)
+    err = e.value
+    assert err.count == 3 and err.total == 4
+    np.testing.assert_allclose(err.first, [0.0, -0.5])
+    assert "distance > l1 + l2: 2" in err.reason and "distance < |l1 - l2|: 1" in err.reason
+
+
+def test_ik_unreachable_nan_mode():
+    p = np.array([[0.0, -0.3], [0.0, -0.5], [0.0, -0.01]])
+    q, ok = LEG.ik(p, on_unreachable="nan")
+    assert ok.tolist() == [True, False, False]
+    assert np.all(np.isnan(q[~ok])) and np.all(np.isfinite(q[ok]))
+
+
+def test_ik_joint_limits_reported():
+    leg = TwoLinkLeg(L1, L2, q_min=[-1.0, 0.2], q_max=[1.0, 2.6])
+    ok_target = leg.fk([0.3, 1.0])
+    bad_hip = leg.fk([1.4, 1.0])  # reachable but theta1 above its limit
+    bad_knee = leg.fk([0.0, 0.05])  # nearly straight: theta2 below 0.2
+    with pytest.raises(UnreachableError, match="outside joint limits: 2") as e:
+        leg.ik([ok_target, bad_hip, bad_knee])
+    np.testing.assert_allclose(e.value.first, bad_hip)
+    q, ok = leg.ik([ok_target, bad_hip, bad_knee], on_unreachable="nan")
+    assert ok.tolist() == [True, False, False]
+    np.testing.assert_allclose(q[0], [0.3, 1.0], atol=1e-12)
+    # the other branch has theta2 < 0, below q_min: every target fails there
+    _, ok_m = leg.ik([ok_target], knee=-1, on_unreachable="nan")
+    assert not ok_m.any()
+    assert leg.within_limits([[0.0, 1.0], [0.0, 3.0]]).tolist() == [True, False]
+
+
+def test_ik_scalar_target_nan_mode_returns_0d_mask():
+    q, ok = LEG.ik([0.0, -0.3], on_unreachable="nan")
+    assert q.shape == (2,) and ok.shape == () and bool(ok)
+
+
+# -- Jacobian and joint rates ------------------------------------------------------------------
+def test_jacobian_vs_finite_differences_and_det():
+    q = np.random.default_rng(5).uniform(-np.pi, np.pi, (500, 2))
+    checks.check_jacobian(LEG.jacobian, LEG.fk, q, tol=1e-6)
+    np.testing.assert_allclose(np.linalg.det(LEG.jacobian(q)), L1 * L2 * np.sin(q[:, 1]), atol=1e-15)
+
+
+def test_joint_rates_matches_solve():
+    rng = np.random.default_rng(6)
+    q = np.stack([rng.uniform(-3, 3, 100), rng.uniform(0.3, 2.8, 100)], -1)
+    v = rng.normal(size=(100, 2))
+    qd = LEG.joint_rates(q, v)
+    np.testing.assert_allclose(qd, np.linalg.solve(LEG.jacobian(q), v[..., None])[..., 0], rtol=1e-10)
+    np.testing.assert_allclose((LEG.jacobian(q) @ qd[..., None])[..., 0], v, atol=1e-12)
+
+
+def test_joint_rates_near_singularity_warns_and_grows():
+    eps = np.array([1e-2, 1e-4, 1e-8])
+    q = np.stack([0 * eps, eps], -1)
+    with pytest.warns(SingularityWarning, match="condition number"):
+        qd = LEG.joint_rates(q, [0.0, 0.1])  # straight down, pull the foot up
+    mag = np.abs(qd).max(axis=-1)
+    assert np.all(np.diff(mag) > 0) and mag[-1] > 1e5
+
+
+def test_joint_rates_exact_singularity_nan_with_warning():
+    with pytest.warns(SingularityWarning) as rec:
+        qd = LEG.joint_rates([[0.0, 0.0], [0.0, 1.0]], [0.0, 0.1])
+    assert math.isinf(rec[0].message.cond)
+    assert np.all(np.isnan(qd[0])) and np.all(np.isfinite(qd[1]))
+
+
+def test_joint_rates_no_warning_when_well_conditioned():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        LEG.joint_rates([0.2, 1.5], [0.1, 0.0])
+
+
+# -- property tests -----------------------------------------------------------------------------
+@HYP
+@given(
+    l1=st.floats(0.01, 2.0),
+    ratio=st.floats(0.1, 3.0),
+    r=st.floats(0.0, 1.0),
+    a=st.floats(-math.pi, math.pi),
+    knee=st.sampled_from([1, -1]),
+)
+def test_property_fk_ik_residual(l1, ratio, r, a, knee):
+    l2 = l1 * ratio
+    leg = TwoLinkLeg(l1, l2)
+    rad = math.sqrt((l1 - l2) ** 2 + r * ((l1 + l2) ** 2 - (l1 - l2) ** 2))
+    p = np.array([rad * math.sin(a), -rad * math.cos(a)])
+    q = leg.ik(p, knee=knee)
+    assert np.linalg.norm(leg.fk(q) - p) <= 1e-9 * (l1 + l2)
+    assert -math.pi <= q[0] < math.pi and abs(q[1]) <= math.pi
+
+
+@HYP
+@given(t1=st.floats(-math.pi, math.pi), t2=st.floats(0.05, math.pi - 0.05), knee=st.sampled_from([1, -1]))
+def test_property_ik_fk_recovers_q(t1, t2, knee):
+    q = np.array([t1, knee * t2])
+    back = LEG.ik(LEG.fk(q), knee=knee)
+    assert np.abs(wrap_to_pi(back - q)).max() < 1e-9
+
+
+@HYP
+@given(
+    x=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(-1, 1)),
+    z=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(-1, 1)),
+)
+def test_property_hostile_targets(x, z):
+    """Documented errors only; never a silent NaN."""
+    try:
+        q = LEG.ik([x, z])
+    except UnreachableError:
+        assert math.isfinite(x) and math.isfinite(z)
+        assert not (L1 - L2 <= math.hypot(x, z) <= L1 + L2)
+        return
+    except ValueError as e:
+        assert "non-finite" in str(e)
+        return
+    assert np.all(np.isfinite(q))
+
+
+# -- bad input ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(l1=-0.1, l2=0.2),
+        dict(l1=0.0, l2=0.2),
+        dict(l1=float("nan"), l2=0.2),
+        dict(l1=0.2, l2=float("inf")),
+        dict(l1="0.2", l2=0.2),
+        dict(l1=0.2, l2=0.2, q_min=[1.0, 0.0], q_max=[0.0, 1.0]),
+        dict(l1=0.2, l2=0.2, q_min=[float("nan"), 0.0]),
+        dict(l1=0.2, l2=0.2, q_min=[0.0, 0.0, 0.0]),
+        dict(l1=0.2, l2=0.2, q_max=[4.0, 1.0]),
+        dict(l1=0.2, l2=0.2, q_max=[[1.0, 1.0]]),
+    ],
+)
+def test_bad_leg_parameters(kwargs):
+    with pytest.raises(ValueError):
+        TwoLinkLeg(**kwargs)
+
+
+def test_leg_is_frozen_and_hashable():
+    leg = TwoLinkLeg(0.2, 0.2, q_min=[-1, 0], q_max=[1, 2])
+    with pytest.raises(AttributeError):
+        leg.l1 = 0.3
+    assert hash(leg) == hash(TwoLinkLeg(0.2, 0.2, q_min=(-1.0, 0.0), q_max=(1.0, 2.0)))
+
+
+@pytest.mark.parametrize("bad", [[np.nan, -0.3], [np.inf, -0.3], [0.1, -0.2, 0.0], [[0.1], [0.2]], "x", 0.3])
+@pytest.mark.parametrize("method", ["fk", "ik", "jacobian", "knee_position", "within_limits"])
+def test_bad_arrays(method, bad):
+    with pytest.raises(ValueError) as e:
+        getattr(LEG, method)(bad)
+    assert not isinstance(e.value, UnreachableError)
+
+
+@pytest.mark.parametrize("knee", [0, 2, True, "up", None, [1, 0], [1, -1, 1]])
+def test_bad_knee(knee):
+    with pytest.raises(ValueError, match="knee"):
+        LEG.ik([[0.0, -0.3], [0.1, -0.3]], knee=knee)
+
+
+def test_bad_on_unreachable():
+    with pytest.raises(ValueError, match="on_unreachable"):
+        LEG.ik([0.0, -0.3], on_unreachable="clip")
+
+
+def test_options_keyword_only():
+    with pytest.raises(TypeError):
+        LEG.ik([0.0, -0.3], -1)
+
+
+@pytest.mark.parametrize("args", [([np.nan, 1.0], [0, 0]), ([0, 1.0], [np.inf, 0]), ([0, 1.0, 2], [0, 0])])
+def test_joint_rates_bad_input(args):
+    with pytest.raises(ValueError):
+        LEG.joint_rates(*args)
+    with pytest.raises(ValueError, match="cond_warn"):
+        LEG.joint_rates([0, 1.0], [0, 0], cond_warn=-1)
+
+
+# -- calibration --------------------------------------------------------------------------------
+TRUE = TwoLinkLeg(L1, L2 + 0.005)
+DELTA = np.array([0.03, -0.02])
+
+
+def poses(rng, n):
+    return rng.uniform([-1.0, 0.3], [1.0, 2.6], size=(n, 2))
+
+
+def test_calibration_noise_free_exact():
+    q = poses(np.random.default_rng(7), 40)
+    cal = calibrate(q, TRUE.fk(q + DELTA), guess=LEG)
+    np.testing.assert_allclose(cal.params, [L1, L2 + 0.005, *DELTA], atol=1e-10)
+    assert cal.rms < 1e-12 and isinstance(cal, Calibration)
+
+
+def test_calibration_noisy_within_uncertainty_and_compensates():
+    rng = np.random.default_rng(8)
+    sigma = 0.3e-3
+    q = poses(rng, 60)
+    p = TRUE.fk(q + DELTA) + rng.normal(0, sigma, (60, 2))
+    cal = calibrate(q, p, guess=[L1, L2])
+    truth = np.array([L1, L2 + 0.005, *DELTA])
+    assert np.all(np.abs(cal.params - truth) < 4 * cal.std)
+    assert 0.7 * sigma < cal.noise < 1.3 * sigma
+    # compensation: command encoder angles for new targets, check with the TRUE leg
+    targets = np.array([[0.05, -0.3], [-0.1, -0.28], [0.12, -0.25]])
+    q_cmd = cal.command(targets)
+    err_after = np.linalg.norm(TRUE.fk(q_cmd + DELTA) - targets, axis=-1)
+    err_before = np.linalg.norm(TRUE.fk(LEG.ik(targets) + DELTA) - targets, axis=-1)
+    assert err_after.max() < 1e-3 < err_before.min()
+    q_nan, ok = cal.command([[0.0, -0.9]], on_unreachable="nan")
+    assert not ok[0] and np.all(np.isnan(q_nan))
+    np.testing.assert_allclose(cal.predict(q), TRUE.fk(q + DELTA), atol=5 * sigma)
+
+
+def test_calibration_std_matches_monte_carlo():
+    rng = np.random.default_rng(9)
+    sigma = 1e-3
+    q = poses(rng, 30)
+    p0 = TRUE.fk(q + DELTA)
+    est, stds = [], []
+    for _ in range(60):
+        cal = calibrate(q, p0 + rng.normal(0, sigma, p0.shape), guess=LEG)
+        est.append(cal.params)
+        stds.append(cal.std)
+    ratio = np.std(est, axis=0) / np.mean(stds, axis=0)
+    assert np.all((ratio > 0.6) & (ratio < 1.5)), ratio
+
+
+def test_calibration_jacobian_vs_finite_differences():
+    from robokin.leg2 import _calib_jac, _calib_residual
+
+    q = poses(np.random.default_rng(10), 5)
+    p = TRUE.fk(q)
+    x = np.array([0.2, 0.2, 0.01, -0.02])
+    checks.check_jacobian(lambda x: _calib_jac(x, q, p), lambda x: _calib_residual(x, q, p), x, vectorized=False)
+
+
+@pytest.mark.parametrize(
+    "q, p, guess, match",
+    [
+        (np.zeros((2, 2)), np.zeros((2, 2)), LEG, "at least 3"),
+        (np.zeros((5, 2)), np.zeros((4, 2)), LEG, "shape"),
+        (np.tile([0.2, 1.0], (10, 1)), np.tile([0.1, -0.3], (10, 1)), LEG, "do not separate"),
+        (np.ones((5, 2)), np.full((5, 2), np.nan), LEG, "non-finite"),
+        (np.ones((5, 2)), np.ones((5, 2)), [0.2, -0.1], "positive"),
+        (np.ones((5, 2)), np.ones((5, 2)), [0.2, 0.2, 0.1], "guess"),
+        (np.ones((5, 3)), np.ones((5, 3)), LEG, "shape"),
+    ],
+)
+def test_calibration_bad_input(q, p, guess, match):
+    with pytest.raises(ValueError, match=match):
+        calibrate(q, p, guess=guess)
+
+
+# -- gait ---------------------------------------------------------------------------------------
+P, DUTY, V, H = 0.4, 0.5, 0.5, 0.06
+
+
+def test_trot_diagonal_pairs():
+    ph = gait_phase(np.linspace(0, 2, 101), period=P)
+    fl, fr, rl, rr = ph.T
+    np.testing.assert_allclose(fl, rr)
+    np.testing.assert_allclose(fr, rl)
+    np.testing.assert_allclose(np.mod(fl - fr, 1.0), 0.5)
+    stance, _ = gait_state(ph, duty=DUTY)
+    # a trot with duty 0.5: exactly one diagonal pair on the ground at every instant
+    assert np.all(stance[:, 0] == stance[:, 3]) and np.all(stance[:, 0] != stance[:, 1])
+    assert TROT == (0.0, 0.5, 0.5, 0.0)
+
+
+def test_gait_state_machine_transitions():
+    ph = np.linspace(0, 1, 1000, endpoint=False)
+    stance, s = gait_state(ph, duty=0.75)
+    assert np.all(stance[ph < 0.75]) and not np.any(stance[ph >= 0.75])
+    assert np.count_nonzero(np.diff(stance.astype(int)) != 0) == 1  # one lift-off per cycle
+    assert np.all((s >= 0) & (s < 1))
+
+
+def _hip_path(n=4001):
+    t = np.linspace(0, P, n)
+    ph = gait_phase(t, period=P, offsets=[0.0])[:, 0]
+    return t, ph, foot_offset(ph, duty=DUTY, period=P, v_body=V, height=H)
+
+
+def test_foot_path_continuous_and_touchdown_velocity_zero_in_world():
+    t, ph, p = _hip_path()
+    dt = t[1] - t[0]
+    step = np.linalg.norm(np.diff(p, axis=0), axis=-1)
+    assert step.max() < 3 * V * dt  # no jumps at lift-off / touchdown
+    v_hip = np.gradient(p, dt, axis=0)
+    v_world = v_hip + [V, 0.0]
+    stance = ph < DUTY
+    inner = stance & (ph > 0.01) & (ph < DUTY - 0.01)
+    np.testing.assert_allclose(v_hip[inner], np.tile([-V, 0.0], (inner.sum(), 1)), atol=1e-9)
+    # one-sided differences at lift-off (phase = duty) and touchdown (phase -> 1): ground-relative velocity 0
+    eps = 1e-7
+    for ph0, ph1 in ((DUTY, DUTY + eps), (1 - 2 * eps, 1 - eps)):
+        a, b = foot_offset([ph0, ph1], duty=DUTY, period=P, v_body=V, height=H)
+        v_world = (b - a) / (eps * P) + [V, 0.0]
+        assert np.abs(v_world).max() < 1e-4 * V
+    assert p[:, 1].max() == pytest.approx(H, rel=1e-4)
+    assert p[:, 1].min() >= 0
+
+
+def test_foot_targets_one_ik_call():
+    leg = TwoLinkLeg(0.2, 0.2, q_min=[-1.5, 0.1], q_max=[1.5, 2.8])
+    p, stance = foot_targets(np.linspace(0, P, 50), neutral=[0.0, -0.3], period=P, v_body=V, height=H)
+    assert p.shape == (50, 4, 2) and stance.shape == (50, 4)
+    q = leg.ik(p, knee=1)
+    assert q.shape == (50, 4, 2)
+    np.testing.assert_allclose(leg.fk(q), p, atol=1e-12)
+    p2, _ = foot_targets(0.1, neutral=np.tile([0.0, -0.3], (4, 1)), period=P, v_body=V, height=H)
+    assert p2.shape == (4, 2)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: gait_phase([0.0], period=0.0),
+        lambda: gait_phase([np.nan], period=0.4),
+        lambda: gait_phase([0.0], period=0.4, offsets=[[0.0, 0.5]]),
+        lambda: gait_state([0.2], duty=1.0),
+        lambda: gait_state([0.2], duty=0.0),
+        lambda: gait_state([1.2], duty=0.5),
+        lambda: gait_state([-0.1], duty=0.5),
+        lambda: gait_state([0.2], duty="half"),
+        lambda: foot_offset([0.2], duty=0.5, period=0.4, v_body=np.nan, height=0.05),
+        lambda: foot_offset([0.2], duty=0.5, period=-0.4, v_body=0.5, height=0.05),
+        lambda: foot_offset([[0.2, 0.3]], duty=0.5, period=0.4, v_body=0.5, height=np.inf),
+        lambda: foot_targets([0.1], neutral=[0.0, -0.3, 0.0], period=0.4, v_body=0.5, height=0.05),
+        lambda: foot_targets([0.1], neutral=np.zeros((3, 2)), period=0.4, v_body=0.5, height=0.05),
+    ],
+)
+def test_gait_bad_input(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+# -- validation report and peers ----------------------------------------------------------------
+def test_validate_passes():
+    reps = validate(fast=True)
+    assert len(reps) >= 5 and all(r.passed for r in reps)
+    assert all(r.samples > 0 for r in reps)
+
+
+def test_peer_roboticstoolbox_planar_arm():
+    rtb = pytest.importorskip("roboticstoolbox")
+    # robokin measures theta1 from the downward vertical in the x-z plane; a planar DH arm measures
+    # from its x axis in its x-y plane. Map: x_robokin = y_dh, z_robokin = -x_dh.
+    arm = rtb.DHRobot([rtb.RevoluteDH(a=L1), rtb.RevoluteDH(a=L2)])
+    q = np.random.default_rng(11).uniform(-np.pi, np.pi, (20, 2))
+    for qi in q:
+        T = arm.fkine(qi).A
+        np.testing.assert_allclose(LEG.fk(qi), [T[1, 3], -T[0, 3]], atol=1e-14)

@@ -1,0 +1,729 @@
+"""Mecanum-wheel chassis: wheel-speed map, odometry, heading fusion, PWM calibration.
+
+Conventions (chapter 8 of the course):
+
+* Body frame: origin at the chassis centre, **x forward, y left, z up**.
+  Body twist ``[vx, vy, omega]`` in m/s, m/s, rad/s; ``omega > 0`` is
+  **counter-clockwise seen from above**.
+* Wheel order **FL, FR, RL, RR** (front-left, front-right, rear-left,
+  rear-right). This is *not* clockwise: clockwise numbering is FL, FR, RR, RL
+  (see :func:`reorder_wheels`). A positive wheel speed (rad/s) drives the
+  chassis forward (+x).
+* Wheel ``i`` touches the ground at ``p_i = (±lx, ±ly)``; ``lx`` is half the
+  wheelbase, ``ly`` half the track, ``r`` the wheel radius (metres).
+* The roller touching the ground has its axis at angle ``gamma_i`` from the
+  body x axis. ``config="X"`` (the usual chassis) has
+  ``gamma = (-a, +a, +a, -a)`` for FL, FR, RL, RR, ``a = roller_angle``: seen
+  from above, the *top* rollers form an X (the ground-contact rollers, their
+  mirror image, form an O; some Chinese sources name the same chassis "O").
+  ``config="O"`` mirrors every wheel; it cannot rotate a square chassis.
+* World pose ``[x, y, theta]`` (m, m, rad), theta wrapped to ``[-pi, pi)``.
+
+Rolling constraint: only the velocity of the contact point along the roller
+axis ``a_i`` is driven by the wheel, the component along the roller's free
+direction is unconstrained, hence ``a_i . (v + omega x p_i) = r w_i a_i . e_x``:
+
+    w_i = (vx - omega y_i + tan(gamma_i) (vy + omega x_i)) / r
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from ._validate import as_array, choice, finite_scalar, positive
+from .errors import SingularityWarning
+from .transforms import wrap_to_pi
+
+__all__ = [
+    "WHEELS",
+    "Mecanum",
+    "SignTestResult",
+    "reorder_wheels",
+    "integrate_twist",
+    "odometry",
+    "fuse_heading",
+    "pwm_model",
+    "fit_pwm",
+    "PWMFit",
+    "validate",
+]
+
+WHEELS = ("FL", "FR", "RL", "RR")
+"""Wheel order of every (..., 4) array in this module."""
+
+_GAMMA_SIGNS = {"X": (-1.0, 1.0, 1.0, -1.0), "O": (1.0, -1.0, -1.0, 1.0)}
+_COND_MAX = 1e8  # beyond this the 4x3 map has (numerically) lost a direction
+
+
+def reorder_wheels(w, order, *, source=WHEELS):
+    """Permute the last axis of wheel data from one wheel order to another.
+
+    Parameters
+    ----------
+    w : array_like, shape (..., 4) or (..., 4, k)
+        Wheel quantities in ``source`` order. If the last axis has length 4 it
+        is permuted; otherwise the second-to-last is (the rows of a wheel
+        matrix such as :attr:`Mecanum.matrix`).
+    order : sequence of str
+        Target order, a permutation of ``"FL", "FR", "RL", "RR"``; clockwise
+        numbering is ``("FL", "FR", "RR", "RL")``.
+    source : sequence of str
+        Order of ``w`` (default :data:`WHEELS`).
+
+    Returns
+    -------
+    ndarray
+        Same shape, entries (or rows) in ``order``.
+
+    Examples
+    --------
+    >>> reorder_wheels([1.0, 2.0, 3.0, 4.0], ("FL", "FR", "RR", "RL"))
+    array([1., 2., 4., 3.])
+    """
+    for name, o in (("order", order), ("source", source)):
+        if isinstance(o, str) or sorted(o) != sorted(WHEELS):
+            raise ValueError(f"{name} must be a permutation of {WHEELS}, got {o!r}")
+    idx = [list(source).index(n) for n in order]
+    a = as_array(w, "w")
+    if a.ndim >= 1 and a.shape[-1] == 4:
+        return a[..., idx]
+    a = as_array(a, "w", trailing=(4, None))
+    return a[..., idx, :]
+
+
+@dataclass(frozen=True)
+class SignTestResult:
+    """Outcome of the three sign tests (pure vx, pure vy, pure omega).
+
+    Attributes
+    ----------
+    executed : ndarray, shape (3, 3)
+        Column ``j`` is the twist the chassis actually performs (least-squares
+        fit of the real wheel speeds) when unit command ``j`` is sent:
+        ``[1, 0, 0]`` (1 m/s forward), ``[0, 1, 0]`` (1 m/s left),
+        ``[0, 0, 1]`` (1 rad/s counter-clockwise). Identity when all is well.
+    inconsistency : ndarray, shape (3,)
+        Slip residual (rad/s) of the wheel speeds of each test: non-zero means
+        the wheels fight each other.
+    passed : ndarray of bool, shape (3,)
+        Per test: executed twist equals the command and the wheels agree.
+    """
+
+    executed: np.ndarray
+    inconsistency: np.ndarray
+    passed: np.ndarray
+
+    @property
+    def ok(self):
+        """True when all three tests pass."""
+        return bool(np.all(self.passed))
+
+    def __str__(self):
+        names = ("vx", "vy", "omega")
+        parts = []
+        for j, n in enumerate(names):
+            e = self.executed[:, j]
+            tag = "ok" if self.passed[j] else "FAIL"
+            parts.append(f"{n}: {tag} -> [{e[0]:+.2f}, {e[1]:+.2f}, {e[2]:+.2f}] slip {self.inconsistency[j]:+.2f}")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Mecanum:
+    """Four-wheel mecanum chassis (wheel order FL, FR, RL, RR).
+
+    Parameters
+    ----------
+    r : float
+        Wheel radius (m), to the roller contact.
+    lx : float
+        Half wheelbase (m): distance from the centre to the front axle along x.
+    ly : float
+        Half track (m): distance from the centre to a wheel's contact along y.
+    roller_angle : float, keyword-only
+        Angle ``a`` between the roller axis and the wheel's rolling direction,
+        in (0, pi/2) rad; pi/4 for standard wheels.
+    config : {"X", "O"}, keyword-only
+        Roller handedness layout (see the module docstring). "X" is the
+        standard, fully mobile chassis.
+
+    Examples
+    --------
+    >>> car = Mecanum(0.076, 0.2, 0.2)
+    >>> np.round(car.wheel_speeds([1.0, 0.0, 0.0]), 3)   # forward: all wheels forward
+    array([13.158, 13.158, 13.158, 13.158])
+    >>> np.round(car.wheel_speeds([0.0, 1.0, 0.0]), 3)   # left: FL, RR backwards
+    array([-13.158,  13.158,  13.158, -13.158])
+    >>> np.round(car.twist(car.wheel_speeds([0.3, -0.2, 0.5])), 12)
+    array([ 0.3, -0.2,  0.5])
+    """
+
+    r: float
+    lx: float
+    ly: float
+    roller_angle: float = field(default=np.pi / 4, kw_only=True)
+    config: str = field(default="X", kw_only=True)
+
+    def __post_init__(self):
+        for name in ("r", "lx", "ly"):
+            object.__setattr__(self, name, positive(getattr(self, name), name))
+        a = finite_scalar(self.roller_angle, "roller_angle")
+        if not 0.0 < a < np.pi / 2:
+            raise ValueError(f"roller_angle must lie in (0, pi/2) rad, got {a!r} (pi/4 for standard wheels)")
+        object.__setattr__(self, "roller_angle", a)
+        choice(self.config, "config", ("X", "O"))
+        M = self._build_matrix()
+        M.flags.writeable = False
+        object.__setattr__(self, "_M", M)
+        # least-squares inverse and the unit left null vector n (n^T M = 0)
+        U, s, _ = np.linalg.svd(M)
+        object.__setattr__(self, "_cond", float(s[0] / s[-1]) if s[-1] > 0 else np.inf)
+        pinv = np.linalg.pinv(M)
+        pinv.flags.writeable = False
+        object.__setattr__(self, "_pinv", pinv)
+        n = U[:, 3] * np.sign(U[0, 3]) if U[0, 3] != 0 else U[:, 3]
+        n.flags.writeable = False
+        object.__setattr__(self, "_n", n)
+
+    def _build_matrix(self):
+        x = np.array([1.0, 1.0, -1.0, -1.0]) * self.lx
+        y = np.array([1.0, -1.0, 1.0, -1.0]) * self.ly
+        t = np.array(_GAMMA_SIGNS[self.config]) * np.tan(self.roller_angle)
+        return np.stack([np.ones(4), t, x * t - y], axis=-1) / self.r
+
+    # ------------------------------------------------------------------ geometry
+    @property
+    def matrix(self):
+        """The 4x3 map ``w = M @ [vx, vy, omega]`` (rows FL, FR, RL, RR), read-only.
+
+        For the X layout with 45 degree rollers ``M = (1/r) [[1, -1, -(lx+ly)],
+        [1, 1, lx+ly], [1, 1, -(lx+ly)], [1, -1, lx+ly]]``.
+        """
+        return self._M
+
+    @property
+    def contact_points(self):
+        """Wheel contact points ``(4, 2)`` in the body frame (m), rows FL, FR, RL, RR."""
+        return np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]], dtype=float) * [self.lx, self.ly]
+
+    @property
+    def roller_axes(self):
+        """Unit axis of each ground-contact roller ``(4, 2)``, body frame."""
+        g = np.array(_GAMMA_SIGNS[self.config]) * self.roller_angle
+        return np.stack([np.cos(g), np.sin(g)], axis=-1)
+
+    @property
+    def null_vector(self):
+        """Unit vector ``n`` with ``n @ M = 0`` (shape (4,)): the one wheel pattern no twist produces.
+
+        For the X layout ``n = (1, 1, -1, -1) / 2``: consistent wheel speeds obey
+        ``w_FL + w_FR = w_RL + w_RR``.
+        """
+        return self._n
+
+    @property
+    def cond(self):
+        """Condition number of :attr:`matrix` (``inf`` when rank deficient)."""
+        return self._cond
+
+    # ------------------------------------------------------------------ maps
+    def wheel_speeds(self, twist):
+        """Wheel angular speeds for a body twist (inverse kinematics).
+
+        Parameters
+        ----------
+        twist : array_like, shape (..., 3)
+            ``[vx, vy, omega]`` in the body frame (m/s, m/s, rad/s, omega
+            counter-clockwise positive).
+
+        Returns
+        -------
+        ndarray, shape (..., 4)
+            Wheel speeds (rad/s) in order FL, FR, RL, RR; positive drives +x.
+
+        Examples
+        --------
+        >>> np.round(Mecanum(0.05, 0.2, 0.15).wheel_speeds([[0, 0, 1.0]]), 3)  # spin CCW
+        array([[-7.,  7., -7.,  7.]])
+        """
+        t = as_array(twist, "twist", trailing=(3,))
+        return t @ self._M.T
+
+    def twist(self, w):
+        """Body twist from four wheel speeds, by least squares (pseudo-inverse).
+
+        Four wheel speeds for three twist components: the map is over-determined.
+        The result minimises ``||M t - w||``; when the wheels slip or disagree the
+        remainder is reported by :meth:`inconsistency` / :meth:`residual`.
+
+        Parameters
+        ----------
+        w : array_like, shape (..., 4)
+            Wheel speeds (rad/s), order FL, FR, RL, RR.
+
+        Returns
+        -------
+        ndarray, shape (..., 3)
+            ``[vx, vy, omega]`` (body frame).
+
+        Warns
+        -----
+        SingularityWarning
+            If the layout cannot produce every twist (e.g. ``config="O"`` with
+            ``lx == ly``): the twist is then the minimum-norm solution.
+
+        Examples
+        --------
+        >>> car = Mecanum(0.05, 0.2, 0.15)
+        >>> np.round(car.twist([10.0, 10.0, 10.0, 10.0]), 12)
+        array([0.5, 0. , 0. ])
+        """
+        w = as_array(w, "w", trailing=(4,))
+        if self._cond > _COND_MAX:
+            warnings.warn(SingularityWarning(self._cond, "Mecanum.twist: the wheel map has lost a direction"),
+                          stacklevel=2)
+        return w @ self._pinv.T
+
+    def inconsistency(self, w):
+        """Signed slip residual ``n . w`` (rad/s): zero when the wheel speeds fit one rigid twist.
+
+        Its magnitude equals ``||w - M twist(w)||``. For the X layout it is
+        ``(w_FL + w_FR - w_RL - w_RR) / 2``.
+
+        Parameters
+        ----------
+        w : array_like, shape (..., 4)
+
+        Returns
+        -------
+        ndarray, shape (...)
+
+        Examples
+        --------
+        >>> car = Mecanum(0.05, 0.2, 0.15)
+        >>> round(float(car.inconsistency([10.0, 10.0, 10.0, 12.0])), 12)   # RR spins 2 rad/s too fast
+        -1.0
+        """
+        w = as_array(w, "w", trailing=(4,))
+        return w @ self._n
+
+    def residual(self, w):
+        """Least-squares residual vector ``w - M twist(w)`` (rad/s), shape (..., 4).
+
+        Examples
+        --------
+        >>> car = Mecanum(0.05, 0.2, 0.15)
+        >>> np.round(car.residual([10.0, 10.0, 10.0, 12.0]), 12)
+        array([-0.5, -0.5,  0.5,  0.5])
+        """
+        w = as_array(w, "w", trailing=(4,))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SingularityWarning)
+            return w - self.twist(w) @ self._M.T
+
+    def sign_tests(self, wiring=None, *, tol=1e-9):
+        """Run the three sign tests (pure vx, pure vy, pure omega).
+
+        Parameters
+        ----------
+        wiring : array_like, shape (4, 3), optional
+            The map from commanded twist to the wheel speeds the chassis really
+            gets (firmware matrix combined with the wiring). Default: this
+            chassis' correct :attr:`matrix`. Pass a broken matrix to see the
+            failure signature of a wiring mistake.
+        tol : float
+            Tolerance on the executed twist and the slip residual.
+
+        Returns
+        -------
+        SignTestResult
+
+        Examples
+        --------
+        >>> car = Mecanum(0.05, 0.2, 0.15)
+        >>> car.sign_tests().ok
+        True
+        >>> swapped = car.matrix[[1, 0, 2, 3]]   # FL and FR plugs swapped
+        >>> car.sign_tests(swapped).passed
+        array([ True, False, False])
+        """
+        A = self._M if wiring is None else as_array(wiring, "wiring", trailing=(4, 3))
+        if A.ndim != 2:
+            raise ValueError(f"wiring must be a single (4, 3) matrix, got shape {A.shape}")
+        if not (np.isscalar(tol) and np.isfinite(tol) and tol >= 0):
+            raise ValueError(f"tol must be a finite non-negative number, got {tol!r}")
+        W = A @ np.eye(3)  # columns: wheel speeds of the three unit commands
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SingularityWarning)
+            executed = self._pinv @ W
+        slip = self._n @ W
+        err = np.abs(executed - np.eye(3)).max(axis=0)
+        passed = (err <= tol) & (np.abs(slip) <= tol * np.abs(W).max(initial=1.0))
+        return SignTestResult(executed=executed, inconsistency=slip, passed=passed)
+
+
+# ---------------------------------------------------------------------- odometry
+def _dtheta_terms(phi):
+    """``sin(phi)/phi`` and ``(1 - cos(phi))/phi`` with series near 0."""
+    small = np.abs(phi) < 1e-4
+    ps = np.where(small, 1.0, phi)
+    p2 = phi * phi
+    a = np.where(small, 1 - p2 / 6 + p2 * p2 / 120, np.sin(ps) / ps)
+    b = np.where(small, phi / 2 - phi * p2 / 24, (1 - np.cos(ps)) / ps)
+    return a, b
+
+
+def _increments(theta, twist, dt, method):
+    """World-frame displacement of each step, starting heading ``theta``."""
+    vx, vy, w = twist[..., 0] * dt, twist[..., 1] * dt, twist[..., 2] * dt
+    if method == "exact":
+        a, b = _dtheta_terms(w)
+        dx_b, dy_b = a * vx - b * vy, b * vx + a * vy  # V(phi) @ v dt, body frame at step start
+    else:  # "euler": velocity frozen at the start heading
+        dx_b, dy_b = vx, vy
+    c, s = np.cos(theta), np.sin(theta)
+    return c * dx_b - s * dy_b, s * dx_b + c * dy_b, w
+
+
+def integrate_twist(pose, twist, dt, *, method="exact"):
+    """One odometry step: move a world pose by a constant body twist for ``dt``.
+
+    ``"exact"`` is the SE(2) exponential (the chassis follows a circular arc);
+    ``"euler"`` moves straight along the start heading, error ``O(omega dt^2 v)``.
+
+    Parameters
+    ----------
+    pose : array_like, shape (..., 3)
+        ``[x, y, theta]`` in the world frame (m, m, rad).
+    twist : array_like, shape (..., 3)
+        Body twist ``[vx, vy, omega]``, constant over the step.
+    dt : float
+        Step (s), positive.
+    method : {"exact", "euler"}
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+        New pose, theta wrapped to ``[-pi, pi)``.
+
+    Examples
+    --------
+    >>> np.round(integrate_twist([0, 0, 0], [np.pi / 2, 0, np.pi / 2], 1.0), 6)  # quarter circle, radius 1
+    array([1.      , 1.      , 1.570796])
+    """
+    pose = as_array(pose, "pose", trailing=(3,))
+    twist = as_array(twist, "twist", trailing=(3,))
+    dt = positive(dt, "dt")
+    method = choice(method, "method", ("exact", "euler"))
+    pose, twist = np.broadcast_arrays(pose, twist)
+    dx, dy, dth = _increments(pose[..., 2], twist, dt, method)
+    return np.stack([pose[..., 0] + dx, pose[..., 1] + dy, wrap_to_pi(pose[..., 2] + dth)], axis=-1)
+
+
+def odometry(twists, dt, *, pose0=(0.0, 0.0, 0.0), method="exact"):
+    """Integrate a sequence of body twists into world poses, vectorised (no Python loop).
+
+    The heading is a cumulative sum, so every step's start heading is known at
+    once and the displacements are summed with ``cumsum``.
+
+    Parameters
+    ----------
+    twists : array_like, shape (..., N, 3)
+        Body twists ``[vx, vy, omega]``, each held for ``dt`` (zero-order hold).
+    dt : float
+        Sample period (s).
+    pose0 : array_like, shape (..., 3)
+        Initial world pose ``[x, y, theta]``.
+    method : {"exact", "euler"}
+        Per-step integration (see :func:`integrate_twist`).
+
+    Returns
+    -------
+    ndarray, shape (..., N + 1, 3)
+        Poses at ``t = 0, dt, ..., N dt``; theta wrapped to ``[-pi, pi)``.
+
+    Examples
+    --------
+    >>> tw = np.tile([1.0, 0.0, 2 * np.pi / 100], (100, 1))   # one full circle in 100 steps
+    >>> bool(np.abs(odometry(tw, 1.0)[-1]).max() < 1e-12)          # exact: back at the start
+    True
+    """
+    tw = as_array(twists, "twists", trailing=(None, 3))
+    dt = positive(dt, "dt")
+    method = choice(method, "method", ("exact", "euler"))
+    p0 = as_array(pose0, "pose0", trailing=(3,))
+    lead = np.broadcast_shapes(tw.shape[:-2], p0.shape[:-1])
+    tw = np.broadcast_to(tw, lead + tw.shape[-2:])
+    p0 = np.broadcast_to(p0, lead + (3,))
+    th_all = p0[..., 2:3] + np.concatenate([np.zeros(lead + (1,)), np.cumsum(tw[..., 2] * dt, axis=-1)], axis=-1)
+    dx, dy, _ = _increments(th_all[..., :-1], tw, dt, method)
+    zero = np.zeros(lead + (1,))
+    x = p0[..., 0:1] + np.concatenate([zero, np.cumsum(dx, axis=-1)], axis=-1)
+    y = p0[..., 1:2] + np.concatenate([zero, np.cumsum(dy, axis=-1)], axis=-1)
+    return np.stack([x, y, wrap_to_pi(th_all)], axis=-1)
+
+
+def fuse_heading(omega_gyro, omega_wheel, dt, *, tau=2.0, trusted=None, theta0=0.0, bias0=0.0):
+    """Wheel + gyro heading fusion: a complementary filter on the yaw rate.
+
+    The gyro is immune to wheel slip but has a bias; the wheel yaw rate has no
+    bias but jumps when a wheel slips. The filter keeps the gyro's fast
+    content and takes the slow content (its bias) from the wheels:
+
+        b_{k+1} = b_k + (dt / tau) (omega_gyro_k - omega_wheel_k)   when trusted_k
+        theta_{k+1} = theta_k + dt (omega_gyro_k - b_k)
+
+    i.e. ``omega_hat = highpass(omega_gyro) + lowpass(omega_wheel)`` with time
+    constant ``tau``. Samples with ``trusted == False`` (for example a large
+    :meth:`Mecanum.inconsistency`, a slipping wheel) freeze the bias estimate
+    instead of letting the slip into it.
+
+    Parameters
+    ----------
+    omega_gyro, omega_wheel : array_like, shape (..., N)
+        Yaw rates (rad/s) from the gyro and from the wheels (``twist(w)[..., 2]``).
+    dt : float
+        Sample period (s).
+    tau : float
+        Filter time constant (s), at least ``dt``.
+    trusted : array_like of bool, shape (..., N), optional
+        Where the wheel rate may update the bias (default: everywhere).
+    theta0, bias0 : float or array_like, shape (...)
+        Initial heading (rad) and gyro bias estimate (rad/s).
+
+    Returns
+    -------
+    theta : ndarray, shape (..., N + 1)
+        Fused heading, wrapped to ``[-pi, pi)``.
+    bias : ndarray, shape (..., N + 1)
+        Gyro bias estimate (rad/s).
+
+    Examples
+    --------
+    >>> g = np.full(2000, 0.02)          # robot at rest, gyro bias 0.02 rad/s
+    >>> th, b = fuse_heading(g, np.zeros(2000), 0.01, tau=1.0)
+    >>> round(float(b[-1]), 6), abs(float(th[-1])) < 0.03   # bias learnt, heading bounded
+    (0.02, True)
+    """
+    g = as_array(omega_gyro, "omega_gyro", trailing=(None,))
+    wz = as_array(omega_wheel, "omega_wheel", trailing=(None,))
+    if g.shape != wz.shape:
+        raise ValueError(f"omega_gyro and omega_wheel must have the same shape, got {g.shape} and {wz.shape}")
+    dt = positive(dt, "dt")
+    tau = positive(tau, "tau")
+    if tau < dt:
+        raise ValueError(f"tau must be at least dt (got tau={tau}, dt={dt}): the filter would overshoot")
+    if trusted is None:
+        ok = np.ones(g.shape, dtype=bool)
+    else:
+        ok = np.asarray(trusted)
+        if ok.dtype != bool or ok.shape != g.shape:
+            raise ValueError(f"trusted must be a boolean array of shape {g.shape}, got {ok.dtype} {ok.shape}")
+    th0 = np.broadcast_to(as_array(theta0, "theta0"), g.shape[:-1])
+    b = np.array(np.broadcast_to(as_array(bias0, "bias0"), g.shape[:-1]), dtype=float)
+    n = g.shape[-1]
+    bias = np.empty(g.shape[:-1] + (n + 1,))
+    bias[..., 0] = b
+    k = dt / tau
+    for i in range(n):  # the recursion over time is sequential; batch axes are vectorised
+        b = b + np.where(ok[..., i], k * (g[..., i] - wz[..., i] - b), 0.0)
+        bias[..., i + 1] = b
+    rate = g - bias[..., :-1]
+    theta = th0[..., None] + np.concatenate([np.zeros(g.shape[:-1] + (1,)), np.cumsum(rate * dt, axis=-1)], axis=-1)
+    return wrap_to_pi(theta), bias
+
+
+# ---------------------------------------------------------------------- PWM calibration
+_PWM_PARAMS = {"linear": ("k", "deadzone"), "saturating": ("k", "deadzone", "w_max")}
+
+
+def pwm_model(u, params, *, model="linear"):
+    """Wheel speed (rad/s) produced by a PWM command, with a dead zone.
+
+    ``linear``:     ``w = k sign(u) max(|u| - d, 0)``
+    ``saturating``: ``w = w_max sign(u) tanh(k max(|u| - d, 0) / w_max)``
+    (slope ``k`` just past the dead zone, tending to ``w_max``).
+
+    Parameters
+    ----------
+    u : array_like, any shape
+        PWM duty (any consistent unit, e.g. -1..1 or counts).
+    params : array_like, shape (2,) or (3,)
+        ``[k, d]`` (linear) or ``[k, d, w_max]`` (saturating); ``k`` in
+        rad/s per PWM unit, ``d`` the dead zone in PWM units, ``w_max`` in rad/s.
+    model : {"linear", "saturating"}
+
+    Returns
+    -------
+    ndarray, same shape as ``u``
+
+    Examples
+    --------
+    >>> pwm_model([-0.5, 0.05, 0.5], [40.0, 0.1])
+    array([-16.,   0.,  16.])
+    """
+    model = choice(model, "model", tuple(_PWM_PARAMS))
+    u = as_array(u, "u")
+    p = as_array(params, "params", trailing=(len(_PWM_PARAMS[model]),))
+    if p.ndim != 1:
+        raise ValueError(f"params must be one parameter vector, got shape {p.shape}")
+    return _pwm_eval(u, p, model)
+
+
+def _pwm_eval(u, p, model):
+    e = np.sign(u) * np.maximum(np.abs(u) - p[1], 0.0)
+    if model == "linear":
+        return p[0] * e
+    return p[2] * np.tanh(p[0] * e / p[2])
+
+
+@dataclass(frozen=True)
+class PWMFit:
+    """Result of :func:`fit_pwm`.
+
+    Attributes
+    ----------
+    model : str
+    names : tuple of str
+        Parameter names, e.g. ``("k", "deadzone")``.
+    params : ndarray
+        Least-squares estimates.
+    stderr : ndarray
+        Standard errors (1 sigma) from ``s^2 (J^T J)^-1``.
+    cov : ndarray
+        Parameter covariance.
+    rms : float
+        RMS residual (rad/s), the noise estimate ``s``.
+    dof : int
+        Degrees of freedom ``n - p``.
+    """
+
+    model: str
+    names: tuple
+    params: np.ndarray
+    stderr: np.ndarray
+    cov: np.ndarray
+    rms: float
+    dof: int
+
+    def __str__(self):
+        body = ", ".join(f"{n} = {v:.4g} ± {s:.2g}" for n, v, s in zip(self.names, self.params, self.stderr))
+        return f"{self.model} PWM fit: {body} (rms {self.rms:.3g} rad/s, dof {self.dof})"
+
+
+def fit_pwm(u, w, *, model="linear", p0=None):
+    """Fit a dead-zone PWM -> wheel-speed model by least squares.
+
+    Uses :func:`scipy.optimize.least_squares` (trust region reflective, with
+    ``k, d, w_max >= 0``); parameter standard errors come from the Jacobian at
+    the optimum, ``cov = s^2 (J^T J)^-1`` with ``s^2 = SSR / (n - p)``. They are
+    meaningful when the noise is independent with equal variance and the data
+    reach both sides of the dead zone.
+
+    Parameters
+    ----------
+    u : array_like, shape (n,)
+        PWM commands.
+    w : array_like, shape (n,)
+        Measured steady wheel speeds (rad/s).
+    model : {"linear", "saturating"}
+    p0 : array_like, optional
+        Initial guess; by default from the data (slope of the largest commands,
+        dead zone 0, ``w_max`` = largest speed).
+
+    Returns
+    -------
+    PWMFit
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> u = np.linspace(-1, 1, 81)
+    >>> w = pwm_model(u, [40.0, 0.12]) + rng.normal(0, 0.3, u.size)
+    >>> fit = fit_pwm(u, w)
+    >>> bool(np.all(np.abs(fit.params - [40.0, 0.12]) < 4 * fit.stderr))
+    True
+    """
+    model = choice(model, "model", tuple(_PWM_PARAMS))
+    u = as_array(u, "u", trailing=(None,))
+    w = as_array(w, "w", trailing=(None,))
+    if u.ndim != 1 or u.shape != w.shape:
+        raise ValueError(f"u and w must be 1-D arrays of equal length, got shapes {u.shape} and {w.shape}")
+    names = _PWM_PARAMS[model]
+    n, p = u.size, len(names)
+    if n <= p + 1:
+        raise ValueError(f"need more than {p + 1} samples to fit {p} parameters and the noise, got {n}")
+    if np.ptp(u) == 0:
+        raise ValueError("u must vary: all PWM commands are equal, nothing to fit")
+    if p0 is None:
+        big = np.abs(u) >= np.quantile(np.abs(u), 0.75)
+        k0 = max(float(np.sum(w[big] * u[big]) / np.sum(u[big] ** 2)), 1e-6)
+        p0 = [k0, 0.0] + ([max(float(np.abs(w).max()), 1e-6)] if model == "saturating" else [])
+    p0 = as_array(p0, "p0", trailing=(p,))
+    lower = np.zeros(p)
+    x0 = np.maximum(p0, lower + 1e-12)
+    res = least_squares(lambda q: _pwm_eval(u, q, model) - w, x0, bounds=(lower, np.inf), method="trf",
+                        x_scale="jac")
+    J = res.jac
+    dof = n - p
+    s2 = 2 * res.cost / dof
+    cov = s2 * np.linalg.pinv(J.T @ J)
+    return PWMFit(model=model, names=names, params=res.x, stderr=np.sqrt(np.diag(cov)), cov=cov,
+                  rms=float(np.sqrt(s2)), dof=int(dof))
+
+
+# ---------------------------------------------------------------------- validation
+def validate(*, rng=None, fast=False):
+    """Headline checks of the chapter, for the validation report.
+
+    Returns
+    -------
+    list of robokin.checks.CheckReport
+
+    Examples
+    --------
+    >>> all(rep.passed for rep in validate(fast=True))
+    True
+    """
+    from .checks import check_close, check_errors
+    from .transforms import se3_exp
+
+    rng = np.random.default_rng(8) if rng is None else rng
+    n = 2_000 if fast else 50_000
+    reports = []
+    car = Mecanum(0.076, 0.21, 0.18)
+    tw = rng.uniform(-2, 2, (n, 3))
+    reports.append(check_close("twist(wheel_speeds(t)) round trip (relative)", car.twist(car.wheel_speeds(tw)), tw,
+                               tol=1e-12, scale=2.0, raise_on_fail=False))
+    # rolling constraint: contact velocity minus wheel drive lies along the roller's free direction
+    w = car.wheel_speeds(tw)
+    p = car.contact_points
+    vc = np.stack([tw[:, None, 0] - tw[:, None, 2] * p[:, 1], tw[:, None, 1] + tw[:, None, 2] * p[:, 0]], -1)
+    slip_along_axis = np.einsum("nik,ik->ni", vc, car.roller_axes) - car.r * w * car.roller_axes[:, 0]
+    reports.append(check_errors("roller-axis rolling constraint", slip_along_axis, tol=1e-12, unit="m/s",
+                                raise_on_fail=False))
+    reports.append(check_errors("slip residual of consistent wheels (relative)",
+                                car.inconsistency(w) / np.abs(w).max(), tol=1e-13, raise_on_fail=False))
+    sg = car.sign_tests()
+    reports.append(check_errors("sign tests (pure vx, vy, omega)", np.abs(sg.executed - np.eye(3)), tol=1e-12,
+                                raise_on_fail=False))
+    # exact odometry step vs the SE(3) exponential of the planar twist
+    dt = 0.1
+    xi = np.zeros((n, 6))
+    xi[:, 0:2], xi[:, 5] = tw[:, 0:2] * dt, tw[:, 2] * dt
+    T = se3_exp(xi)
+    step = integrate_twist(np.zeros(3), tw, dt)
+    ref = np.stack([T[:, 0, 3], T[:, 1, 3], np.arctan2(T[:, 1, 0], T[:, 0, 0])], -1)
+    reports.append(check_close("exact SE(2) odometry step vs se3_exp", step, ref, tol=1e-12,
+                               raise_on_fail=False))
+    # PWM fit: the truth lies within 4 standard errors
+    u = np.linspace(-1, 1, 101)
+    truth = np.array([42.0, 0.11, 30.0])
+    fit = fit_pwm(u, pwm_model(u, truth, model="saturating") + rng.normal(0, 0.4, u.size), model="saturating")
+    reports.append(check_errors("PWM fit: |error| / standard error", (fit.params - truth) / fit.stderr, tol=4.0,
+                                raise_on_fail=False))
+    return reports

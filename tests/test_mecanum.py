@@ -1,0 +1,379 @@
+"""Tests for robokin.mecanum (chapter 8)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robokin.errors import SingularityWarning
+from robokin.mecanum import (
+    WHEELS,
+    Mecanum,
+    fit_pwm,
+    fuse_heading,
+    integrate_twist,
+    odometry,
+    pwm_model,
+    reorder_wheels,
+    validate,
+)
+from robokin.transforms import se3_exp
+
+CAR = Mecanum(0.076, 0.21, 0.18)
+finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
+twists = st.tuples(finite, finite, finite).map(np.array)
+
+
+# ------------------------------------------------------------------ wheel map
+def test_textbook_matrix():
+    # Taheri et al. 2015, eq. for wheel order FL, FR, RL, RR with 45 degree rollers
+    r, lx, ly = 0.05, 0.3, 0.2
+    L = lx + ly
+    M = np.array([[1, -1, -L], [1, 1, L], [1, 1, -L], [1, -1, L]]) / r
+    np.testing.assert_allclose(Mecanum(r, lx, ly).matrix, M, rtol=0, atol=1e-12)
+
+
+def test_physical_signs():
+    w = CAR.wheel_speeds(np.eye(3))
+    assert np.all(w[0] > 0)  # forward: every wheel forward
+    np.testing.assert_array_equal(np.sign(w[1]), [-1, 1, 1, -1])  # left strafe: FL, RR backwards
+    np.testing.assert_array_equal(np.sign(w[2]), [-1, 1, -1, 1])  # CCW spin: left side backwards
+    assert CAR.sign_tests().ok
+
+
+def test_rolling_constraint_any_roller_angle():
+    rng = np.random.default_rng(1)
+    for a in (0.3, np.pi / 4, 1.2):
+        for cfg in ("X", "O"):
+            car = Mecanum(0.06, 0.25, 0.17, roller_angle=a, config=cfg)
+            t = rng.normal(size=(200, 3))
+            w = car.wheel_speeds(t)
+            p, ax = car.contact_points, car.roller_axes
+            vc = np.stack([t[:, None, 0] - t[:, None, 2] * p[:, 1], t[:, None, 1] + t[:, None, 2] * p[:, 0]], -1)
+            # velocity of the contact point along the roller axis is what the wheel drives
+            lhs = np.einsum("nik,ik->ni", vc, ax)
+            np.testing.assert_allclose(lhs, car.r * w * ax[:, 0], atol=1e-12)
+
+
+def test_o_config_is_mirror_and_singular_when_square():
+    x, o = Mecanum(0.05, 0.2, 0.15).matrix, Mecanum(0.05, 0.2, 0.15, config="O").matrix
+    np.testing.assert_allclose(o[:, :2], x[:, :2] * [1, -1])
+    np.testing.assert_allclose(np.abs(o[:, 2]) * 0.05, 0.05, atol=1e-12)  # |lx - ly| instead of lx + ly
+    sq = Mecanum(0.05, 0.2, 0.2, config="O")
+    assert sq.cond > 1e8
+    np.testing.assert_allclose(sq.matrix[:, 2], 0, atol=1e-15)  # it cannot spin
+    with pytest.warns(SingularityWarning):
+        sq.twist([1.0, 1.0, 1.0, 1.0])
+
+
+def test_clockwise_numbering():
+    cw = ("FL", "FR", "RR", "RL")
+    Mcw = reorder_wheels(CAR.matrix, cw)
+    t = np.array([0.3, -0.4, 0.7])
+    np.testing.assert_allclose(Mcw @ t, reorder_wheels(CAR.wheel_speeds(t), cw))
+    np.testing.assert_allclose(reorder_wheels(reorder_wheels(Mcw, WHEELS, source=cw), cw), Mcw)
+    assert not np.allclose(Mcw, CAR.matrix)
+
+
+@settings(max_examples=60, deadline=None)
+@given(twists)
+def test_roundtrip_and_zero_residual(t):
+    w = CAR.wheel_speeds(t)
+    np.testing.assert_allclose(CAR.twist(w), t, atol=1e-12)
+    assert abs(CAR.inconsistency(w)) <= 1e-12 * (1 + np.abs(w).max())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.tuples(finite, finite, finite, finite).map(np.array))
+def test_least_squares_properties(w):
+    t = CAR.twist(w)
+    res = CAR.residual(w)
+    # normal equations: residual orthogonal to the columns of M
+    np.testing.assert_allclose(CAR.matrix.T @ res, 0, atol=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(res), abs(CAR.inconsistency(w)), atol=1e-12)
+    # no other twist fits better
+    t_ls = np.linalg.lstsq(CAR.matrix, w, rcond=None)[0]
+    np.testing.assert_allclose(t, t_ls, atol=1e-10)
+
+
+def test_inconsistency_formula_x_layout():
+    w = np.array([3.0, -1.0, 2.0, 5.0])
+    assert np.isclose(CAR.inconsistency(w), (w[0] + w[1] - w[2] - w[3]) / 2)
+
+
+def test_batch_shapes():
+    t = np.zeros((2, 5, 3))
+    assert CAR.wheel_speeds(t).shape == (2, 5, 4)
+    assert CAR.twist(np.zeros((7, 4))).shape == (7, 3)
+    assert CAR.inconsistency(np.zeros((2, 3, 4))).shape == (2, 3)
+    assert CAR.residual(np.zeros((3, 4))).shape == (3, 4)
+
+
+def test_frozen_and_readonly():
+    with pytest.raises(AttributeError):
+        CAR.r = 1.0
+    with pytest.raises(ValueError):
+        CAR.matrix[0, 0] = 2.0
+
+
+# ------------------------------------------------------------------ sign tests on broken wiring
+def test_wiring_mistake_signatures():
+    M = CAR.matrix
+    swapped = M[[1, 0, 2, 3]]  # FL and FR cables swapped
+    res = CAR.sign_tests(swapped)
+    np.testing.assert_array_equal(res.passed, [True, False, False])
+    assert res.executed[2, 1] < -0.5 and res.executed[1, 2] < -0.5 * CAR.lx  # vy <-> omega exchanged
+    reversed_ = M * np.array([-1, 1, 1, 1])[:, None]  # FL motor polarity reversed
+    res = CAR.sign_tests(reversed_)
+    assert not res.passed.any()
+    assert np.all(np.abs(res.inconsistency) > 1)  # the wheels fight: non-zero slip residual
+    xy = M[:, [1, 0, 2]]  # firmware swapped vx and vy
+    res = CAR.sign_tests(xy)
+    np.testing.assert_array_equal(res.passed, [False, False, True])
+    np.testing.assert_allclose(res.executed[:2, :2], [[0, 1], [1, 0]], atol=1e-12)
+    assert "FAIL" in str(res)
+
+
+# ------------------------------------------------------------------ odometry
+def test_exact_step_matches_se3_exp():
+    rng = np.random.default_rng(2)
+    tw = rng.uniform(-3, 3, (500, 3))
+    tw[:50, 2] = rng.uniform(-1e-7, 1e-7, 50)  # series branch
+    dt = 0.2
+    xi = np.zeros((500, 6))
+    xi[:, :2], xi[:, 5] = tw[:, :2] * dt, tw[:, 2] * dt
+    T = se3_exp(xi)
+    step = integrate_twist([0.0, 0.0, 0.0], tw, dt)
+    np.testing.assert_allclose(step[:, :2], T[:, :2, 3], atol=1e-12)
+    np.testing.assert_allclose(step[:, 2], np.arctan2(T[:, 1, 0], T[:, 0, 0]), atol=1e-12)
+
+
+def test_series_branch_continuous():
+    a = integrate_twist([0, 0, 0.3], [1.0, 0.5, 0.99999e-4 / 0.1], 0.1)
+    b = integrate_twist([0, 0, 0.3], [1.0, 0.5, 1.00001e-4 / 0.1], 0.1)
+    np.testing.assert_allclose(a, b, atol=1e-9)
+
+
+def test_euler_first_order_exact_closes_circle():
+    def final(n, method, turns=1.0):
+        tw = np.tile([1.0, 0.2, 2 * np.pi / 10.0], (n, 1))
+        return odometry(tw, 10.0 * turns / n, method=method)[-1]
+
+    np.testing.assert_allclose(final(50, "exact"), 0, atol=1e-12)
+    # half a turn: the arc's chord is 2 R along the normal; R = |v| / omega
+    R = np.hypot(1.0, 0.2) / (2 * np.pi / 10.0)
+    np.testing.assert_allclose(np.linalg.norm(final(7, "exact", 0.5)[:2]), 2 * R, rtol=1e-12)
+    ref = final(7, "exact", 0.5)
+    e1 = np.linalg.norm(final(100, "euler", 0.5)[:2] - ref[:2])
+    e2 = np.linalg.norm(final(200, "euler", 0.5)[:2] - ref[:2])
+    assert e1 > 1e-3 and 1.8 < e1 / e2 < 2.2  # global error O(dt)
+
+
+def test_odometry_equals_stepwise_loop_and_batches():
+    rng = np.random.default_rng(3)
+    tw = rng.normal(size=(4, 30, 3))
+    p0 = rng.normal(size=(4, 3))
+    for method in ("exact", "euler"):
+        out = odometry(tw, 0.05, pose0=p0, method=method)
+        assert out.shape == (4, 31, 3)
+        pose = p0.copy()
+        for k in range(30):
+            pose = integrate_twist(pose, tw[:, k], 0.05, method=method)
+        np.testing.assert_allclose(out[:, -1], pose, atol=1e-12)
+    assert np.all((out[..., 2] >= -np.pi) & (out[..., 2] < np.pi))
+
+
+def test_world_frame_straight_line_with_heading():
+    # heading pi/2 and body vx = 1: moves along world +y
+    out = odometry(np.tile([1.0, 0.0, 0.0], (10, 1)), 0.1, pose0=[0, 0, np.pi / 2])
+    np.testing.assert_allclose(out[-1], [0, 1, np.pi / 2], atol=1e-12)
+
+
+# ------------------------------------------------------------------ heading fusion
+def test_fusion_learns_bias_and_gates_slip():
+    dt, n = 0.01, 3000
+    t = np.arange(n) * dt
+    w_true = 0.5 * np.sin(0.5 * t)
+    gyro = w_true + 0.03
+    wheel = w_true.copy()
+    slip = (t > 10) & (t < 12)
+    wheel[slip] += 1.0  # a slipping wheel fakes 2 rad of rotation
+    th_true = np.concatenate([[0], np.cumsum(w_true * dt)])
+    th, b = fuse_heading(gyro, wheel, dt, tau=1.0, trusted=~slip)
+    err = np.abs(np.angle(np.exp(1j * (th - th_true))))
+    assert abs(b[-1] - 0.03) < 2e-3
+    assert err[-1] < 0.05
+    th_ungated, _ = fuse_heading(gyro, wheel, dt, tau=1.0)
+    err_u = np.abs(np.angle(np.exp(1j * (th_ungated - th_true))))
+    assert err_u[-1] > 1.0  # without gating the slip leaks into the heading
+    th_gyro = np.concatenate([[0], np.cumsum(gyro * dt)])
+    assert abs(th_gyro[-1] - th_true[-1]) > 0.5  # gyro alone drifts
+
+
+def test_fusion_batched():
+    g = np.zeros((3, 50))
+    th, b = fuse_heading(g, g, 0.01, theta0=np.array([0.1, 0.2, 0.3]))
+    assert th.shape == (3, 51) and b.shape == (3, 51)
+    np.testing.assert_allclose(th[:, -1], [0.1, 0.2, 0.3])
+
+
+# ------------------------------------------------------------------ PWM calibration
+def test_pwm_model_values():
+    np.testing.assert_allclose(pwm_model([-1.0, -0.1, 0.0, 0.1, 1.0], [50.0, 0.2]), [-40, 0, 0, 0, 40])
+    w = pwm_model(np.array([0.21, 10.0]), [50.0, 0.2, 30.0], model="saturating")
+    assert abs(w[0] - 0.5) < 1e-3 and abs(w[1] - 30.0) < 1e-9  # slope k past the dead zone, limit w_max
+
+
+@pytest.mark.parametrize("model, truth", [("linear", [40.0, 0.12]), ("saturating", [45.0, 0.1, 28.0])])
+def test_pwm_fit_coverage(model, truth):
+    rng = np.random.default_rng(4)
+    u = np.linspace(-1, 1, 61)
+    z = []
+    for _ in range(40):
+        fit = fit_pwm(u, pwm_model(u, truth, model=model) + rng.normal(0, 0.5, u.size), model=model)
+        z.append((fit.params - truth) / fit.stderr)
+        assert abs(fit.rms - 0.5) < 0.2
+    z = np.array(z)
+    assert np.mean(np.abs(z) < 1.96) > 0.8  # standard errors are honest (nominal 95 %)
+    assert np.all(np.abs(z) < 5)
+    assert "±" in str(fit)
+
+
+# ------------------------------------------------------------------ bad input
+BAD = [np.nan, np.inf]
+
+
+@pytest.mark.parametrize("kw", [dict(r=0), dict(r=-0.1), dict(lx=np.nan), dict(ly=np.inf), dict(lx="a")])
+def test_bad_geometry(kw):
+    args = dict(r=0.05, lx=0.2, ly=0.15) | kw
+    with pytest.raises(ValueError):
+        Mecanum(**args)
+
+
+@pytest.mark.parametrize("kw", [dict(roller_angle=0.0), dict(roller_angle=np.pi / 2), dict(roller_angle=np.nan),
+                                dict(config="x"), dict(config="H")])
+def test_bad_options(kw):
+    with pytest.raises(ValueError):
+        Mecanum(0.05, 0.2, 0.15, **kw)
+
+
+def test_options_keyword_only():
+    with pytest.raises(TypeError):
+        Mecanum(0.05, 0.2, 0.15, np.pi / 4)
+
+
+@pytest.mark.parametrize("bad", BAD)
+def test_nonfinite_rejected(bad):
+    for f, n in ((CAR.wheel_speeds, 3), (CAR.twist, 4), (CAR.inconsistency, 4), (CAR.residual, 4)):
+        x = np.ones(n)
+        x[1] = bad
+        with pytest.raises(ValueError, match="non-finite"):
+            f(x)
+    with pytest.raises(ValueError):
+        integrate_twist([0, 0, bad], [1, 0, 0], 0.1)
+    with pytest.raises(ValueError):
+        odometry([[1, bad, 0]], 0.1)
+    with pytest.raises(ValueError):
+        fuse_heading([0.0, bad], [0.0, 0.0], 0.01)
+    with pytest.raises(ValueError):
+        fit_pwm(np.linspace(-1, 1, 10), np.r_[np.zeros(9), bad])
+    with pytest.raises(ValueError):
+        pwm_model([0.5], [bad, 0.1])
+    with pytest.raises(ValueError):
+        CAR.sign_tests(np.full((4, 3), bad))
+
+
+def test_wrong_shapes():
+    with pytest.raises(ValueError, match=r"\(\.\.\., 3\)"):
+        CAR.wheel_speeds([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"\(\.\.\., 4\)"):
+        CAR.twist(np.ones(3))
+    with pytest.raises(ValueError):
+        CAR.inconsistency(np.ones((2, 5)))
+    with pytest.raises(ValueError):
+        CAR.residual(np.ones(3))
+    with pytest.raises(ValueError):
+        CAR.sign_tests(np.ones((3, 4)))
+    with pytest.raises(ValueError):
+        CAR.sign_tests(np.ones((2, 4, 3)))
+    with pytest.raises(ValueError):
+        odometry(np.ones(3), 0.1)  # needs (..., N, 3)
+    with pytest.raises(ValueError):
+        integrate_twist([0, 0], [1, 0, 0], 0.1)
+    with pytest.raises(ValueError):
+        fuse_heading(np.zeros(5), np.zeros(4), 0.01)
+    with pytest.raises(ValueError):
+        fuse_heading(np.zeros(5), np.zeros(5), 0.01, trusted=np.ones(5))  # not boolean
+    with pytest.raises(ValueError):
+        fit_pwm(np.zeros(10), np.zeros(10))  # u does not vary
+    with pytest.raises(ValueError):
+        fit_pwm(np.linspace(0, 1, 3), np.zeros(3))  # too few samples
+    with pytest.raises(ValueError):
+        fit_pwm(np.linspace(0, 1, 10), np.zeros(9))
+    with pytest.raises(ValueError):
+        pwm_model([0.5], [1.0, 0.1], model="saturating")
+    with pytest.raises(ValueError):
+        reorder_wheels(np.ones(4), ("FL", "FR", "RL"))
+    with pytest.raises(ValueError):
+        reorder_wheels(np.ones(4), "FLFRRLRR")
+    with pytest.raises(ValueError):
+        reorder_wheels(np.ones((3, 3)), WHEELS)
+
+
+def test_bad_scalars_and_options():
+    for dt in (0.0, -0.1, np.nan):
+        with pytest.raises(ValueError):
+            integrate_twist([0, 0, 0], [1, 0, 0], dt)
+        with pytest.raises(ValueError):
+            odometry([[1, 0, 0]], dt)
+        with pytest.raises(ValueError):
+            fuse_heading([0.0], [0.0], dt)
+    with pytest.raises(ValueError, match="method"):
+        integrate_twist([0, 0, 0], [1, 0, 0], 0.1, method="rk4")
+    with pytest.raises(ValueError, match="method"):
+        odometry([[1, 0, 0]], 0.1, method="Exact")
+    with pytest.raises(ValueError, match="tau"):
+        fuse_heading([0.0], [0.0], 0.1, tau=0.01)
+    with pytest.raises(ValueError, match="model"):
+        pwm_model([0.1], [1.0, 0.0], model="cubic")
+    with pytest.raises(ValueError, match="model"):
+        fit_pwm(np.linspace(-1, 1, 10), np.zeros(10), model="quadratic")
+    with pytest.raises(ValueError, match="tol"):
+        CAR.sign_tests(tol=-1.0)
+
+
+def test_no_warning_on_regular_chassis():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CAR.twist(np.ones(4))
+
+
+def test_validate_passes():
+    reps = validate(fast=True)
+    assert len(reps) >= 5 and all(r.passed for r in reps)
+
+
+hostile = st.one_of(st.floats(-1e6, 1e6), st.sampled_from([np.nan, np.inf, -np.inf]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(hostile, min_size=0, max_size=8))
+def test_hostile_inputs_documented_errors_only(vals):
+    """Any float vector: a finite result of the right shape, or a ValueError; never a NaN or a crash."""
+    x = np.array(vals, dtype=float)
+    calls = [
+        (CAR.wheel_speeds, 3, 4),
+        (CAR.twist, 4, 3),
+        (CAR.residual, 4, 4),
+        (lambda v: integrate_twist(np.zeros(3), v, 0.01), 3, 3),
+        (lambda v: odometry(v[None, :], 0.01)[-1], 3, 3),
+    ]
+    for f, n_in, n_out in calls:
+        try:
+            out = f(x)
+        except ValueError:
+            assert x.size != n_in or not np.all(np.isfinite(x))
+            continue
+        assert x.size == n_in and out.shape[-1] == n_out and np.all(np.isfinite(out))

@@ -2,8 +2,8 @@
 
 Headless Chromium (Debian's ``chromium``) loads every chapter page from a local HTTP server, with every request to
 another host blocked, and checks: maths typeset by MathJax (no raw ``\\(``), every image loaded, every animation
-player present, no console errors, no request that left the machine. One screenshot per chapter goes to
-``_build/screenshots/``.
+player present, no console errors, no request that left the machine. Two screenshots per chapter (the top, and
+the first figure) go to ``_build/screenshots/``.
 """
 
 import functools
@@ -119,7 +119,10 @@ def test_chapter_page(server, browser, chapter):
         assert page.locator(".animation").count() >= 1, "animation player missing"
     assert page.locator("details.dropdown, .dropdown").count() > 0, "no dropdown solutions found"
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{stem}.png"))
+    page.screenshot(path=str(SHOTS / f"{stem}.png"))  # title, objectives
+    page.locator("article img").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(SHOTS / f"{stem}_figure.png"))  # the first figure with the text around it
     page.close()
     assert not external, f"requests left the site: {external[:3]}"
     assert not errors, f"browser console errors: {errors[:3]}"

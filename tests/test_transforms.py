@@ -223,3 +223,60 @@ def test_bad_options_rejected():
 def test_non_numeric_rejected():
     with pytest.raises(ValueError, match="numeric"):
         tf.rotx("abc")
+
+
+# ---------------------------------------------------------------- every public function, hostile input
+_T = tf.make_transform(tf.rotz(0.3), [1.0, 2.0, 3.0])
+PUBLIC = {
+    "wrap_to_pi": (tf.wrap_to_pi, [np.array([0.1, 4.0])]),
+    "rotx": (tf.rotx, [np.array([0.1, 0.2])]),
+    "roty": (tf.roty, [np.array(0.1)]),
+    "rotz": (tf.rotz, [np.array(0.1)]),
+    "euler_to_matrix": (lambda a: tf.euler_to_matrix(a, order="xyz"), [np.array([0.1, 0.2, 0.3])]),
+    "rpy_to_matrix": (tf.rpy_to_matrix, [np.array([0.1, 0.2, 0.3])]),
+    "matrix_to_rpy": (tf.matrix_to_rpy, [tf.rotx(0.2)]),
+    "zyx_rate_matrix": (lambda a: tf.zyx_rate_matrix(a, frame="body"), [np.array([0.1, 0.2, 0.3])]),
+    "hat": (tf.hat, [np.array([1.0, 2.0, 3.0])]),
+    "vee": (tf.vee, [tf.hat([1.0, 2.0, 3.0])]),
+    "so3_exp": (tf.so3_exp, [np.array([0.1, 0.2, 0.3])]),
+    "so3_log": (tf.so3_log, [tf.rotx(0.2)]),
+    "rotation_distance": (tf.rotation_distance, [tf.rotx(0.2), tf.roty(0.1)]),
+    "is_rotation": (tf.is_rotation, [tf.rotx(0.2)]),
+    "check_rotation": (tf.check_rotation, [tf.rotx(0.2)]),
+    "make_transform": (tf.make_transform, [tf.rotx(0.2), np.array([1.0, 2.0, 3.0])]),
+    "transform_inverse": (tf.transform_inverse, [_T]),
+    "transform_points": (tf.transform_points, [_T, np.array([1.0, 2.0, 3.0])]),
+    "se3_exp": (tf.se3_exp, [np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])]),
+    "se3_log": (tf.se3_log, [_T]),
+    "interpolate_pose": (tf.interpolate_pose, [np.eye(4), _T, np.array([0.0, 0.5])]),
+}
+
+
+def test_public_list_is_complete():
+    assert set(PUBLIC) == set(tf.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+@given(data=st.data())
+@settings(max_examples=15, deadline=None)
+def test_every_function_rejects_nan_and_inf_anywhere(name, data):
+    fn, args = PUBLIC[name]
+    fn(*args)  # the valid call works
+    k = data.draw(st.integers(0, len(args) - 1))
+    bad = np.array(args[k], dtype=float, copy=True)
+    idx = data.draw(st.integers(0, bad.size - 1))
+    bad.flat[idx] = data.draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+    poisoned = list(args)
+    poisoned[k] = bad
+    with pytest.raises(ValueError):
+        fn(*poisoned)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, a) in PUBLIC.items() if a[0].ndim >= 1))
+def test_every_function_rejects_a_wrong_trailing_shape(name):
+    fn, args = PUBLIC[name]
+    if name in ("wrap_to_pi", "rotx"):  # element-wise: any shape is valid
+        return
+    wrong = np.zeros(args[0].shape[:-1] + (args[0].shape[-1] + 1,))
+    with pytest.raises(ValueError, match="shape"):
+        fn(wrong, *args[1:])

@@ -1,0 +1,659 @@
+"""Planar five-bar leg (the leg of a wheel-legged robot): FK, IK, Jacobian, singularities.
+
+Conventions (chapter 3 of the course)
+-------------------------------------
+* Frame: x to the right, y up, origin at motor A. Metres, radians.
+* Motors A = (0, 0) and B = (d, 0). Driving links (thighs) AC (length ``l1``)
+  and BD (length ``l2``); distal links (shanks) CE (``l3``) and DE (``l4``);
+  foot E. ``q = [theta1, theta2]``, both measured from +x, counter-clockwise
+  positive, wrapped to [-pi, pi).
+* **Assembly mode** (the two solutions of the forward problem) is the sign of
+  the 2-D cross product ``s = (D - C) x (E - C)``:
+  ``"down"`` means ``s < 0`` (the foot is to the right of the directed line
+  C -> D), ``"up"`` means ``s > 0``. For the usual leg (knee C left, knee D
+  right, foot hanging below) "down" is the foot below the knees. The sign is
+  a property of the configuration, continuous away from singularities; it is
+  *not* "the intersection with the smaller y".
+* **Working mode** (the four solutions of the inverse problem) picks each knee's
+  side of its motor-to-foot line. For the left side ``sL = (E - A) x (C - A)``,
+  for the right side ``sR = (E - B) x (D - B)``. Knee C is "out" when
+  ``sL < 0`` and knee D is "out" when ``sR > 0``: with the foot below the motor
+  axis, "out" puts each knee on the far side from the other motor (the usual
+  leg). ``knees`` is one of ``"out"`` (both out), ``"in"`` (both in),
+  ``"out-in"`` (C out, D in) and ``"in-out"`` (C in, D out); the first word is
+  the knee of motor A.
+
+Singularities: type I (``det dPhi/dq = 0``, a distal link in line with its
+driving link: the foot cannot move along that distal link) and type II
+(``det dPhi/dE = 0``, the distal links in line: the motors lose control of the
+foot and the Jacobian blows up).
+
+Examples
+--------
+>>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+>>> q = leg.ik([0.035, -0.12])                 # knees out, the usual leg
+>>> np.round(leg.fk(q), 12)                     # foot back, assembly "down"
+array([ 0.035, -0.12 ])
+>>> str(leg.assembly_of(q, [0.035, -0.12])), str(leg.working_mode(q, [0.035, -0.12]))
+('down', 'out')
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array, choice, finite_scalar, on_unreachable_mode, positive
+from .checks import CheckReport, check_errors, check_jacobian
+from .errors import ConvergenceError, SingularityWarning, UnreachableError
+from .transforms import wrap_to_pi
+
+__all__ = ["FiveBar", "KNEES", "ASSEMBLIES", "PITFALL_LEG", "validate"]
+
+ASSEMBLIES = ("down", "up")
+#: Working modes: first word is the knee of motor A (C), second the knee of motor B (D).
+KNEES = ("out", "in", "out-in", "in-out")
+_KNEE_SIGNS = {"out": (-1.0, 1.0), "in": (1.0, -1.0), "out-in": (-1.0, -1.0), "in-out": (1.0, 1.0)}
+_ASM_SIGN = {"down": -1.0, "up": 1.0}
+_REL = 1e-12  # relative slack for points exactly on a workspace boundary
+
+
+def _cross(u, v):
+    return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+
+def _perp(u):
+    """Rotate by +90 degrees."""
+    return np.stack([-u[..., 1], u[..., 0]], axis=-1)
+
+
+@dataclass(frozen=True)
+class FiveBar:
+    """Planar five-bar linkage A-C-E-D-B with motors at A = (0, 0) and B = (d, 0).
+
+    Parameters
+    ----------
+    l1, l2 : float
+        Driving links AC and BD (m).
+    l3, l4 : float
+        Distal links CE and DE (m).
+    d : float
+        Distance between the motors AB (m).
+
+    Examples
+    --------
+    >>> FiveBar(0.06, 0.06, 0.10, 0.10, 0.07).scale
+    0.16
+    >>> FiveBar(0.06, -0.06, 0.10, 0.10, 0.07)
+    Traceback (most recent call last):
+    ...
+    ValueError: l2 must be a positive finite number, got -0.06
+    """
+
+    l1: float
+    l2: float
+    l3: float
+    l4: float
+    d: float
+
+    def __post_init__(self):
+        for name in ("l1", "l2", "l3", "l4", "d"):
+            object.__setattr__(self, name, positive(getattr(self, name), name))
+
+    @property
+    def scale(self):
+        """Length scale ``max(l1 + l3, l2 + l4)`` (m) for relative residuals."""
+        return max(self.l1 + self.l3, self.l2 + self.l4)
+
+    # ------------------------------------------------------------------ helpers
+    def _knees(self, q):
+        """Knee positions C, D (..., 2) for joint angles q (..., 2)."""
+        t1, t2 = q[..., 0], q[..., 1]
+        C = np.stack([self.l1 * np.cos(t1), self.l1 * np.sin(t1)], axis=-1)
+        D = np.stack([self.d + self.l2 * np.cos(t2), self.l2 * np.sin(t2)], axis=-1)
+        return C, D
+
+    def _foot(self, q, sign, *, clip=False):
+        """Two-circle intersection. Returns E, reachable mask, C, D.
+
+        ``sign`` is the assembly sign (-1 down, +1 up), scalar or array. With
+        ``clip=True`` unreachable circles are replaced by their closest point
+        (used inside the numerical solver so it can walk back into range).
+        """
+        C, D = self._knees(q)
+        u = D - C
+        L2 = np.sum(u * u, axis=-1)
+        L = np.sqrt(L2)
+        lo, hi = abs(self.l3 - self.l4), self.l3 + self.l4
+        slack = _REL * self.scale
+        ok = (L <= hi + slack) & (L >= lo - slack) & (L > slack)
+        Ls = np.where(L > slack, L, 1.0)
+        a = (self.l3**2 - self.l4**2 + L2) / (2 * Ls)  # distance from C along C->D
+        h2 = self.l3**2 - a**2
+        h = np.sqrt(np.maximum(h2, 0.0))
+        uhat = u / Ls[..., None]
+        E = C + a[..., None] * uhat + (sign * h)[..., None] * _perp(uhat)
+        if not clip:
+            E = np.where(ok[..., None], E, np.nan)
+        return E, ok, C, D
+
+    def _asm_sign(self, assembly):
+        return _ASM_SIGN[choice(assembly, "assembly", ASSEMBLIES)]
+
+    # ----------------------------------------------------------------- forward
+    def fk(self, q, *, assembly="down", on_unreachable="raise"):
+        """Forward kinematics: foot E = [x, y] (m) from motor angles.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+            ``[theta1, theta2]`` (rad) from +x.
+        assembly : {"down", "up"}
+            Sign of ``(D - C) x (E - C)``: "down" < 0, "up" > 0 (module docstring).
+        on_unreachable : {"raise", "nan"}
+            When the knees are too far apart or too close (``|CD| > l3 + l4``,
+            ``|CD| < |l3 - l4|`` or C = D), raise :class:`UnreachableError`
+            or return NaN rows plus a mask.
+
+        Returns
+        -------
+        E : ndarray, shape (..., 2)
+            Foot position in the motor frame (m).
+        mask : ndarray of bool, shape (...)
+            Only with ``on_unreachable="nan"``; True where assembled.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> E = leg.fk([np.pi, 0.0])               # thighs horizontal, knees out
+        >>> np.round(E, 4)
+        array([ 0.035 , -0.0312])
+        >>> np.round(leg.fk([np.pi, 0.0], assembly="up"), 4)
+        array([0.035 , 0.0312])
+        >>> leg.fk([np.pi, 0.0], assembly="sideways")
+        Traceback (most recent call last):
+        ...
+        ValueError: assembly must be one of 'down', 'up'; got 'sideways'
+        """
+        q = as_array(q, "q", trailing=(2,))
+        sign = self._asm_sign(assembly)
+        mode = on_unreachable_mode(on_unreachable)
+        E, ok, C, D = self._foot(q, sign)
+        if mode == "nan":
+            return E, ok
+        if not np.all(ok):
+            bad = ~ok
+            first = q[bad][0]
+            raise UnreachableError(int(np.count_nonzero(bad)), first, total=int(ok.size),
+                                   reason="knee distance |CD| outside [|l3 - l4|, l3 + l4]; "
+                                          "the linkage cannot be assembled")
+        return E
+
+    def joints(self, q, *, assembly="down"):
+        """All joint positions ``[A, B, C, D, E]`` for plotting.
+
+        Returns
+        -------
+        ndarray, shape (..., 5, 2)
+            Rows A, B, C, D, E (m); E is NaN where the linkage cannot be assembled.
+
+        Examples
+        --------
+        >>> FiveBar(0.06, 0.06, 0.10, 0.10, 0.07).joints([np.pi, 0.0]).shape
+        (5, 2)
+        """
+        q = as_array(q, "q", trailing=(2,))
+        E, ok, C, D = self._foot(q, self._asm_sign(assembly))
+        A = np.zeros_like(C)
+        B = np.broadcast_to(np.array([self.d, 0.0]), C.shape)
+        return np.stack([A, B, C, D, E], axis=-2)
+
+    def assembly_sign(self, q, p):
+        """Normalised assembly measure ``(D - C) x (E - C) / (|D - C| |E - C|)`` in [-1, 1].
+
+        Negative is "down", positive "up", zero a type II singularity (distal
+        links in line). ``p`` is the foot (..., 2); use it to classify IK
+        solutions.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> p = [0.035, -0.12]
+        >>> float(np.sign(leg.assembly_sign(leg.ik(p, knees="out"), p)))
+        -1.0
+        """
+        q = as_array(q, "q", trailing=(2,))
+        p = as_array(p, "p", trailing=(2,))
+        C, D = self._knees(q)
+        u, v = D - C, p - C
+        den = np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1)
+        return _cross(u, v) / np.where(den > 0, den, 1.0)
+
+    def assembly_of(self, q, p):
+        """Assembly mode name(s) of configurations ``q`` with feet ``p``: "down" or "up".
+
+        Use it to classify IK solutions (``p`` is the target) or the two feet of
+        one motor pose. A foot exactly on a type II singularity is called "up".
+
+        Returns
+        -------
+        ndarray of str, shape (...)
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> p = [0.035, -0.12]
+        >>> str(leg.assembly_of(leg.ik(p, knees="in"), p))
+        'up'
+        """
+        return np.where(self.assembly_sign(q, p) < 0, "down", "up")
+
+    # ----------------------------------------------------------------- inverse
+    def ik(self, p, *, knees="out", on_unreachable="raise"):
+        """Closed-form inverse kinematics: each side is a 2-link IK.
+
+        Parameters
+        ----------
+        p : array_like, shape (..., 2)
+            Foot target [x, y] (m) in the motor frame.
+        knees : {"out", "in", "out-in", "in-out"}
+            Working mode (module docstring); first word is knee C (motor A).
+        on_unreachable : {"raise", "nan"}
+            Targets with ``|AE|`` outside ``[|l1 - l3|, l1 + l3]`` or ``|BE|``
+            outside ``[|l2 - l4|, l2 + l4]``: raise :class:`UnreachableError`
+            or return NaN rows plus a mask.
+
+        Returns
+        -------
+        q : ndarray, shape (..., 2)
+            ``[theta1, theta2]`` wrapped to [-pi, pi).
+        mask : ndarray of bool, shape (...)
+            Only with ``on_unreachable="nan"``.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> p = np.array([[0.035, -0.12], [0.0, -0.09]])
+        >>> q = leg.ik(p)
+        >>> q.shape
+        (2, 2)
+        >>> bool(np.allclose(leg.fk(q), p, atol=1e-12))
+        True
+        >>> leg.ik([0.035, -0.5])
+        Traceback (most recent call last):
+        ...
+        robokin.errors.UnreachableError: 1 of 1 targets are unreachable (|AE| or |BE| outside the annulus of its 2-link side); first: [0.035, -0.5]. Pass on_unreachable="nan" to get NaN rows and a mask instead.
+        """
+        p = as_array(p, "p", trailing=(2,))
+        sL, sR = _KNEE_SIGNS[choice(knees, "knees", KNEES)]
+        mode = on_unreachable_mode(on_unreachable)
+        B = np.array([self.d, 0.0])
+        t1, ok1 = self._side_ik(p, self.l1, self.l3, sL)
+        t2, ok2 = self._side_ik(p - B, self.l2, self.l4, sR)
+        q = np.stack([t1, t2], axis=-1)
+        ok = ok1 & ok2
+        q = np.where(ok[..., None], q, np.nan)
+        if mode == "nan":
+            return q, ok
+        if not np.all(ok):
+            bad = ~ok
+            raise UnreachableError(int(np.count_nonzero(bad)), p[bad][0], total=int(ok.size),
+                                   reason="|AE| or |BE| outside the annulus of its 2-link side")
+        return q
+
+    def _side_ik(self, r_vec, la, lb, side):
+        """Angle of the driving link so that its knee sits on ``side`` of the motor-to-foot line."""
+        r2 = np.sum(r_vec * r_vec, axis=-1)
+        r = np.sqrt(r2)
+        slack = _REL * self.scale
+        ok = (r <= la + lb + slack) & (r >= abs(la - lb) - slack) & (r > slack)
+        rs = np.where(r > slack, r, 1.0)
+        c = np.clip((la**2 + r2 - lb**2) / (2 * la * rs), -1.0, 1.0)
+        phi = np.arctan2(r_vec[..., 1], r_vec[..., 0])
+        # side = sign((E - motor) x (knee - motor)): +alpha turns the knee counter-clockwise from the foot line
+        return wrap_to_pi(phi + side * np.arccos(c)), ok
+
+    def working_mode(self, q, p):
+        """Working mode name(s) of joint solutions ``q`` for feet ``p``: "out", "in", "out-in" or "in-out".
+
+        Reads the knee sides ``sL = (E - A) x (C - A)`` and ``sR = (E - B) x (D - B)``
+        (module docstring), so it also labels numerical IK results.
+
+        Returns
+        -------
+        ndarray of str, shape (...)
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> p = [0.02, -0.10]
+        >>> [str(leg.working_mode(leg.ik(p, knees=k), p)) for k in ("out", "in", "out-in", "in-out")]
+        ['out', 'in', 'out-in', 'in-out']
+        """
+        q = as_array(q, "q", trailing=(2,))
+        p = as_array(p, "p", trailing=(2,))
+        C, D = self._knees(q)
+        B = np.array([self.d, 0.0])
+        left_out = _cross(p, C) < 0
+        right_out = _cross(p - B, D - B) > 0
+        names = np.array([["in", "in-out"], ["out-in", "out"]])
+        return names[left_out.astype(int), right_out.astype(int)]
+
+    def clamp_to_workspace(self, p, *, margin=0.0, iterations=50):
+        """Move targets into the workspace shrunk by ``margin`` (m): the type I safety margin.
+
+        The reachable set of the foot is the intersection of two annuli,
+        ``|l1 - l3| <= |AE| <= l1 + l3`` and ``|l2 - l4| <= |BE| <= l2 + l4``;
+        their circles are the type I singularities. Each annulus is shrunk by
+        ``margin`` and ``p`` is moved onto the intersection by alternating
+        radial projections (a nearby point, exactly ``p`` when it is already
+        inside). Type II singularities are not handled here: check them with
+        :meth:`singularity_measures`.
+
+        Parameters
+        ----------
+        p : array_like, shape (..., 2)
+            Foot targets (m).
+        margin : float
+            Distance kept from every annulus circle (m), e.g. 0.005 to 0.010.
+
+        Returns
+        -------
+        ndarray, shape (..., 2)
+
+        Raises
+        ------
+        ValueError
+            If the margin leaves no workspace, or a target sits exactly on a motor axis.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> p = leg.clamp_to_workspace([0.0, -0.03], margin=0.008)   # too close to motor A
+        >>> np.round(p, 6)
+        array([ 0.   , -0.048])
+        """
+        p = as_array(p, "p", trailing=(2,))
+        margin = finite_scalar(margin, "margin")
+        if margin < 0:
+            raise ValueError(f"margin must be a finite non-negative number (m), got {margin!r}")
+        B = np.array([self.d, 0.0])
+        rings = [(np.zeros(2), abs(self.l1 - self.l3) + margin, self.l1 + self.l3 - margin),
+                 (B, abs(self.l2 - self.l4) + margin, self.l2 + self.l4 - margin)]
+        if any(lo >= hi for _, lo, hi in rings):
+            raise ValueError(f"margin {margin} m leaves no workspace for this leg")
+        x = p.copy()
+        for _ in range(int(iterations)):
+            for centre, lo, hi in rings:
+                v = x - centre
+                r = np.linalg.norm(v, axis=-1)
+                if np.any(r == 0):
+                    raise ValueError("a target sits exactly on a motor axis; its radial direction is undefined")
+                x = centre + v * (np.clip(r, lo, hi) / r)[..., None]
+        return x
+
+    def ik_numeric(self, p, *, q0, assembly="down", warm_start="q0", tol=1e-10, max_nfev=200,
+                   on_failure="raise"):
+        """Numerical IK with ``scipy.optimize.least_squares`` (the practitioner's baseline).
+
+        Solves ``fk(q, assembly) = p`` one target at a time. Slow by design: it
+        is the reference the closed form is benchmarked against.
+
+        Parameters
+        ----------
+        p : array_like, shape (..., 2)
+            Foot targets (m).
+        q0 : array_like, shape (2,) or (..., 2)
+            Initial guess (rad), broadcast against ``p``.
+        assembly : {"down", "up"}
+            Branch of the FK used inside the residual.
+        warm_start : {"q0", "previous"}
+            "q0": every target starts from its ``q0``. "previous": the first
+            target starts from ``q0`` and each next one (in C order) from the
+            previous solution, as when following a trajectory frame by frame.
+        tol : float
+            Accept a solution when ``|fk(q) - p| <= tol * scale``.
+        max_nfev : int
+            Function-evaluation budget per target.
+        on_failure : {"raise", "nan"}
+            Raise :class:`ConvergenceError` for the first failed target, or
+            return NaN rows plus a success mask.
+
+        Returns
+        -------
+        q : ndarray, shape (..., 2)
+        mask : ndarray of bool, shape (...)
+            Only with ``on_failure="nan"``.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> p = [0.035, -0.12]
+        >>> q = leg.ik_numeric(p, q0=[-2.0, -1.0])   # a guess near the knees-out leg
+        >>> bool(np.allclose(q, leg.ik(p), atol=1e-7))
+        True
+        """
+        from scipy.optimize import least_squares
+
+        p = as_array(p, "p", trailing=(2,))
+        q0 = as_array(q0, "q0", trailing=(2,))
+        sign = self._asm_sign(assembly)
+        warm = choice(warm_start, "warm_start", ("q0", "previous"))
+        fail_mode = choice(on_failure, "on_failure", ("raise", "nan"))
+        try:
+            q0b = np.broadcast_to(q0, p.shape)
+        except ValueError as exc:
+            raise ValueError(f"q0 with shape {q0.shape} does not broadcast against p with shape {p.shape}") from exc
+        tol = positive(tol, "tol")
+        if isinstance(max_nfev, bool) or not isinstance(max_nfev, (int, np.integer)) or max_nfev < 1:
+            raise ValueError(f"max_nfev must be a positive integer, got {max_nfev!r}")
+        flat_p = p.reshape(-1, 2)
+        flat_q0 = q0b.reshape(-1, 2)
+        out = np.full_like(flat_p, np.nan)
+        ok = np.zeros(len(flat_p), dtype=bool)
+        prev = None
+        for i, target in enumerate(flat_p):
+            start = flat_q0[i] if (warm == "q0" or prev is None) else prev
+            res = least_squares(lambda x: self._foot(x, sign, clip=True)[0] - target, start,
+                                method="lm", xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=max_nfev)
+            qi = res.x
+            err = np.linalg.norm(self._foot(qi, sign)[0] - target)
+            if np.isfinite(err) and err <= tol * self.scale:
+                out[i] = wrap_to_pi(qi)
+                ok[i] = True
+                prev = qi
+            elif fail_mode == "raise":
+                raise ConvergenceError(err if np.isfinite(err) else np.inf, res.nfev,
+                                       f"five-bar least_squares IK (target {i}: {target.tolist()}, "
+                                       f"assembly {assembly!r})")
+        out = out.reshape(p.shape)
+        if fail_mode == "nan":
+            return out, ok.reshape(p.shape[:-1])
+        return out
+
+    # --------------------------------------------------------------- Jacobian
+    def _jac_core(self, q, assembly):
+        """Implicit-differentiation Jacobian; returns J (inf/NaN at singularities), ok, det(dPhi/dE)/4."""
+        E, ok, C, D = self._foot(q, self._asm_sign(assembly))
+        t1, t2 = q[..., 0], q[..., 1]
+        dC = self.l1 * np.stack([-np.sin(t1), np.cos(t1)], axis=-1)  # dC/dtheta1
+        dD = self.l2 * np.stack([-np.sin(t2), np.cos(t2)], axis=-1)  # dD/dtheta2
+        EC, ED = E - C, E - D
+        # Loop closure Phi = [|E-C|^2 - l3^2, |E-D|^2 - l4^2] = 0, all terms halved:
+        # dPhi/dE = rows (E-C)^T, (E-D)^T; -dPhi/dq = diag((E-C).C', (E-D).D')
+        pq = np.stack([np.sum(EC * dC, -1), np.sum(ED * dD, -1)], axis=-1)
+        det = _cross(EC, ED)
+        # 2x2 inverse by the adjugate: exact and vectorised
+        inv_rows = np.stack([np.stack([ED[..., 1], -EC[..., 1]], -1),
+                             np.stack([-ED[..., 0], EC[..., 0]], -1)], -2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            J = inv_rows * pq[..., None, :] / det[..., None, None]
+        return J, ok, det
+
+    def jacobian(self, q, *, assembly="down", warn=True):
+        """Foot Jacobian ``dE/dq`` by implicit differentiation of the loop closure.
+
+        With ``Phi(q, E) = [|E - C|^2 - l3^2, |E - D|^2 - l4^2] = 0``,
+        ``J = -(dPhi/dE)^-1 dPhi/dq = [(E-C)^T; (E-D)^T]^-1 diag((E-C).C', (E-D).D')``.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+        assembly : {"down", "up"}
+        warn : bool
+            Emit :class:`SingularityWarning` when some sample is within round-off
+            of a type II singularity (``|sin(CE, DE)| <= 1e-7``; entries huge or inf).
+
+        Returns
+        -------
+        ndarray, shape (..., 2, 2)
+            ``J[..., i, j] = dE_i / dtheta_j`` (m/rad). Unassembled rows are NaN.
+
+        Raises
+        ------
+        UnreachableError
+            If the linkage cannot be assembled at some ``q``.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> J = leg.jacobian(leg.ik([0.035, -0.12]))
+        >>> J.shape
+        (2, 2)
+        >>> leg.jacobian([[np.pi, 0.0], [np.nan, 0.0]])
+        Traceback (most recent call last):
+        ...
+        ValueError: q contains 1 non-finite value(s) (NaN or inf)
+        """
+        q = as_array(q, "q", trailing=(2,))
+        J, ok, det = self._jac_core(q, assembly)
+        if not np.all(ok):
+            raise UnreachableError(int(np.count_nonzero(~ok)), q[~ok][0], total=int(ok.size),
+                                   reason="knee distance |CD| outside [|l3 - l4|, l3 + l4]")
+        # E comes from a square root, so a type II pose is only located to ~sqrt(eps): 1e-7 in sin(CE, DE)
+        sing = np.abs(det) <= 1e-7 * self.l3 * self.l4
+        if warn and np.any(sing):
+            Js = J[sing]
+            finite = np.isfinite(Js).all(axis=(-2, -1))
+            cond = np.inf if not finite.all() else float(np.max(np.linalg.cond(Js)))
+            warnings.warn(SingularityWarning(cond, f"five-bar Jacobian: {int(np.count_nonzero(sing))} "
+                                                   "sample(s) at a type II singularity (distal links in line)"),
+                          stacklevel=2)
+        return J
+
+    def singularity_measures(self, q, *, assembly="down"):
+        """Dimensionless distances to the two singularity types, each in [0, 1].
+
+        ``type1 = min(|sin(CA, CE)|, |sin(DB, DE)|)``: zero when a distal link is
+        in line with its driving link (the foot loses a direction of motion).
+        ``type2 = |sin(CE, DE)|``: zero when the distal links are in line (the
+        motors lose control of the foot).
+
+        Returns
+        -------
+        type1, type2 : ndarray, shape (...)
+            NaN where the linkage cannot be assembled.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> t1, t2 = leg.singularity_measures(leg.ik([0.035, -0.12]))
+        >>> bool(0 < t1 <= 1 and 0 < t2 <= 1)
+        True
+        """
+        q = as_array(q, "q", trailing=(2,))
+        E, ok, C, D = self._foot(q, self._asm_sign(assembly))
+        B = np.array([self.d, 0.0])
+
+        def sin_between(u, v):
+            return np.abs(_cross(u, v)) / (np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1))
+
+        t1 = np.minimum(sin_between(C, E - C), sin_between(D - B, E - D))
+        t2 = sin_between(E - C, E - D)
+        return t1, t2
+
+    def condition_number(self, q, *, assembly="down"):
+        """2-norm condition number of the Jacobian (``inf`` at singularities, NaN if unassembled).
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> bool(leg.condition_number(leg.ik([0.035, -0.12])) >= 1)
+        True
+        """
+        q = as_array(q, "q", trailing=(2,))
+        J, ok, det = self._jac_core(q, assembly)
+        finite = np.isfinite(J).all(axis=(-2, -1))
+        sv = np.linalg.svd(np.where(finite[..., None, None], J, 0.0), compute_uv=False)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = sv[..., 0] / sv[..., 1]
+        c = np.where(finite & ~np.isnan(c), c, np.inf)
+        return np.where(ok, c, np.nan)
+
+    def static_torques(self, q, force, *, assembly="down"):
+        """Motor torques that hold a foot force: ``tau = J^T F``.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+        force : array_like, shape (..., 2)
+            Force the leg applies *at the foot* (N), e.g. ``[0, -m g]`` to push
+            the ground down with a weight ``m g`` while standing (the ground
+            pushes back with ``[0, m g]``).
+
+        Returns
+        -------
+        ndarray, shape (..., 2)
+            ``[tau1, tau2]`` (N m), counter-clockwise positive.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> tau = leg.static_torques(leg.ik([0.035, -0.12]), [0.0, -100.0])
+        >>> bool(np.isclose(tau[0], -tau[1]))           # symmetric pose, symmetric load
+        True
+        """
+        q = as_array(q, "q", trailing=(2,))
+        F = as_array(force, "force", trailing=(2,))
+        J = self.jacobian(q, assembly=assembly)
+        return np.einsum("...ij,...i->...j", J, F)
+
+
+#: The leg of the pitfall scan (l1 = l2 = 60 mm, l3 = l4 = 100 mm, d = 70 mm), in metres.
+PITFALL_LEG = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+
+
+def validate(*, rng=None, fast=False):
+    """Headline checks of the five-bar chapter (for the validation report).
+
+    Examples
+    --------
+    >>> all(r.passed for r in validate(fast=True))
+    True
+    """
+    rng = np.random.default_rng(3) if rng is None else rng
+    leg = PITFALL_LEG
+    n = 2000 if fast else 20000
+    reports = []
+    # FK(IK(p)) over the whole workspace, every working mode, FK branch chosen from the solution's sign.
+    p = np.stack([rng.uniform(-0.12, 0.19, n), rng.uniform(-0.17, 0.17, n)], axis=-1)
+    errs = []
+    for knees in KNEES:
+        q, ok = leg.ik(p, knees=knees, on_unreachable="nan")
+        s = leg.assembly_sign(q[ok], p[ok])
+        keep = np.abs(s) > 1e-6  # exactly on a type II singularity the branch is undefined
+        qk, pk, sk = q[ok][keep], p[ok][keep], s[keep]
+        back = np.where((sk < 0)[:, None], leg.fk(qk, assembly="down"), leg.fk(qk, assembly="up"))
+        errs.append(np.linalg.norm(back - pk, axis=-1) / leg.scale)
+    reports.append(check_errors("five-bar FK(IK(p)), 4 working modes, whole workspace",
+                                np.concatenate(errs), tol=1e-9, raise_on_fail=False))
+    # Jacobian vs central differences away from singularities
+    q, ok = leg.ik(np.stack([rng.uniform(-0.03, 0.10, 300), rng.uniform(-0.14, -0.06, 300)], -1),
+                   on_unreachable="nan")
+    q = q[ok]
+    reports.append(check_jacobian(lambda x: leg.jacobian(x), lambda x: leg.fk(x), q, eps=1e-6, tol=1e-6,
+                                  name="five-bar Jacobian (implicit) vs finite differences",
+                                  raise_on_fail=False))
+    return reports

@@ -1,0 +1,357 @@
+"""Tests for robokin.fivebar (chapter 3: five-bar leg)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robokin.checks import check_jacobian
+from robokin.errors import ConvergenceError, SingularityWarning, UnreachableError
+from robokin.fivebar import KNEES, PITFALL_LEG, FiveBar, validate
+
+LEG = PITFALL_LEG  # l1 = l2 = 60 mm, l3 = l4 = 100 mm, d = 70 mm
+ASYM = FiveBar(0.05, 0.07, 0.11, 0.09, 0.06)  # unequal links catch swapped l1/l2 or l3/l4
+
+
+def cross(u, v):
+    return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+
+def random_targets(leg, n, rng, box=((-0.15, 0.2), (-0.2, 0.2))):
+    return np.stack([rng.uniform(*box[0], n), rng.uniform(*box[1], n)], -1)
+
+
+# ----------------------------------------------------------------------- FK
+def test_fk_symmetric_pose_by_hand():
+    # thighs horizontal and out: C = (-l1, 0), D = (d + l2, 0); E on the perpendicular bisector
+    E = LEG.fk([np.pi, 0.0])
+    half = (LEG.d + 2 * LEG.l1) / 2
+    expected_y = -np.sqrt(LEG.l3**2 - half**2)
+    np.testing.assert_allclose(E, [LEG.d / 2, expected_y], atol=1e-15)
+    np.testing.assert_allclose(LEG.fk([np.pi, 0.0], assembly="up"), [LEG.d / 2, -expected_y], atol=1e-15)
+
+
+@pytest.mark.parametrize("leg", [LEG, ASYM])
+@pytest.mark.parametrize("assembly", ["down", "up"])
+def test_fk_closes_loop_and_has_named_sign(leg, assembly):
+    rng = np.random.default_rng(1)
+    q = rng.uniform(-np.pi, np.pi, (4000, 2))
+    E, ok = leg.fk(q, assembly=assembly, on_unreachable="nan")
+    assert ok.sum() > 500
+    # the pitfall leg always assembles (|CD| <= l1 + l2 + d < l3 + l4); the asymmetric one does not
+    assert (~ok).sum() > 0 or leg.l1 + leg.l2 + leg.d < leg.l3 + leg.l4
+    J = leg.joints(q[ok], assembly=assembly)
+    A, B, C, D, E = (J[:, k] for k in range(5))
+    np.testing.assert_allclose(np.linalg.norm(C - A, axis=-1), leg.l1, rtol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(D - B, axis=-1), leg.l2, rtol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(E - C, axis=-1), leg.l3, rtol=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(E - D, axis=-1), leg.l4, rtol=1e-9)
+    s = cross(D - C, E - C)
+    assert np.all(s <= 0) if assembly == "down" else np.all(s >= 0)
+    if (~ok).any():
+        assert np.all(np.isnan(leg.fk(q[~ok], assembly=assembly, on_unreachable="nan")[0]))
+
+
+def test_down_is_not_larger_y():
+    # crossed thighs (the practitioner's guess): the hanging foot is the "up" branch by the sign rule
+    q0 = np.array([0.8, 2.5])
+    assert LEG.fk(q0, assembly="up")[1] < 0 < LEG.fk(q0, assembly="down")[1]
+    # the usual knees-out leg: "down" is the foot below
+    assert LEG.fk([np.pi, 0.0], assembly="down")[1] < 0
+
+
+def test_fk_batch_shapes():
+    q = np.tile([np.pi, 0.0], (3, 4, 1))
+    assert LEG.fk(q).shape == (3, 4, 2)
+    assert LEG.joints(q).shape == (3, 4, 5, 2)
+    assert LEG.jacobian(q).shape == (3, 4, 2, 2)
+    assert LEG.condition_number(q).shape == (3, 4)
+    assert LEG.fk(q).dtype == np.float64
+
+
+# ----------------------------------------------------------------------- IK
+@pytest.mark.parametrize("leg", [LEG, ASYM])
+@pytest.mark.parametrize("knees", KNEES)
+def test_ik_roundtrip_and_knee_sides(leg, knees):
+    rng = np.random.default_rng(2)
+    p = random_targets(leg, 20000, rng)
+    q, ok = leg.ik(p, knees=knees, on_unreachable="nan")
+    assert ok.sum() > 2000
+    qk, pk = q[ok], p[ok]
+    C, D = leg._knees(qk)
+    # each side is a genuine 2-link chain through the target
+    np.testing.assert_allclose(np.linalg.norm(pk - C, axis=-1), leg.l3, rtol=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(pk - D, axis=-1), leg.l4, rtol=1e-9)
+    sL = cross(pk, C)
+    sR = cross(pk - [leg.d, 0], D - [leg.d, 0])
+    left_out, right_out = {"out": (1, 1), "in": (0, 0), "out-in": (1, 0), "in-out": (0, 1)}[knees]
+    tol = 1e-12
+    assert np.all(sL <= tol) if left_out else np.all(sL >= -tol)
+    assert np.all(sR >= -tol) if right_out else np.all(sR <= tol)
+    # FK on the branch the solution lands in returns the target
+    s = leg.assembly_sign(qk, pk)
+    keep = np.abs(s) > 1e-6
+    back = np.where((s < 0)[:, None], leg.fk(qk, assembly="down", on_unreachable="nan")[0],
+                    leg.fk(qk, assembly="up", on_unreachable="nan")[0])
+    err = np.linalg.norm(back - pk, axis=-1)[keep] / leg.scale
+    assert err.max() <= 1e-9
+    assert np.all((q[ok] >= -np.pi) & (q[ok] < np.pi))
+
+
+def test_knees_out_below_means_far_from_other_motor():
+    p = np.array([[0.035, -0.12], [0.0, -0.09], [0.05, -0.13]])
+    q = LEG.ik(p, knees="out")
+    C, D = LEG._knees(q)
+    assert np.all(C[:, 0] < p[:, 0]) and np.all(D[:, 0] > p[:, 0])
+    assert np.all(LEG.assembly_of(q, p) == "down")
+    assert np.all(LEG.assembly_of(LEG.ik(p, knees="in"), p) == "up")
+
+
+def test_ik_numeric_agrees_with_closed_form():
+    p = np.array([[0.035, -0.12], [0.01, -0.10], [0.05, -0.14]])
+    q_cf = LEG.ik(p, knees="out")
+    q_num = LEG.ik_numeric(p, q0=q_cf + 0.2, assembly="down")
+    np.testing.assert_allclose(q_num, q_cf, atol=1e-8)
+    q_in = LEG.ik(p, knees="in")
+    q_num = LEG.ik_numeric(p, q0=[0.8, 2.5], assembly="up")
+    np.testing.assert_allclose(q_num, q_in, atol=1e-8)
+
+
+def test_ik_numeric_previous_warm_start_follows_trajectory():
+    x = np.linspace(0.0, 0.07, 15)
+    p = np.stack([x, -0.12 + 0 * x], -1)
+    q = LEG.ik_numeric(p, q0=LEG.ik(p[0]) + 0.05, warm_start="previous")
+    np.testing.assert_allclose(q, LEG.ik(p), atol=1e-8)
+
+
+def test_ik_numeric_failure_reported():
+    with pytest.raises(ConvergenceError) as exc:
+        LEG.ik_numeric([0.035, -0.3], q0=[np.pi, 0.0])
+    assert exc.value.residual > 0.01
+    q, ok = LEG.ik_numeric([[0.035, -0.3], [0.035, -0.12]], q0=[-2.0, -1.0], on_failure="nan")
+    assert list(ok) == [False, True] and np.all(np.isnan(q[0])) and np.all(np.isfinite(q[1]))
+
+
+# ----------------------------------------------------------------- Jacobian
+@pytest.mark.parametrize("leg", [LEG, ASYM])
+@pytest.mark.parametrize("assembly", ["down", "up"])
+def test_jacobian_matches_finite_differences(leg, assembly):
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-np.pi, np.pi, (3000, 2))
+    _, ok = leg.fk(q, assembly=assembly, on_unreachable="nan")
+    q = q[ok]
+    t1, t2 = leg.singularity_measures(q, assembly=assembly)
+    _, okp = leg.fk(q + 1e-5, assembly=assembly, on_unreachable="nan")
+    _, okm = leg.fk(q - 1e-5, assembly=assembly, on_unreachable="nan")
+    q = q[(t2 > 0.05) & okp & okm][:500]
+    rep = check_jacobian(lambda x: leg.jacobian(x, assembly=assembly),
+                         lambda x: leg.fk(x, assembly=assembly), q, eps=1e-6, tol=1e-6)
+    assert rep.samples == 4 * len(q) // 4 and rep.passed
+
+
+def test_static_torques_virtual_work():
+    rng = np.random.default_rng(5)
+    q = LEG.ik(np.stack([rng.uniform(0, 0.07, 50), rng.uniform(-0.13, -0.08, 50)], -1))
+    F = rng.normal(size=(50, 2)) * 100
+    dq = rng.normal(size=(50, 2)) * 1e-7
+    tau = LEG.static_torques(q, F)
+    dE = LEG.fk(q + dq) - LEG.fk(q)
+    np.testing.assert_allclose(np.sum(tau * dq, -1), np.sum(F * dE, -1), rtol=1e-5, atol=1e-12)
+
+
+def test_type2_singularity_warns():
+    leg = FiveBar(0.1, 0.1, 0.1, 0.1, 0.1)
+    q = np.array([np.pi, np.arccos(-0.25)])  # |CD| = l3 + l4: distal links stretched in line
+    with pytest.warns(SingularityWarning):
+        leg.jacobian(q)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        leg.jacobian(q, warn=False)
+    assert leg.condition_number(q) > 1e6
+    assert leg.singularity_measures(q)[1] < 1e-6
+
+
+def test_type1_singularity_measure_and_conditioning():
+    # foot on the outer circle of the left side: shank CE in line with thigh AC
+    p = (LEG.l1 + LEG.l3) * np.array([np.cos(-1.2), np.sin(-1.2)])
+    q = LEG.ik(p, knees="out")
+    t1, t2 = LEG.singularity_measures(q)
+    assert t1 < 1e-6 and t2 > 0.1
+    assert LEG.condition_number(q) > 1e6
+    q_ok = LEG.ik([0.035, -0.12])
+    assert LEG.condition_number(q_ok) < 10
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(x=st.floats(-0.2, 0.3), y=st.floats(-0.25, 0.25), knees=st.sampled_from(KNEES))
+def test_ik_property_never_silent(x, y, knees):
+    try:
+        q = LEG.ik([x, y], knees=knees)
+    except UnreachableError:
+        r1 = np.hypot(x, y)
+        r2 = np.hypot(x - LEG.d, y)
+        assert not (LEG.l3 - LEG.l1 + 1e-9 < r1 < LEG.l1 + LEG.l3 - 1e-9
+                    and LEG.l4 - LEG.l2 + 1e-9 < r2 < LEG.l2 + LEG.l4 - 1e-9)
+        return
+    assert np.all(np.isfinite(q))
+    C, D = LEG._knees(q)
+    assert abs(np.linalg.norm(np.array([x, y]) - C) - LEG.l3) < 1e-9
+    assert abs(np.linalg.norm(np.array([x, y]) - D) - LEG.l4) < 1e-9
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(t1=st.floats(-4.0, 4.0), t2=st.floats(-4.0, 4.0), assembly=st.sampled_from(["down", "up"]))
+def test_fk_property_raise_or_finite(t1, t2, assembly):
+    try:
+        E = LEG.fk([t1, t2], assembly=assembly)
+    except UnreachableError as e:
+        assert e.count == 1
+        return
+    assert np.all(np.isfinite(E))
+
+
+# ---------------------------------------------------------------- bad input
+BAD_Q = [[np.nan, 0.0], [np.inf, 0.0], [1.0, 2.0, 3.0], [[1.0], [2.0]], "abc"]
+
+
+@pytest.mark.parametrize("bad", BAD_Q)
+@pytest.mark.parametrize("method", ["fk", "joints", "jacobian", "singularity_measures", "condition_number"])
+def test_bad_q(method, bad):
+    with pytest.raises(ValueError):
+        getattr(LEG, method)(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_Q)
+def test_bad_p(bad):
+    with pytest.raises(ValueError):
+        LEG.ik(bad)
+    with pytest.raises(ValueError):
+        LEG.ik_numeric(bad, q0=[0.0, 0.0])
+    with pytest.raises(ValueError):
+        LEG.assembly_sign([0.0, 0.0], bad)
+    with pytest.raises(ValueError):
+        LEG.static_torques([np.pi, 0.0], bad)
+
+
+def test_unknown_option_names():
+    with pytest.raises(ValueError, match="assembly"):
+        LEG.fk([np.pi, 0.0], assembly="lower")
+    with pytest.raises(ValueError, match="knees"):
+        LEG.ik([0.035, -0.12], knees="outward")
+    with pytest.raises(ValueError, match="on_unreachable"):
+        LEG.ik([0.035, -0.12], on_unreachable="ignore")
+    with pytest.raises(ValueError, match="on_unreachable"):
+        LEG.fk([np.pi, 0.0], on_unreachable="skip")
+    with pytest.raises(ValueError, match="warm_start"):
+        LEG.ik_numeric([0.035, -0.12], q0=[0, 0], warm_start="last")
+    with pytest.raises(ValueError, match="on_failure"):
+        LEG.ik_numeric([0.035, -0.12], q0=[0, 0], on_failure="ignore")
+    with pytest.raises(ValueError, match="assembly"):
+        LEG.jacobian([np.pi, 0.0], assembly="Down")
+    with pytest.raises(ValueError, match="tol"):
+        LEG.ik_numeric([0.035, -0.12], q0=[0, 0], tol=-1)
+    with pytest.raises(ValueError, match="broadcast"):
+        LEG.ik_numeric([[0.035, -0.12]] * 3, q0=[[0, 0]] * 2)
+    with pytest.raises(TypeError):
+        LEG.ik([0.035, -0.12], "out")  # options are keyword-only
+
+
+def test_unreachable_raise_and_mask():
+    p = np.array([[0.035, -0.12], [0.035, -0.5], [0.035, 0.0]])
+    with pytest.raises(UnreachableError) as exc:
+        LEG.ik(p)
+    assert exc.value.count == 2 and np.allclose(exc.value.first, [0.035, -0.5])
+    q, ok = LEG.ik(p, on_unreachable="nan")
+    assert list(ok) == [True, False, False] and np.all(np.isnan(q[1:])) and np.all(np.isfinite(q[0]))
+    # knees too far apart (thighs horizontal outwards on a long-thigh leg) and C = D (degenerate)
+    leg = FiveBar(0.1, 0.1, 0.1, 0.1, 0.1)
+    with pytest.raises(UnreachableError):
+        leg.fk([np.pi, 0.0])
+    cd = np.array([np.arccos(0.5), np.pi - np.arccos(0.5)])  # C = D at (0.05, 0.0866)
+    with pytest.raises(UnreachableError):
+        leg.fk(cd)
+    with pytest.raises(UnreachableError):
+        leg.jacobian([np.pi, 0.0])
+    assert np.isnan(leg.condition_number([np.pi, 0.0]))
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, np.nan, np.inf, "1", None, True])
+def test_bad_parameters(bad):
+    with pytest.raises(ValueError):
+        FiveBar(bad, 0.06, 0.1, 0.1, 0.07)
+    with pytest.raises(ValueError):
+        FiveBar(0.06, 0.06, 0.1, 0.1, bad)
+
+
+def test_frozen():
+    with pytest.raises(AttributeError):
+        LEG.l1 = 0.2
+
+
+def test_validate_reports_pass():
+    reps = validate(fast=True)
+    assert len(reps) >= 2 and all(r.passed for r in reps)
+
+
+# ------------------------------------------------------- modes and margins
+@pytest.mark.parametrize("leg", [LEG, ASYM])
+def test_working_mode_labels_ik_solutions(leg):
+    rng = np.random.default_rng(6)
+    p = random_targets(leg, 5000, rng)
+    for knees in KNEES:
+        q, ok = leg.ik(p, knees=knees, on_unreachable="nan")
+        qk, pk = q[ok], p[ok]
+        C, D = leg._knees(qk)
+        # skip targets on a type I circle, where both sides coincide
+        far = (np.abs(cross(pk, C)) > 1e-9) & (np.abs(cross(pk - [leg.d, 0], D - [leg.d, 0])) > 1e-9)
+        assert np.all(leg.working_mode(qk[far], pk[far]) == knees)
+
+
+def test_working_mode_of_numeric_solution():
+    p = np.array([0.035, -0.12])
+    q = LEG.ik_numeric(p, q0=[0.8, 2.5], assembly="up")
+    assert str(LEG.working_mode(q, p)) == "in"
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.005, 0.01])
+def test_clamp_to_workspace(margin):
+    rng = np.random.default_rng(7)
+    p = np.stack([rng.uniform(-0.3, 0.35, 5000), rng.uniform(-0.3, 0.3, 5000)], -1)
+    x = LEG.clamp_to_workspace(p, margin=margin)
+    rA = np.linalg.norm(x, axis=-1)
+    rB = np.linalg.norm(x - [LEG.d, 0], axis=-1)
+    lo, hi = LEG.l3 - LEG.l1 + margin, LEG.l1 + LEG.l3 - margin
+    assert np.all((rA >= lo - 1e-12) & (rA <= hi + 1e-12) & (rB >= lo - 1e-12) & (rB <= hi + 1e-12))
+    inside = (np.linalg.norm(p, axis=-1) >= lo) & (np.linalg.norm(p, axis=-1) <= hi) & \
+        (np.linalg.norm(p - [LEG.d, 0], axis=-1) >= lo) & (np.linalg.norm(p - [LEG.d, 0], axis=-1) <= hi)
+    assert inside.sum() > 100
+    np.testing.assert_array_equal(x[inside], p[inside])  # safe targets are left alone
+    assert np.all(LEG.ik(x, on_unreachable="nan")[1])
+
+
+def test_clamp_bad_input():
+    for bad in (-0.001, np.nan, np.inf, "5mm"):
+        with pytest.raises(ValueError, match="margin"):
+            LEG.clamp_to_workspace([0.0, -0.1], margin=bad)
+    with pytest.raises(ValueError, match="no workspace"):
+        LEG.clamp_to_workspace([0.0, -0.1], margin=0.07)
+    with pytest.raises(ValueError, match="motor axis"):
+        LEG.clamp_to_workspace([0.0, 0.0], margin=0.005)
+    for bad in BAD_Q:
+        with pytest.raises(ValueError):
+            LEG.clamp_to_workspace(bad)
+        with pytest.raises(ValueError):
+            LEG.working_mode([0.0, 0.0], bad)
+        with pytest.raises(ValueError):
+            LEG.assembly_of(bad, [0.0, -0.1])
+
+
+def test_ik_numeric_bad_numbers():
+    for kw in (dict(tol=0.0), dict(tol=np.nan), dict(tol="1e-9"), dict(max_nfev=0), dict(max_nfev=2.5),
+               dict(max_nfev=True)):
+        with pytest.raises(ValueError):
+            LEG.ik_numeric([0.035, -0.12], q0=[-2.0, -1.0], **kw)
+    with pytest.raises(ValueError):
+        LEG.ik_numeric([0.035, -0.12], q0=[np.nan, 0.0])

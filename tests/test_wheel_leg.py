@@ -1,0 +1,341 @@
+"""Tests for robokin.wheel_leg: model vs an independent sympy Lagrange derivation, LQR, schedule, VMC."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robokin import checks
+from robokin import wheel_leg as wl
+from robokin.errors import UnreachableError
+from robokin.fivebar import FiveBar
+
+P = wl.WheelLegParams()
+FB = FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)
+GRID = np.linspace(0.12, 0.34, 12)
+
+
+@pytest.fixture(scope="module")
+def sched():
+    return wl.gain_schedule(P, GRID, degree=3)
+
+
+@pytest.fixture(scope="module")
+def lagrange():
+    """Euler-Lagrange equations with a prescribed leg length L(t), lambdified: (q, qd, qdd, L, Ld, Ldd, u, f) -> residual."""
+    t = sp.symbols("t")
+    mb, Ib, lc, ml, mw, Iw, R, g = sp.symbols("m_b I_b l_c m_l m_w I_w R g", positive=True)
+    x, th, ph, L = (sp.Function(n)(t) for n in ("x", "theta", "phi", "L"))
+    T, Tp, f = sp.symbols("T T_p f")
+    pl = sp.Matrix([x + L / 2 * sp.sin(th), R + L / 2 * sp.cos(th)])
+    pb = sp.Matrix([x + L * sp.sin(th) + lc * sp.sin(ph), R + L * sp.cos(th) + lc * sp.cos(ph)])
+    v2 = lambda p: (p.diff(t).T * p.diff(t))[0]  # noqa: E731
+    Tk = (mw * x.diff(t) ** 2 + Iw * (x.diff(t) / R) ** 2 + ml * v2(pl) + ml * L**2 / 12 * th.diff(t) ** 2
+          + mb * v2(pb) + Ib * ph.diff(t) ** 2) / 2
+    V = g * (ml * pl[1] + mb * pb[1])
+    Lag = Tk - V
+    q = [x, th, ph]
+    # generalised forces by virtual work: wheel torque, hip torque, push on the body
+    Qf = [T / R + f, -T + Tp + f * sp.diff(pb[0], th), -Tp + f * sp.diff(pb[0], ph)]
+    eqs = [sp.diff(Lag.diff(qi.diff(t)), t) - Lag.diff(qi) - Qi for qi, Qi in zip(q, Qf)]
+    syms = sp.symbols("X TH PH XD THD PHD XDD THDD PHDD LL LD LDD")
+    sub = {}
+    for fn, (s0, s1, s2) in zip(q + [L], [(syms[0], syms[3], syms[6]), (syms[1], syms[4], syms[7]),
+                                         (syms[2], syms[5], syms[8]), (syms[9], syms[10], syms[11])]):
+        sub[fn.diff(t, 2)] = s2
+        sub[fn.diff(t)] = s1
+    eqs = [e.subs(sub) for e in eqs]
+    sub0 = {x: syms[0], th: syms[1], ph: syms[2], L: syms[9]}
+    eqs = [e.subs(sub0) for e in eqs]
+    pars = (mb, Ib, lc, ml, mw, Iw, R, g)
+    fn = sp.lambdify((syms, (T, Tp, f), pars), eqs, modules="numpy", cse=True)
+    return lambda *a: np.array(fn(*a), dtype=float)
+
+
+def _pars(p):
+    return (p.m_b, p.I_b, p.l_c, p.m_l, p.m_w, p.I_w, p.R, p.g)
+
+
+def test_dynamics_matches_independent_sympy_lagrange(lagrange):
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        s = rng.normal(size=6) * [0.5, 2, 1, 1, 0.5, 2]
+        u = rng.normal(size=2) * 5
+        L, Ld, Ldd, f = rng.uniform(0.1, 0.4), rng.normal(), rng.normal() * 20, rng.normal() * 30
+        sd = wl.dynamics(s, u, P, L, L0_dot=Ld, L0_ddot=Ldd, f_body=f)
+        args = (s[2], s[0], s[4], s[3], s[1], s[5], sd[3], sd[1], sd[5], L, Ld, Ldd)
+        res = lagrange(args, (u[0], u[1], f), _pars(P))
+        assert np.abs(res).max() < 1e-10 * (1 + np.abs(u).max() + abs(f) + P.total_mass * P.g)
+
+
+def test_scalar_rhs_matches_vectorised_dynamics():
+    rng = np.random.default_rng(2)
+    X, U = rng.normal(size=(30, 6)), rng.normal(size=(30, 2))
+    L, Ld, Ldd, f = rng.uniform(0.1, 0.4, 30), rng.normal(size=30), rng.normal(size=30), rng.normal(size=30)
+    a = wl.dynamics(X, U, P, L, L0_dot=Ld, L0_ddot=Ldd, f_body=f)
+    b = np.array([wl._rhs_scalar(X[i], U[i], P, L[i], Ld[i], Ldd[i], f[i]) for i in range(30)])
+    checks.check_close("scalar vs vectorised", b, a, tol=1e-12, scale=np.abs(a).max())
+
+
+def test_mass_matrix_spd_and_energy_conserved_without_input():
+    from scipy.integrate import solve_ivp
+
+    rng = np.random.default_rng(3)
+    M = wl.mass_matrix(rng.normal(size=(100, 3)), P, rng.uniform(0.1, 0.4, 100))
+    assert np.allclose(M, np.swapaxes(M, -1, -2))
+    assert np.linalg.eigvalsh(M).min() > 0
+
+    def energy(s, L):
+        q, qd = s[..., [2, 0, 4]], s[..., [3, 1, 5]]
+        Mq = wl.mass_matrix(q, P, L)
+        kin = 0.5 * np.einsum("...i,...ij,...j->...", qd, Mq, qd)
+        pot = P.g * (P.m_l * L / 2 * np.cos(s[..., 0]) + P.m_b * (L * np.cos(s[..., 0]) + P.l_c * np.cos(s[..., 4])))
+        return kin + pot
+
+    s0 = np.array([0.3, 0.0, 0.0, 0.0, -0.2, 0.5])
+    sol = solve_ivp(lambda t, s: wl.dynamics(s, np.zeros(2), P, 0.25), (0, 1.0), s0, rtol=1e-11, atol=1e-12)
+    E = energy(sol.y.T, 0.25)
+    assert np.abs(E - E[0]).max() < 1e-6 * abs(E[0])
+
+
+def test_linearisation_matches_finite_differences():
+    Ls = np.linspace(0.1, 0.4, 7)
+
+    def f(z):
+        return wl.dynamics(z[..., :6], z[..., 6:], P, Ls.reshape((-1,) + (1,) * (z.ndim - 2)))
+
+    def jac(z):
+        A, B = wl.linearize(P, Ls)
+        return np.concatenate([A, B], axis=-1)
+
+    rep = checks.check_jacobian(jac, f, np.zeros((Ls.size, 8)), eps=1e-5, tol=1e-6)
+    assert rep.passed
+    # a wrong B sign is caught
+    bad = lambda z: jac(z) * np.r_[np.ones(6), -1, 1]  # noqa: E731
+    assert not checks.check_jacobian(bad, f, np.zeros((Ls.size, 8)), eps=1e-5, raise_on_fail=False).passed
+
+
+def test_open_loop_unstable_and_lqr_stabilises():
+    for L in (0.12, 0.2, 0.34):
+        A, B = wl.linearize(P, L)
+        assert np.linalg.eigvals(A).real.max() > 0.5  # an inverted pendulum falls
+        K = wl.lqr_gain(P, L)
+        assert np.linalg.eigvals(A - B @ K).real.max() < -0.1
+        # K really solves the Riccati equation: compare with scipy's own residual
+        import scipy.linalg
+        Pm = scipy.linalg.solve_continuous_are(A, B, wl.Q_DEFAULT, wl.R_DEFAULT)
+        res = A.T @ Pm + Pm @ A - Pm @ B @ np.linalg.solve(wl.R_DEFAULT, B.T @ Pm) + wl.Q_DEFAULT
+        assert np.abs(res).max() < 1e-8 * np.abs(Pm).max()
+
+
+def test_schedule_fit_and_stability_on_a_fine_grid(sched):
+    fine = np.linspace(GRID[0], GRID[-1], 57)
+    K = np.stack([wl.lqr_gain(P, L) for L in fine])
+    rel = np.abs(sched(fine) - K).max(axis=0) / np.abs(K).max(axis=0)
+    assert rel.max() < 1e-2
+    assert wl.closed_loop_eigs(P, fine, sched(fine)).real.max() < -0.1
+    assert sched.degree == 3 and sched.coeffs.shape == (4, 2, 6)
+    np.testing.assert_allclose(sched(0.2), np.polynomial.polynomial.polyval(0.2, sched.coeffs.reshape(4, -1)).reshape(2, 6))
+
+
+def test_fixed_crouched_gain_fails_on_a_long_leg():
+    K = wl.lqr_gain(P, 0.12)
+    assert wl.closed_loop_eigs(P, 0.34, K).real.max() > 0
+
+
+def test_simulations_push_and_speed(sched):
+    push = lambda t: 60.0 if 0.3 <= t < 0.4 else 0.0  # noqa: E731
+    r = wl.simulate(P, sched, np.zeros(6), t_end=3.0, L0=0.2, push=push, n_out=61)
+    assert np.abs(r.x[:, 0]).max() > 0.02  # the push did something
+    assert np.abs(r.x[-1, [0, 1, 3, 4, 5]]).max() < 0.02
+    assert r.N.min() > 0
+
+    def ref(t):
+        return np.array([0, 0, 0.5 * t, 0.5, 0, 0])
+
+    r = wl.simulate(P, sched, np.zeros(6), t_end=4.0, L0=0.25, ref=ref, n_out=41)
+    assert abs(r.x[-1, 3] - 0.5) < 0.02
+    # torque limits are respected (and bind: the unconstrained peak is larger)
+    lim = np.array([0.5, 0.5])
+    r2 = wl.simulate(P, sched, np.zeros(6), t_end=4.0, L0=0.25, ref=ref, n_out=41, u_max=lim)
+    assert np.abs(r.u).max() > 0.5 and np.all(np.abs(r2.u) <= lim + 1e-12)
+
+
+def test_crouch_profile_and_normal_force(sched):
+    prof = lambda t: wl.smooth_step(t, 0.2, 0.7, 0.32, 0.14)  # noqa: E731
+    r = wl.simulate(P, sched, [0.05, 0, 0, 0, 0, 0], t_end=2.0, L0=prof, n_out=41)
+    assert abs(r.L0[-1] - 0.14) < 1e-12 and abs(r.x[-1, 0]) < 0.01
+    # a very fast extension would need the ground to pull: normal force negative
+    fast = lambda t: wl.smooth_step(t, 0.1, 0.2, 0.14, 0.34)  # noqa: E731
+    r = wl.simulate(P, sched, np.zeros(6), t_end=0.3, L0=fast, n_out=61)
+    assert r.N.min() < 0 < r.N.max()
+
+
+def test_smooth_step_derivatives():
+    t = np.linspace(-0.5, 1.5, 401)
+    v, vd, vdd = wl.smooth_step(t, 0.0, 1.0, 2.0, 3.0)
+    assert v[0] == 2.0 and v[-1] == 3.0
+    np.testing.assert_allclose(np.gradient(v, t)[5:-5], vd[5:-5], atol=2e-3)
+    np.testing.assert_allclose(np.gradient(vd, t)[5:-5], vdd[5:-5], atol=0.1)  # jerk jumps at the ends
+
+
+# ------------------------------------------------------------------ virtual leg and VMC
+
+
+def _legs(rng, n):
+    return np.stack([rng.uniform(0.15, 0.33, n), -np.pi / 2 + rng.uniform(-0.5, 0.5, n)], -1)
+
+
+def test_virtual_leg_roundtrip_and_jacobian():
+    rng = np.random.default_rng(5)
+    leg = _legs(rng, 300)
+    q = wl.virtual_leg_inverse(FB, leg)
+    checks.check_close("leg round trip", wl.virtual_leg(FB, q), leg, tol=1e-12)
+    checks.check_jacobian(lambda x: wl.virtual_leg_jacobian(FB, x), lambda x: wl.virtual_leg(FB, x), q)
+    # straight down on the symmetric leg: motors mirror each other
+    q0 = wl.virtual_leg_inverse(FB, [0.25, -np.pi / 2])
+    from robokin.transforms import wrap_to_pi
+
+    assert abs(wrap_to_pi(q0[0] + q0[1] - np.pi)) < 1e-12  # mirror about x = d/2: theta2 = pi - theta1
+
+
+def test_vmc_virtual_work_and_statics():
+    rng = np.random.default_rng(6)
+    q = wl.virtual_leg_inverse(FB, _legs(rng, 200))
+    qd = rng.normal(size=(200, 2))
+    F, Tp = rng.normal(0, 100, 200), rng.normal(0, 10, 200)
+    tau = wl.vmc_torques(FB, q, F, Tp)
+    h = 1e-6
+    legd = (wl.virtual_leg(FB, q + h * qd) - wl.virtual_leg(FB, q - h * qd)) / (2 * h)
+    p_in = np.sum(tau * qd, -1)
+    p_out = F * legd[:, 0] - Tp * legd[:, 1]
+    checks.check_close("power", p_in, p_out, tol=1e-7, scale=np.abs(p_in).max())
+    # pitfall: J^-1 in place of J^T breaks the power balance
+    J = wl.virtual_leg_jacobian(FB, q)
+    wrong = np.einsum("...ij,...j->...i", np.linalg.inv(J), np.stack([F, -Tp], -1))
+    assert not checks.check_close("power", np.sum(wrong * qd, -1), p_out, tol=1e-3, scale=np.abs(p_in).max(),
+                                  raise_on_fail=False).passed
+
+
+def test_vmc_pure_thrust_symmetric():
+    q = wl.virtual_leg_inverse(FB, [0.2, -np.pi / 2])
+    tau = wl.vmc_torques(FB, q, 80.0, 0.0)
+    assert abs(tau[0] + tau[1]) < 1e-12 * abs(tau[0]) and abs(tau[0]) > 1
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(L=st.floats(0.15, 0.34), a=st.floats(-0.5, 0.5), F=st.floats(-300, 300), Tp=st.floats(-30, 30))
+def test_vmc_property_matches_fivebar_statics(L, a, F, Tp):
+    q = wl.virtual_leg_inverse(FB, [L, -np.pi / 2 + a])
+    tau = wl.vmc_torques(FB, q, F, Tp)
+    phi0 = -np.pi / 2 + a
+    rh = np.array([np.cos(phi0), np.sin(phi0)])
+    f_foot = F * rh - Tp / L * np.array([-rh[1], rh[0]])
+    np.testing.assert_allclose(tau, FB.static_torques(q, f_foot), atol=1e-9 * (1 + abs(F) + abs(Tp)))
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(L=st.floats(0.1, 0.45), th=st.floats(-0.3, 0.3), ph=st.floats(-0.3, 0.3))
+def test_dynamics_batch_equals_loop(L, th, ph):
+    s = np.array([[th, 0.1, 0, 0.2, ph, -0.1], [0, 0, 0, 0, 0, 0]])
+    u = np.array([[0.5, -1.0], [0, 0]])
+    batch = wl.dynamics(s, u, P, L)
+    loop = np.stack([wl.dynamics(s[i], u[i], P, L) for i in range(2)])
+    np.testing.assert_allclose(batch, loop, rtol=1e-13, atol=1e-13)
+    assert np.all(batch[1] == 0)
+
+
+def test_validate_reports_pass():
+    reps = wl.validate(fast=True)
+    assert len(reps) >= 5 and all(r.passed for r in reps)
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -1.0, 0.0, "x", True])
+def test_params_reject_bad_values(bad):
+    with pytest.raises(ValueError):
+        wl.WheelLegParams(m_b=bad)
+    assert set(wl.PARAM_UNITS) == {f.name for f in dataclasses.fields(wl.WheelLegParams)}
+
+
+def test_bad_inputs_raise_value_error(sched):
+    with pytest.raises(ValueError, match="shape"):
+        wl.dynamics(np.zeros(5), np.zeros(2), P, 0.2)
+    with pytest.raises(ValueError, match="shape"):
+        wl.dynamics(np.zeros(6), np.zeros(3), P, 0.2)
+    with pytest.raises(ValueError, match="non-finite"):
+        wl.dynamics([np.nan, 0, 0, 0, 0, 0], np.zeros(2), P, 0.2)
+    with pytest.raises(ValueError, match="positive"):
+        wl.dynamics(np.zeros(6), np.zeros(2), P, -0.2)
+    with pytest.raises(ValueError, match="non-finite"):
+        wl.dynamics(np.zeros(6), np.zeros(2), P, np.inf)
+    with pytest.raises(ValueError, match="WheelLegParams"):
+        wl.linearize({"m_b": 1}, 0.2)
+    with pytest.raises(ValueError, match="shape"):
+        wl.mass_matrix(np.zeros(2), P, 0.2)
+    with pytest.raises(ValueError, match="shape"):
+        wl.bias_forces(np.zeros(3), np.zeros(4), P, 0.2)
+    with pytest.raises(ValueError, match="non-finite"):
+        wl.normal_force(np.zeros(6), np.zeros(2), P, 0.2, L0_ddot=np.nan)
+    with pytest.raises(ValueError, match="non-finite"):
+        wl.linearize(P, np.nan)
+    with pytest.raises(ValueError, match="scalar"):
+        wl.lqr_gain(P, [0.1, 0.2])
+    with pytest.raises(ValueError, match="Q must"):
+        wl.lqr_gain(P, 0.2, Q=np.eye(5))
+    with pytest.raises(ValueError, match="positive definite"):
+        wl.lqr_gain(P, 0.2, R=[1.0, 0.0])
+    with pytest.raises(ValueError, match="semi-definite"):
+        wl.lqr_gain(P, 0.2, Q=-np.eye(6))
+    with pytest.raises(ValueError, match="increasing"):
+        wl.gain_schedule(P, [0.3, 0.2, 0.1])
+    with pytest.raises(ValueError, match="more grid points"):
+        wl.gain_schedule(P, [0.1, 0.2], degree=3)
+    with pytest.raises(ValueError, match="degree"):
+        wl.gain_schedule(P, GRID, degree=1.5)
+    with pytest.raises(ValueError, match="fitted range"):
+        sched(0.5)
+    assert np.all(np.isfinite(sched(0.5, extrapolate=True)))
+    with pytest.raises(ValueError, match="shape"):
+        wl.closed_loop_eigs(P, 0.2, np.zeros((6, 2)))
+    with pytest.raises(ValueError, match="t1 > t0"):
+        wl.smooth_step(0.0, 1.0, 1.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="x0"):
+        wl.simulate(P, sched, np.zeros(5), t_end=1.0, L0=0.2)
+    with pytest.raises(ValueError, match="t_end"):
+        wl.simulate(P, sched, np.zeros(6), t_end=-1.0, L0=0.2)
+    with pytest.raises(ValueError, match="L0"):
+        wl.simulate(P, sched, np.zeros(6), t_end=1.0, L0=np.nan)
+    with pytest.raises(ValueError, match="shape"):
+        wl.simulate(P, np.zeros((6, 2)), np.zeros(6), t_end=1.0, L0=0.2)
+    with pytest.raises(ValueError, match="n_out"):
+        wl.simulate(P, sched, np.zeros(6), t_end=1.0, L0=0.2, n_out=1)
+    with pytest.raises(ValueError, match="u_max"):
+        wl.simulate(P, sched, np.zeros(6), t_end=1.0, L0=0.2, u_max=[0.0, 1.0])
+
+
+def test_virtual_leg_bad_inputs():
+    with pytest.raises(ValueError, match="FiveBar"):
+        wl.virtual_leg("leg", [0.0, 0.0])
+    with pytest.raises(ValueError, match="shape"):
+        wl.virtual_leg(FB, [0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="non-finite"):
+        wl.virtual_leg_jacobian(FB, [np.nan, 0.0])
+    with pytest.raises(ValueError, match="assembly"):
+        wl.virtual_leg(FB, [-2.0, -1.0], assembly="sideways")
+    with pytest.raises(ValueError, match="positive"):
+        wl.virtual_leg_inverse(FB, [-0.2, -1.5])
+    with pytest.raises(UnreachableError):
+        wl.virtual_leg_inverse(FB, [0.9, -1.5])  # longer than l1 + l3
+    with pytest.raises(ValueError, match="knees"):
+        wl.virtual_leg_inverse(FB, [0.2, -1.5], knees="up")
+    q = wl.virtual_leg_inverse(FB, [0.2, -1.5])
+    with pytest.raises(ValueError, match="non-finite"):
+        wl.vmc_torques(FB, q, np.inf, 0.0)
+    with pytest.raises(ValueError, match="non-finite"):
+        wl.vmc_torques(FB, q, 1.0, np.nan)

@@ -1,0 +1,938 @@
+"""Stewart (Gough) platform: 6-6 layouts, leg-length IK, Jacobians, Newton FK and dynamics.
+
+Conventions (chapters 9 and 10):
+
+* Base frame: world frame, z up, origin at the centre of the base anchor circle.
+* Platform frame: origin at the platform centre (centre of the top anchor circle).
+* Pose ``q = [x, y, z, roll, pitch, yaw]``: platform-centre position in the world
+  frame (m) and ZYX angles (rad), ``R = Rz(yaw) Ry(pitch) Rx(roll)``
+  (:func:`robokin.transforms.rpy_to_matrix`).
+* Anchors are ``(3, 6)`` arrays in metres: column ``i`` is leg ``i``. Base anchors
+  ``b_i`` are in the world frame; top anchors ``p_i`` in the platform frame,
+  relative to the platform centre.
+* Leg vector ``s_i = x + R p_i - b_i``, length ``L_i = |s_i|``, unit vector
+  ``n_i = s_i / L_i`` pointing from base to platform. A positive leg force pushes
+  the platform away from the base.
+
+Everything is vectorised over leading batch axes: poses ``(..., 6)`` map to leg
+lengths ``(..., 6)`` and Jacobians ``(..., 6, 6)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validate import as_array, finite_scalar, on_unreachable_mode, positive
+from .checks import CheckReport, check_close, check_errors, check_jacobian
+from .errors import ConvergenceError, SingularityWarning, UnreachableError
+from .transforms import hat, rpy_to_matrix, zyx_rate_matrix
+
+__all__ = [
+    "Stewart",
+    "FKResult",
+    "uniform_layout",
+    "paired_layout",
+    "PlatformParams",
+    "StewartDynamics",
+    "leg_friction",
+    "default_platform",
+    "validate",
+]
+
+SINGULAR_COND = 1e8  # condition number above which rate solves warn
+
+
+def _anchors(a, name):
+    a = as_array(a, name, trailing=(3, 6))
+    if a.ndim != 2:
+        raise ValueError(f"{name} must have shape (3, 6) (one column per leg), got shape {a.shape}")
+    return a
+
+
+def _cross(a, b):
+    """Cross product over the last axis (np.cross is slow for small arrays: it moves axes)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
+
+
+def _check_legs(L):
+    if np.any(L <= 1e-12):
+        raise ValueError("a pose puts a top anchor on its base anchor (zero-length leg): the leg direction, "
+                         "and so the Jacobian, is undefined there")
+
+
+def _circle(r, angles):
+    return np.stack([r * np.cos(angles), r * np.sin(angles), np.zeros(6)])
+
+
+def uniform_layout(r_base, r_top, *, phase):
+    """Anchors equally spaced by 60 deg on both circles, the top ones rotated by ``phase``.
+
+    Base anchor ``i`` sits at angle ``60 i`` deg on the base circle, top anchor
+    ``i`` at ``60 i deg + phase`` on the top circle, and leg ``i`` joins them.
+    The top hexagon is then a rotated and scaled copy of the base hexagon with
+    matching labels, which makes the platform **architecturally singular**: its
+    Jacobian is rank deficient in every pose, whatever ``phase`` (chapter 9).
+
+    Parameters
+    ----------
+    r_base, r_top : float
+        Anchor circle radii (m).
+    phase : float
+        Rotation of the top anchors relative to the base anchors (rad).
+
+    Returns
+    -------
+    base, top : ndarray, shape (3, 6)
+        Base anchors (world frame) and top anchors (platform frame), metres.
+
+    Examples
+    --------
+    >>> b, p = uniform_layout(0.5, 0.35, phase=np.pi / 6)
+    >>> b.shape, np.round(np.linalg.norm(p, axis=0), 12)
+    ((3, 6), array([0.35, 0.35, 0.35, 0.35, 0.35, 0.35]))
+    """
+    r_base, r_top = positive(r_base, "r_base"), positive(r_top, "r_top")
+    phase = finite_scalar(phase, "phase")
+    k = np.arange(6) * np.pi / 3
+    return _circle(r_base, k), _circle(r_top, k + phase)
+
+
+def paired_layout(r_base, r_top, *, base_pair_angle, top_pair_angle):
+    """The classic 6-6 Gough-Stewart layout: anchors in three pairs on each circle.
+
+    Base pairs are centred at 0, 120, 240 deg, the two anchors of a pair
+    ``base_pair_angle`` apart; top pairs are centred at 60, 180, 300 deg,
+    ``top_pair_angle`` apart. Each leg joins a base anchor to the nearest top
+    anchor of the neighbouring pair, so the legs form a zig-zag.
+
+    Parameters
+    ----------
+    r_base, r_top : float
+        Anchor circle radii (m).
+    base_pair_angle, top_pair_angle : float
+        Angular separation within a pair (rad), each in ``(0, 2 pi / 3)``.
+
+    Returns
+    -------
+    base, top : ndarray, shape (3, 6)
+
+    Examples
+    --------
+    >>> b, p = paired_layout(0.5, 0.35, base_pair_angle=np.deg2rad(20), top_pair_angle=np.deg2rad(20))
+    >>> np.round(np.rad2deg(np.arctan2(b[1], b[0])), 6)
+    array([ -10.,   10.,  110.,  130., -130., -110.])
+    """
+    r_base, r_top = positive(r_base, "r_base"), positive(r_top, "r_top")
+    beta = positive(base_pair_angle, "base_pair_angle")
+    gamma = positive(top_pair_angle, "top_pair_angle")
+    for v, name in ((beta, "base_pair_angle"), (gamma, "top_pair_angle")):
+        if v >= 2 * np.pi / 3:
+            raise ValueError(f"{name} must be below 2*pi/3 rad (120 deg) so that pairs do not overlap, got {v!r}")
+    i = np.arange(6)
+    sign = np.where(i % 2 == 0, 1.0, -1.0)
+    base_ang = 2 * np.pi / 3 * (i // 2) - sign * beta / 2
+    top_ang = np.pi / 3 * (2 * ((i + 1) // 2) - 1) + sign * gamma / 2
+    return _circle(r_base, base_ang), _circle(r_top, top_ang)
+
+
+@dataclass(frozen=True)
+class FKResult:
+    """Outcome of :meth:`Stewart.fk` with ``full_output=True``.
+
+    Attributes
+    ----------
+    pose : ndarray, shape (..., 6)
+        Last Newton iterate ``[x, y, z, roll, pitch, yaw]``.
+    converged : ndarray of bool, shape (...)
+    residual : ndarray, shape (...)
+        ``max_i |L_i(pose) - L_i|`` (m).
+    iterations : ndarray of int, shape (...)
+        Newton steps taken per sample.
+    """
+
+    pose: np.ndarray
+    converged: np.ndarray
+    residual: np.ndarray
+    iterations: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Stewart:
+    """A 6-6 Stewart platform given by its anchors.
+
+    Parameters
+    ----------
+    base : array_like, shape (3, 6)
+        Base anchors ``b_i`` in the world/base frame (m), one column per leg.
+    top : array_like, shape (3, 6)
+        Top anchors ``p_i`` in the platform frame, relative to the platform centre (m).
+    stroke : tuple of float, optional, keyword-only
+        ``(l_min, l_max)`` leg length limits (m). Without it every pose with
+        non-zero leg lengths is reachable.
+
+    Examples
+    --------
+    >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+    >>> L = st.ik([0, 0, 0.4, 0, 0, 0])
+    >>> L.shape, bool(np.allclose(L, L[0]))
+    ((6,), True)
+    """
+
+    base: np.ndarray
+    top: np.ndarray
+    stroke: tuple | None = field(default=None, kw_only=True)
+
+    def __post_init__(self):
+        b = _anchors(self.base, "base").copy()
+        p = _anchors(self.top, "top").copy()
+        b.flags.writeable = False
+        p.flags.writeable = False
+        object.__setattr__(self, "base", b)
+        object.__setattr__(self, "top", p)
+        if self.stroke is not None:
+            s = as_array(self.stroke, "stroke", trailing=(2,))
+            if s.ndim != 1 or not (0 <= s[0] < s[1]):
+                raise ValueError(f"stroke must be (l_min, l_max) with 0 <= l_min < l_max (m), got {self.stroke!r}")
+            object.__setattr__(self, "stroke", (float(s[0]), float(s[1])))
+
+    # ---------------------------------------------------------------- geometry
+    def anchors_world(self, pose):
+        """Top anchors in the world frame, ``a_i = x + R p_i``: ``(..., 6) -> (..., 6, 3)``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> st.anchors_world([0, 0, 0.4, 0, 0, 0])[0].round(12)
+        array([0.35, 0.  , 0.4 ])
+        """
+        q = as_array(pose, "pose", trailing=(6,))
+        R = rpy_to_matrix(q[..., 3:])
+        return np.swapaxes(R @ self.top, -1, -2) + q[..., None, :3]
+
+    def _legs(self, q):
+        R = rpy_to_matrix(q[..., 3:])
+        Rp = np.swapaxes(R @ self.top, -1, -2)  # (..., 6, 3): R p_i, world frame, from the centre
+        s = Rp + q[..., None, :3] - self.base.T
+        L = np.linalg.norm(s, axis=-1)
+        return Rp, s, L
+
+    def leg_vectors(self, pose):
+        """Leg vectors ``s_i = x + R p_i - b_i`` (world frame, m): ``(..., 6) -> (..., 6, 3)``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> st.leg_vectors([0, 0, 0.4, 0, 0, 0])[0].round(12)
+        array([-0.15,  0.  ,  0.4 ])
+        """
+        q = as_array(pose, "pose", trailing=(6,))
+        return self._legs(q)[1]
+
+    def ik(self, pose, *, on_unreachable="raise"):
+        """Leg lengths of a pose (equation {eq}`eq-ch09-ik`): ``L_i = |x + R p_i - b_i|``.
+
+        Parameters
+        ----------
+        pose : array_like, shape (..., 6)
+            ``[x, y, z, roll, pitch, yaw]`` of the platform centre (m, rad), world frame.
+        on_unreachable : {"raise", "nan"}
+            What to do with poses whose lengths leave the ``stroke`` limits (or
+            a zero-length leg): raise :class:`~robokin.errors.UnreachableError`,
+            or return ``(lengths, mask)`` with NaN rows where ``mask`` is False.
+
+        Returns
+        -------
+        ndarray, shape (..., 6)
+            Leg lengths (m); with ``on_unreachable="nan"`` a tuple ``(lengths, mask)``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0), stroke=(0.3, 0.6))
+        >>> st.ik([0, 0, 0.4, 0, 0, 0]).round(6)
+        array([0.4272, 0.4272, 0.4272, 0.4272, 0.4272, 0.4272])
+        >>> L, ok = st.ik([[0, 0, 0.4, 0, 0, 0], [0, 0, 1.0, 0, 0, 0]], on_unreachable="nan")
+        >>> ok
+        array([ True, False])
+        """
+        mode = on_unreachable_mode(on_unreachable)
+        q = as_array(pose, "pose", trailing=(6,))
+        L = self._legs(q)[2]
+        ok = np.all(L > 1e-12, axis=-1)
+        reason = "zero-length leg"
+        if self.stroke is not None:
+            ok &= np.all((L >= self.stroke[0]) & (L <= self.stroke[1]), axis=-1)
+            reason = f"leg length outside stroke [{self.stroke[0]:g}, {self.stroke[1]:g}] m"
+        if mode == "nan":
+            return np.where(ok[..., None], L, np.nan), ok
+        if not np.all(ok):
+            bad = q[~ok] if q.ndim > 1 else q[None]
+            raise UnreachableError(int(np.size(ok) - np.count_nonzero(ok)), bad[0], total=int(np.size(ok)),
+                                   reason=reason)
+        return L
+
+    def reachable(self, pose):
+        """True where all six lengths lie within ``stroke``: ``(..., 6) -> (...)`` bool.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0), stroke=(0.3, 0.6))
+        >>> st.reachable([[0, 0, 0.4, 0, 0, 0], [0, 0, 0.7, 0, 0, 0]])
+        array([ True, False])
+        """
+        return self.ik(pose, on_unreachable="nan")[1]
+
+    # ---------------------------------------------------------------- Jacobians
+    def jacobian(self, pose):
+        """Twist Jacobian: leg rates from ``[v_centre; omega]`` (equation {eq}`eq-ch09-jac`).
+
+        Row ``i`` is ``[n_i^T, ((R p_i) x n_i)^T]`` with ``n_i`` the unit leg
+        vector. The twist is the platform-centre velocity ``v`` and the angular
+        velocity ``omega``, both in the world frame. ``J^T f`` is the wrench
+        (force; moment about the platform centre) of leg forces ``f``.
+
+        Parameters
+        ----------
+        pose : array_like, shape (..., 6)
+
+        Returns
+        -------
+        ndarray, shape (..., 6, 6)
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> J = st.jacobian([0, 0, 0.4, 0, 0, 0])
+        >>> J.shape, float(np.abs(J[:, 5]).max().round(12))  # vertical legs: no yaw authority
+        ((6, 6), 0.0)
+        """
+        q = as_array(pose, "pose", trailing=(6,))
+        Rp, s, L = self._legs(q)
+        _check_legs(L)
+        n = s / L[..., None]
+        return np.concatenate([n, _cross(Rp, n)], axis=-1)
+
+    def rate_map(self, pose):
+        """``S(q) = blockdiag(I, E(rpy))`` with ``[v; omega] = S(q) dq/dt``: ``(..., 6, 6)``.
+
+        ``E`` is :func:`robokin.transforms.zyx_rate_matrix` with ``frame="world"``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> np.allclose(st.rate_map([0, 0, 0.4, 0, 0, 0]), np.eye(6))
+        True
+        """
+        q = as_array(pose, "pose", trailing=(6,))
+        S = np.zeros(q.shape[:-1] + (6, 6))
+        S[..., :3, :3] = np.eye(3)
+        S[..., 3:, 3:] = zyx_rate_matrix(q[..., 3:], frame="world")
+        return S
+
+    def jacobian_pose_rates(self, pose):
+        """``dL/dq``: leg rates from pose rates, ``J(q) @ S(q)`` (equation {eq}`eq-ch09-jq`).
+
+        Equals the finite-difference derivative of :meth:`ik` with respect to
+        ``[x, y, z, roll, pitch, yaw]``.
+
+        Parameters
+        ----------
+        pose : array_like, shape (..., 6)
+
+        Returns
+        -------
+        ndarray, shape (..., 6, 6)
+
+        Examples
+        --------
+        >>> from robokin.checks import check_jacobian
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> check_jacobian(st.jacobian_pose_rates, st.ik, [0.01, 0.02, 0.4, 0.1, -0.2, 0.3]).passed
+        True
+        """
+        q = as_array(pose, "pose", trailing=(6,))
+        return self.jacobian(q) @ self.rate_map(q)
+
+    def twist_from_leg_rates(self, pose, leg_rates, *, damping=0.0, warn_cond=SINGULAR_COND):
+        """Platform twist ``[v; omega]`` from leg rates (forward velocity problem).
+
+        Solves ``J t = Ldot``; with ``damping = lam > 0`` the damped least-squares
+        solution ``t = J^T (J J^T + lam^2 I)^-1 Ldot`` stays bounded near singularities.
+
+        Parameters
+        ----------
+        pose : array_like, shape (..., 6)
+        leg_rates : array_like, shape (..., 6)
+            Leg length rates (m/s).
+        damping : float, keyword-only
+            DLS damping ``lam`` (same units as ``J``, i.e. m for the angular columns).
+        warn_cond : float
+            Undamped solves emit :class:`~robokin.errors.SingularityWarning` when
+            ``cond(J)`` exceeds this.
+
+        Returns
+        -------
+        ndarray, shape (..., 6)
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> q = np.array([0.0, 0, 0.4, 0, 0, 0]); t = np.array([0.1, 0, 0, 0, 0, 0.2])
+        >>> np.allclose(st.twist_from_leg_rates(q, st.jacobian(q) @ t), t)
+        True
+        """
+        q = as_array(pose, "pose", trailing=(6,))
+        ld = as_array(leg_rates, "leg_rates", trailing=(6,))
+        lam = finite_scalar(damping, "damping")
+        if lam < 0:
+            raise ValueError(f"damping must be >= 0, got {damping!r}")
+        warn_cond = positive(warn_cond, "warn_cond")
+        J = self.jacobian(q)
+        J, ld = np.broadcast_arrays(J, ld[..., None])
+        if lam > 0:
+            A = J @ np.swapaxes(J, -1, -2) + lam**2 * np.eye(6)
+            return (np.swapaxes(J, -1, -2) @ np.linalg.solve(A, ld))[..., 0]
+        c = np.linalg.cond(J)
+        if np.any(~np.isfinite(c) | (c > warn_cond)):
+            worst = np.max(np.where(np.isfinite(c), c, np.inf))
+            warnings.warn(SingularityWarning(worst, "twist_from_leg_rates"), stacklevel=2)
+        return (np.linalg.pinv(J) @ ld)[..., 0]
+
+    # ---------------------------------------------------------------- forward kinematics
+    def home_guess(self, lengths):
+        """Level pose ``[0, 0, z, 0, 0, 0]`` whose RMS leg length matches ``lengths``: ``(..., 6)``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> st.home_guess(st.ik([0, 0, 0.4, 0, 0, 0])).round(12)
+        array([0. , 0. , 0.4, 0. , 0. , 0. ])
+        """
+        L = as_array(lengths, "lengths", trailing=(6,))
+        d2 = np.mean(np.sum((self.top[:2] - self.base[:2]) ** 2, axis=0))
+        z = np.sqrt(np.maximum(np.mean(L**2, axis=-1) - d2, 1e-6))
+        g = np.zeros(L.shape[:-1] + (6,))
+        g[..., 2] = z
+        return g
+
+    def fk(self, lengths, *, guess=None, tol=1e-10, max_iter=50, full_output=False):
+        """Pose from leg lengths by Newton iteration on ``ik(q) - L = 0`` (equation {eq}`eq-ch09-newton`).
+
+        ``q <- q + Jq(q)^-1 (L - ik(q))`` with ``Jq`` = :meth:`jacobian_pose_rates`,
+        run on the whole batch at once; converged samples are frozen. The
+        forward problem has many solutions (assembly modes): Newton returns the
+        one its ``guess`` leads to.
+
+        Parameters
+        ----------
+        lengths : array_like, shape (..., 6)
+            Leg lengths (m), positive.
+        guess : array_like, shape (..., 6), optional
+            Start poses (broadcast against ``lengths``); default :meth:`home_guess`.
+        tol : float
+            Convergence when ``max_i |ik(q)_i - L_i| <= tol`` (m).
+        max_iter : int
+            Newton steps allowed.
+        full_output : bool
+            Return an :class:`FKResult` (pose, converged, residual, iterations)
+            instead of raising on non-convergence.
+
+        Returns
+        -------
+        ndarray, shape (..., 6) or FKResult
+
+        Raises
+        ------
+        ConvergenceError
+            If any sample did not converge (and ``full_output`` is False); carries
+            the worst residual and the iteration count.
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> q = np.array([0.02, -0.01, 0.42, 0.05, -0.1, 0.2])
+        >>> np.allclose(st.fk(st.ik(q)), q, atol=1e-9)
+        True
+        >>> res = st.fk(st.ik(q), full_output=True)
+        >>> bool(res.converged), int(res.iterations) < 10
+        (True, True)
+        """
+        L = as_array(lengths, "lengths", trailing=(6,))
+        if np.any(L <= 0):
+            raise ValueError("lengths must be positive (m)")
+        tol = positive(tol, "tol")
+        if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+        g = self.home_guess(L) if guess is None else as_array(guess, "guess", trailing=(6,))
+        shape = np.broadcast_shapes(L.shape, g.shape)
+        L = np.broadcast_to(L, shape).reshape(-1, 6)
+        q = np.array(np.broadcast_to(g, shape).reshape(-1, 6))
+        iters = np.zeros(len(q), dtype=int)
+        r = L - self._legs(q)[2]
+        res = np.abs(r).max(axis=-1)
+        for _ in range(max_iter):
+            act = res > tol
+            if not np.any(act):
+                break
+            qa = q[act]
+            Jq = self.jacobian(qa) @ self.rate_map(qa)
+            try:
+                dq = np.linalg.solve(Jq, r[act][..., None])[..., 0]
+            except np.linalg.LinAlgError:  # an exactly singular sample: fall back to least squares
+                dq = (np.linalg.pinv(Jq) @ r[act][..., None])[..., 0]
+            # cap the step: the Newton model is only trusted within ~0.1 m / 0.3 rad
+            scale = np.maximum(1.0, np.max(np.abs(dq) / [0.1, 0.1, 0.1, 0.3, 0.3, 0.3], axis=-1))
+            q[act] = qa + dq / scale[:, None]
+            iters[act] += 1
+            r[act] = L[act] - self._legs(q[act])[2]
+            res[act] = np.abs(r[act]).max(axis=-1)
+        ok = np.isfinite(res) & (res <= tol)
+        lead = shape[:-1]
+        if full_output:
+            return FKResult(q.reshape(shape), ok.reshape(lead), res.reshape(lead), iters.reshape(lead))
+        if not np.all(ok):
+            worst = np.max(np.where(np.isfinite(res), res, np.inf))
+            raise ConvergenceError(worst, int(iters.max()),
+                                   f"Newton FK ({np.count_nonzero(~ok)} of {ok.size} samples); "
+                                   "try another guess, or check that the lengths are assemblable")
+        return q.reshape(shape)
+
+
+# ====================================================================== dynamics
+def leg_friction(leg_rates, *, viscous, coulomb, coulomb_speed):
+    """Actuator friction ``b Ldot + Fc tanh(Ldot / v_s)`` (N) opposing each leg's motion.
+
+    The tanh replaces ``Fc sign(Ldot)``: smooth, so ODE solvers can integrate it,
+    and within 1 % of Coulomb friction once ``|Ldot| > 2.6 v_s``.
+
+    Parameters
+    ----------
+    leg_rates : array_like, shape (..., 6)
+        Leg rates (m/s).
+    viscous : float
+        ``b`` (N s/m), >= 0.
+    coulomb : float
+        ``Fc`` (N), >= 0.
+    coulomb_speed : float
+        Smoothing speed ``v_s`` (m/s), > 0.
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+
+    Examples
+    --------
+    >>> leg_friction([0.1, -0.1, 0, 0, 0, 0], viscous=10.0, coulomb=5.0, coulomb_speed=1e-3).round(6)
+    array([ 6., -6.,  0.,  0.,  0.,  0.])
+    """
+    ld = as_array(leg_rates, "leg_rates", trailing=(6,))
+    b, fc = finite_scalar(viscous, "viscous"), finite_scalar(coulomb, "coulomb")
+    if b < 0 or fc < 0:
+        raise ValueError("viscous and coulomb friction coefficients must be >= 0")
+    vs = positive(coulomb_speed, "coulomb_speed")
+    return b * ld + fc * np.tanh(ld / vs)
+
+
+@dataclass(frozen=True, eq=False)
+class PlatformParams:
+    """Inertial and friction parameters of a Stewart platform (chapter 10).
+
+    Parameters
+    ----------
+    mass : float
+        Platform mass (kg).
+    inertia : array_like, shape (3, 3)
+        Platform inertia about its centre of mass, platform frame (kg m^2);
+        symmetric positive definite.
+    com : array_like, shape (3,), keyword-only
+        Centre of mass in the platform frame, relative to the platform centre (m).
+    leg_mass : float, keyword-only
+        Moving mass of each leg (kg), lumped at its top anchor (the rod of a
+        cylinder riding with the platform; the leg's rotational inertia is
+        neglected). 0 gives massless legs.
+    viscous, coulomb, coulomb_speed : float, keyword-only
+        Actuator friction, see :func:`leg_friction`.
+    gravity : float, keyword-only
+        ``g`` (m/s^2) along ``-z`` of the world frame.
+
+    Examples
+    --------
+    >>> PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])).mass
+    10.0
+    """
+
+    mass: float
+    inertia: np.ndarray
+    com: np.ndarray = field(default=(0.0, 0.0, 0.0), kw_only=True)
+    leg_mass: float = field(default=0.0, kw_only=True)
+    viscous: float = field(default=0.0, kw_only=True)
+    coulomb: float = field(default=0.0, kw_only=True)
+    coulomb_speed: float = field(default=1e-3, kw_only=True)
+    gravity: float = field(default=9.81, kw_only=True)
+
+    def __post_init__(self):
+        object.__setattr__(self, "mass", positive(self.mass, "mass"))
+        I = as_array(self.inertia, "inertia", trailing=(3, 3))
+        if I.ndim != 2 or not np.allclose(I, I.T, atol=1e-12) or np.linalg.eigvalsh(I).min() <= 0:
+            raise ValueError("inertia must be a symmetric positive definite (3, 3) array (kg m^2)")
+        c = as_array(self.com, "com", trailing=(3,))
+        if c.ndim != 1:
+            raise ValueError(f"com must have shape (3,), got {c.shape}")
+        for name in ("leg_mass", "viscous", "coulomb", "gravity"):
+            v = finite_scalar(getattr(self, name), name)
+            if v < 0:
+                raise ValueError(f"{name} must be >= 0, got {v!r}")
+            object.__setattr__(self, name, v)
+        object.__setattr__(self, "coulomb_speed", positive(self.coulomb_speed, "coulomb_speed"))
+        I, c = I.copy(), c.copy()
+        I.flags.writeable = c.flags.writeable = False
+        object.__setattr__(self, "inertia", I)
+        object.__setattr__(self, "com", c)
+
+
+def _edot_qd(q, qd):
+    """``dE/dt @ rpy_dot`` for the world-frame ZYX rate matrix (rad/s^2), shape (..., 3)."""
+    p, y = q[..., 4], q[..., 5]
+    rd, pd, yd = qd[..., 3], qd[..., 4], qd[..., 5]
+    cp, sp, cy, sy = np.cos(p), np.sin(p), np.cos(y), np.sin(y)
+    col0 = np.stack([-sy * cp * yd - cy * sp * pd, cy * cp * yd - sy * sp * pd, -cp * pd], -1)
+    col1 = np.stack([-cy * yd, -sy * yd, np.zeros_like(yd)], -1)
+    return col0 * rd[..., None] + col1 * pd[..., None]
+
+
+@dataclass(frozen=True, eq=False)
+class StewartDynamics:
+    """Task-space rigid-body dynamics of a Stewart platform (chapter 10).
+
+    Generalised coordinates are the pose ``q = [x, y, z, roll, pitch, yaw]``;
+    the equations of motion are (equation {eq}`eq-ch10-eom`)
+
+    ``M(q) qdd + h(q, qd) + G(q) = Jq(q)^T (f - f_fric(Ldot))``
+
+    with ``M = S^T M_t S``, ``S`` = :meth:`Stewart.rate_map`, ``M_t`` the
+    spatial inertia about the platform centre, ``h = C(q, qd) qd`` the
+    Coriolis/centrifugal vector, ``f`` the actuator forces along the legs and
+    ``f_fric`` = :func:`leg_friction`.
+
+    Parameters
+    ----------
+    robot : Stewart
+    params : PlatformParams
+
+    Examples
+    --------
+    >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+    >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+    >>> f = dyn.inverse_dynamics([0, 0, 0.4, 0, 0, 0], np.zeros(6), np.zeros(6))
+    >>> round(float(f.sum() * dyn.robot.jacobian([0, 0, 0.4, 0, 0, 0])[0, 2]), 6)  # legs carry m g
+    98.1
+    """
+
+    robot: Stewart
+    params: PlatformParams
+
+    def __post_init__(self):
+        if not isinstance(self.robot, Stewart):
+            raise ValueError(f"robot must be a Stewart, got {type(self.robot).__name__}")
+        if not isinstance(self.params, PlatformParams):
+            raise ValueError(f"params must be a PlatformParams, got {type(self.params).__name__}")
+        object.__setattr__(self, "_rigid", self._body())
+
+    # rigid body including the lumped leg masses: total mass, COM and inertia about the COM (platform frame)
+    def _body(self):
+        pr, P = self.params, self.robot.top
+        m = pr.mass + 6 * pr.leg_mass
+        c = (pr.mass * pr.com + pr.leg_mass * P.sum(axis=1)) / m
+        d = pr.com - c
+        I = pr.inertia + pr.mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        for i in range(6):
+            d = P[:, i] - c
+            I = I + pr.leg_mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        return m, c, I
+
+    def _terms(self, q, qd=None):
+        """Everything the equations of motion need, computed once (q, qd already validated)."""
+        m, c, Ic = self._rigid
+        R = rpy_to_matrix(q[..., 3:])
+        Rt = np.swapaxes(R, -1, -2)
+        E = zyx_rate_matrix(q[..., 3:], frame="world")
+        cw = R @ c
+        Io = R @ Ic @ Rt + m * (np.sum(cw * cw, -1)[..., None, None] * np.eye(3)
+                                - cw[..., :, None] * cw[..., None, :])
+        mC = m * hat(cw)
+        # M = S^T M_t S with S = blockdiag(I, E), M_t = [[m I, -m [c]], [m [c], I_o]]
+        M = np.zeros(q.shape[:-1] + (6, 6))
+        M[..., :3, :3] = m * np.eye(3)
+        M[..., :3, 3:] = -mC @ E
+        M[..., 3:, :3] = np.swapaxes(M[..., :3, 3:], -1, -2)
+        M[..., 3:, 3:] = np.swapaxes(E, -1, -2) @ Io @ E
+        g = np.array([0.0, 0.0, -self.params.gravity])
+        G = np.zeros(q.shape[:-1] + (6,))
+        G[..., :3] = -m * g
+        G[..., 3:] = -(np.swapaxes(E, -1, -2) @ (m * _cross(cw, g))[..., None])[..., 0]
+        out = {"m": m, "cw": cw, "E": E, "M": M, "G": G}
+        # leg Jacobian, reusing R: rows [n, (R p) x n] then times S
+        Rp = np.swapaxes(R @ self.robot.top, -1, -2)
+        s = Rp + q[..., None, :3] - self.robot.base.T
+        L = np.linalg.norm(s, axis=-1)
+        _check_legs(L)
+        n = s / L[..., None]
+        Jq = np.concatenate([n, _cross(Rp, n) @ E], axis=-1)
+        out["Jq"] = Jq
+        if qd is not None:
+            w = (E @ qd[..., 3:, None])[..., 0]
+            wd = _edot_qd(q, qd)  # angular acceleration from Edot alone
+            # h = S^T (M_t [0; Edot rd] + [m w x (w x c); w x I_o w])
+            hv = -(mC @ wd[..., None])[..., 0] + m * _cross(w, _cross(w, cw))
+            hw = (Io @ wd[..., None])[..., 0] + _cross(w, (Io @ w[..., None])[..., 0])
+            h = np.concatenate([hv, (np.swapaxes(E, -1, -2) @ hw[..., None])[..., 0]], -1)
+            ld = (Jq @ qd[..., None])[..., 0]
+            p = self.params
+            out["h"] = h
+            out["fric"] = p.viscous * ld + p.coulomb * np.tanh(ld / p.coulomb_speed)
+        return out
+
+    def mass_matrix(self, q):
+        """``M(q) = S^T M_t S`` (kg, kg m, kg m^2 blocks): ``(..., 6) -> (..., 6, 6)``, SPD away from gimbal lock.
+
+        ``S`` = :meth:`Stewart.rate_map`; ``M_t = [[m I, -m [c_w]], [m [c_w], I_o]]`` is the
+        spatial inertia about the platform centre (``c_w``: COM offset, world axes).
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> np.diag(dyn.mass_matrix([0, 0, 0.4, 0, 0, 0]))
+        array([10. , 10. , 10. ,  0.3,  0.3,  0.5])
+        """
+        q = as_array(q, "q", trailing=(6,))
+        return self._terms(q)["M"]
+
+    def bias(self, q, qd):
+        """Coriolis and centrifugal vector ``h = C(q, qd) qd``: ``(..., 6) -> (..., 6)``.
+
+        ``h = S^T (M_t [0; Edot rpy_dot] + [m w x (w x c_w); w x (I_o w)])``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> dyn.bias([0, 0, 0.4, 0, 0, 0], np.zeros(6))
+        array([0., 0., 0., 0., 0., 0.])
+        """
+        q = as_array(q, "q", trailing=(6,))
+        qd = as_array(qd, "qd", trailing=(6,))
+        q, qd = np.broadcast_arrays(q, qd)
+        return self._terms(q, qd)["h"]
+
+    def gravity(self, q):
+        """Generalised gravity ``G(q) = -S^T [m g; m c_w x g]`` with ``g = [0, 0, -g]``: ``(..., 6)``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> dyn.gravity([0, 0, 0.4, 0, 0, 0]).round(6) + 0.0  # + 0.0 turns -0. into 0.
+        array([ 0. ,  0. , 98.1,  0. ,  0. ,  0. ])
+        """
+        q = as_array(q, "q", trailing=(6,))
+        return self._terms(q)["G"]
+
+    def friction(self, q, qd):
+        """Leg friction forces (N) at pose rate ``qd``: :func:`leg_friction` of ``Ldot = Jq qd``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.eye(3), viscous=100.0))
+        >>> dyn.friction([0, 0, 0.4, 0, 0, 0], [0, 0, 0.1, 0, 0, 0]).round(4)
+        array([9.3633, 9.3633, 9.3633, 9.3633, 9.3633, 9.3633])
+        """
+        q = as_array(q, "q", trailing=(6,))
+        qd = as_array(qd, "qd", trailing=(6,))
+        q, qd = np.broadcast_arrays(q, qd)
+        return self._terms(q, qd)["fric"]
+
+    def inverse_dynamics(self, q, qd, qdd):
+        """Actuator leg forces (N) for a task-space motion: ``f = Jq^-T (M qdd + h + G) + f_fric``.
+
+        Parameters
+        ----------
+        q, qd, qdd : array_like, shape (..., 6)
+            Pose, pose rates and pose accelerations (m, rad; per s; per s^2).
+
+        Returns
+        -------
+        ndarray, shape (..., 6)
+            Forces along the legs, positive pushing the platform away from the base.
+
+        Warns
+        -----
+        SingularityWarning
+            When ``cond(Jq)`` exceeds 1e8: the forces blow up.
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> q, qd, qdd = np.array([0, 0, 0.4, 0.1, 0, 0]), np.zeros(6), np.ones(6)
+        >>> np.allclose(dyn.forward_dynamics(q, qd, dyn.inverse_dynamics(q, qd, qdd)), qdd)
+        True
+        """
+        q = as_array(q, "q", trailing=(6,))
+        qd = as_array(qd, "qd", trailing=(6,))
+        qdd = as_array(qdd, "qdd", trailing=(6,))
+        q, qd, qdd = np.broadcast_arrays(q, qd, qdd)
+        t = self._terms(q, qd)
+        Q = (t["M"] @ qdd[..., None])[..., 0] + t["h"] + t["G"]
+        c = np.linalg.cond(t["Jq"])
+        if np.any(~np.isfinite(c) | (c > SINGULAR_COND)):
+            warnings.warn(SingularityWarning(np.max(c), "inverse_dynamics"), stacklevel=2)
+        return np.linalg.solve(np.swapaxes(t["Jq"], -1, -2), Q[..., None])[..., 0] + t["fric"]
+
+    def forward_dynamics(self, q, qd, f):
+        """Pose accelerations ``qdd = M^-1 (Jq^T (f - f_fric) - h - G)``: ``(..., 6)``.
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (..., 6)
+        f : array_like, shape (..., 6)
+            Actuator leg forces (N).
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> dyn.forward_dynamics([0, 0, 0.4, 0, 0, 0], np.zeros(6), np.zeros(6)).round(6) + 0.0  # free fall
+        array([ 0.  ,  0.  , -9.81,  0.  ,  0.  ,  0.  ])
+        """
+        q = as_array(q, "q", trailing=(6,))
+        qd = as_array(qd, "qd", trailing=(6,))
+        f = as_array(f, "f", trailing=(6,))
+        q, qd, f = np.broadcast_arrays(q, qd, f)
+        return self._accel(q, qd, f)
+
+    def _accel(self, q, qd, f):
+        t = self._terms(q, qd)
+        Q = (np.swapaxes(t["Jq"], -1, -2) @ (f - t["fric"])[..., None])[..., 0]
+        return np.linalg.solve(t["M"], (Q - t["h"] - t["G"])[..., None])[..., 0]
+
+    def energy(self, q, qd):
+        """Kinetic plus potential energy (J), potential zero at ``z_com = 0``: ``(..., 6) -> (...)``.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> round(float(dyn.energy([0, 0, 0.4, 0, 0, 0], [1.0, 0, 0, 0, 0, 0])), 6)
+        44.24
+        """
+        q = as_array(q, "q", trailing=(6,))
+        qd = as_array(qd, "qd", trailing=(6,))
+        q, qd = np.broadcast_arrays(q, qd)
+        t = self._terms(q)
+        T = 0.5 * np.einsum("...i,...ij,...j->...", qd, t["M"], qd)
+        return T + t["m"] * self.params.gravity * (q[..., 2] + t["cw"][..., 2])
+
+    def ode(self, force):
+        """Right-hand side ``y' = F(t, y)`` for :func:`scipy.integrate.solve_ivp`, ``y = [q, qd]`` (12,).
+
+        Parameters
+        ----------
+        force : callable or None
+            ``force(t, q, qd) -> (6,)`` actuator leg forces (N); None means no input.
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> float(dyn.ode(None)(0.0, np.r_[0, 0, 0.4, 0, 0, 0, np.zeros(6)])[8].round(6))
+        -9.81
+        """
+        if force is not None and not callable(force):
+            raise ValueError("force must be a callable force(t, q, qd) -> (6,) or None")
+
+        def rhs(t, y):
+            y = np.asarray(y, dtype=float)
+            q, qd = y[:6], y[6:]
+            f = np.zeros(6) if force is None else np.asarray(force(t, q, qd), dtype=float)
+            return np.concatenate([qd, self._accel(q, qd, f)])
+
+        return rhs
+
+
+# ====================================================================== validation
+def _sample_poses(rng, n, z0=0.42):
+    lo = np.array([-0.05, -0.05, z0 - 0.05, -0.2, -0.2, -0.3])
+    return rng.uniform(lo, -lo + [0, 0, 2 * z0, 0, 0, 0], size=(n, 6))
+
+
+def default_platform():
+    """The well-conditioned paired layout used in chapters 9 and 10 (r = 0.5 / 0.35 m, pairs 20 deg apart).
+
+    Examples
+    --------
+    >>> default_platform().stroke
+    (0.4, 0.66)
+    """
+    b, p = paired_layout(0.5, 0.35, base_pair_angle=np.deg2rad(20), top_pair_angle=np.deg2rad(20))
+    return Stewart(b, p, stroke=(0.40, 0.66))
+
+
+def validate(*, rng=None, fast=False) -> list[CheckReport]:
+    """Headline checks of chapters 9-10 for the validation report (``raise_on_fail=False``).
+
+    Examples
+    --------
+    >>> all(r.passed for r in validate(fast=True))
+    True
+    """
+    rng = np.random.default_rng(9) if rng is None else rng
+    n = 200 if fast else 2000
+    st = default_platform()
+    st = Stewart(st.base, st.top)  # no stroke: the checks are about the maths, not the limits
+    q = _sample_poses(rng, n)
+    reps = []
+    R = rpy_to_matrix(q[:, 3:])
+    orth = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
+    a = st.anchors_world(q)
+    dist = np.linalg.norm(a[:, :, None] - a[:, None], axis=-1)
+    d0 = np.linalg.norm(st.top.T[:, None] - st.top.T[None], axis=-1)
+    reps.append(check_errors("stewart: R^T R = I and anchor distances preserved",
+                             np.maximum(orth, np.abs(dist - d0).max(axis=(-2, -1))), tol=1e-12,
+                             raise_on_fail=False))
+    reps.append(check_jacobian(st.jacobian_pose_rates, st.ik, q, tol=1e-6,
+                               name="stewart: dL/dq vs finite differences", raise_on_fail=False))
+    res = st.fk(st.ik(q), guess=st.home_guess(st.ik(q)), full_output=True)
+    err = np.where(res.converged, np.abs(res.pose - q).max(axis=-1), np.inf)
+    reps.append(check_errors("stewart: Newton FK(IK(q)) pose error", err, tol=1e-9, raise_on_fail=False))
+    dyn = StewartDynamics(st, PlatformParams(12.0, np.diag([0.25, 0.25, 0.45]), leg_mass=0.4,
+                                             viscous=20.0, coulomb=5.0))
+    qd, qdd = rng.normal(size=(2, n, 6)) * 0.5
+    f = dyn.inverse_dynamics(q, qd, qdd)
+    reps.append(check_close("stewart: forward(inverse(qdd)) = qdd", dyn.forward_dynamics(q, qd, f), qdd,
+                            tol=1e-9, raise_on_fail=False))
+    # energy of a frictionless platform on passive spring legs (conservative) over a short simulation
+    from scipy.integrate import solve_ivp
+
+    d0 = StewartDynamics(st, PlatformParams(12.0, np.diag([0.25, 0.25, 0.45]), leg_mass=0.4))
+    home = np.array([0.0, 0.0, 0.42, 0.0, 0.0, 0.0])
+    L0, k = st.ik(home), 2e3
+    f0 = d0.inverse_dynamics(home, np.zeros(6), np.zeros(6))
+
+    def total(y):
+        L = st.ik(y[:6].T)
+        return d0.energy(y[:6].T, y[6:].T) + 0.5 * k * np.sum((L - L0) ** 2, -1) - L @ f0
+
+    y0 = np.r_[home + [0.01, -0.005, 0.01, 0.03, -0.02, 0.05], np.zeros(6)]
+    sol = solve_ivp(d0.ode(lambda t, q_, qd_: f0 - k * (st.ik(q_) - L0)), (0, 0.05 if fast else 0.3), y0,
+                    method="DOP853", rtol=1e-10, atol=1e-12)
+    E = total(sol.y)
+    E_eq = total(np.r_[home, np.zeros(6)][:, None])[0]
+    reps.append(check_errors("stewart: energy drift without friction (relative)", (E - E[0]) / (E[0] - E_eq),
+                             tol=1e-6, raise_on_fail=False))
+    return reps

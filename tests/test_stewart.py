@@ -1,0 +1,403 @@
+"""Tests for robokin.stewart (chapters 9 and 10)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
+from scipy.integrate import solve_ivp
+
+from robokin.checks import check_jacobian, jacobian_fd
+from robokin.errors import ConvergenceError, SingularityWarning, UnreachableError
+from robokin.stewart import (
+    PlatformParams,
+    Stewart,
+    StewartDynamics,
+    default_platform,
+    leg_friction,
+    paired_layout,
+    uniform_layout,
+    validate,
+)
+from robokin.transforms import rpy_to_matrix
+
+DEG = np.pi / 180
+
+
+@pytest.fixture(scope="module")
+def st():
+    s = default_platform()
+    return Stewart(s.base, s.top)
+
+
+@pytest.fixture(scope="module")
+def dyn(st):
+    return StewartDynamics(st, PlatformParams(12.0, np.diag([0.25, 0.3, 0.45]), com=(0.01, -0.02, 0.03),
+                                              leg_mass=0.4, viscous=20.0, coulomb=5.0, coulomb_speed=0.01))
+
+
+def poses(rng, n):
+    lo = np.array([-0.05, -0.05, 0.37, -0.2, -0.2, -0.3])
+    hi = np.array([0.05, 0.05, 0.47, 0.2, 0.2, 0.3])
+    return rng.uniform(lo, hi, size=(n, 6))
+
+
+# ------------------------------------------------------------------ layouts
+def test_uniform_layout_geometry():
+    b, p = uniform_layout(0.5, 0.35, phase=30 * DEG)
+    np.testing.assert_allclose(np.linalg.norm(b, axis=0), 0.5)
+    ang_b = np.arctan2(b[1], b[0])
+    ang_p = np.arctan2(p[1], p[0])
+    np.testing.assert_allclose(np.angle(np.exp(1j * (ang_p - ang_b))), 30 * DEG, atol=1e-12)
+    np.testing.assert_allclose(np.diff(np.unwrap(ang_b)), 60 * DEG, atol=1e-12)
+
+
+def test_paired_layout_pairs_and_symmetry():
+    b, p = paired_layout(0.5, 0.35, base_pair_angle=20 * DEG, top_pair_angle=30 * DEG)
+    # pair separations
+    for k in range(3):
+        cb = b[:2, 2 * k] @ b[:2, 2 * k + 1] / 0.25
+        assert np.isclose(np.arccos(cb), 20 * DEG)
+    ang = np.sort(np.mod(np.rad2deg(np.arctan2(p[1], p[0])), 360))
+    np.testing.assert_allclose(ang, [45, 75, 165, 195, 285, 315], atol=1e-9)
+    # three-fold symmetric: centroid at the origin
+    np.testing.assert_allclose(b.sum(axis=1), 0, atol=1e-12)
+    np.testing.assert_allclose(p.sum(axis=1), 0, atol=1e-12)
+
+
+def test_uniform_layout_is_architecturally_singular_paired_is_not(st):
+    q = poses(np.random.default_rng(0), 300)
+    bad = Stewart(*uniform_layout(0.5, 0.35, phase=30 * DEG))
+    assert np.linalg.cond(bad.jacobian(q)).min() > 1e12
+    assert np.linalg.cond(st.jacobian(q)).max() < 20
+
+
+# ------------------------------------------------------------------ IK and rigid-body checks
+def test_ik_matches_definition_per_leg(st):
+    q = np.array([0.01, -0.02, 0.4, 0.1, -0.05, 0.2])
+    R = rpy_to_matrix(q[3:])
+    expect = [np.linalg.norm(q[:3] + R @ st.top[:, i] - st.base[:, i]) for i in range(6)]
+    np.testing.assert_allclose(st.ik(q), expect, rtol=1e-14)
+
+
+def test_ik_shapes(st):
+    q = poses(np.random.default_rng(1), 12).reshape(3, 4, 6)
+    assert st.ik(q).shape == (3, 4, 6)
+    assert st.jacobian(q).shape == (3, 4, 6, 6)
+    assert st.anchors_world(q).shape == (3, 4, 6, 3)
+    np.testing.assert_allclose(st.ik(q)[1, 2], st.ik(q[1, 2]))
+
+
+def test_anchor_distances_preserved(st):
+    q = poses(np.random.default_rng(2), 200)
+    a = st.anchors_world(q)
+    d = np.linalg.norm(a[:, :, None] - a[:, None], axis=-1)
+    d0 = np.linalg.norm(st.top.T[:, None] - st.top.T[None], axis=-1)
+    np.testing.assert_allclose(d, np.broadcast_to(d0, d.shape), atol=1e-14)
+
+
+def test_ik_stroke_limits():
+    s = default_platform()
+    q = np.array([[0, 0, 0.42, 0, 0, 0], [0, 0, 0.9, 0, 0, 0], [0, 0, 0.1, 0, 0, 0]])
+    with pytest.raises(UnreachableError, match="2 of 3"):
+        s.ik(q)
+    L, ok = s.ik(q, on_unreachable="nan")
+    np.testing.assert_array_equal(ok, [True, False, False])
+    assert np.all(np.isnan(L[1:])) and np.all(np.isfinite(L[0]))
+    np.testing.assert_array_equal(s.reachable(q), ok)
+
+
+# ------------------------------------------------------------------ Jacobians
+def test_jacobian_pose_rates_vs_fd(st):
+    q = poses(np.random.default_rng(3), 300)
+    rep = check_jacobian(st.jacobian_pose_rates, st.ik, q, tol=1e-7)
+    assert rep.passed
+
+
+def test_twist_jacobian_vs_fd_along_motion(st):
+    # J maps [v; omega] to Ldot: compare with d/dt L(q(t)) for a motion q(t) = q0 + t qd
+    rng = np.random.default_rng(4)
+    q0, qd = poses(rng, 1)[0], rng.normal(size=6)
+    h = 1e-6
+    ldot_fd = (st.ik(q0 + h * qd) - st.ik(q0 - h * qd)) / (2 * h)
+    twist = st.rate_map(q0) @ qd
+    np.testing.assert_allclose(st.jacobian(q0) @ twist, ldot_fd, atol=1e-8)
+
+
+def test_world_anchor_rows_fail_fd(st):
+    """The pitfall: rows [n, (x + R p) x n] without the rate map are not dL/dq."""
+    q = poses(np.random.default_rng(5), 50)
+    a = st.anchors_world(q)
+    n = st.leg_vectors(q) / st.ik(q)[..., None]
+    wrong = np.concatenate([n, np.cross(a, n)], -1)
+    err = np.abs(wrong - jacobian_fd(st.ik, q)).max()
+    assert err > 0.1
+
+
+def test_jacobian_transpose_is_statics(st):
+    # virtual work: f . Ldot = wrench . twist for any twist
+    rng = np.random.default_rng(6)
+    q = poses(rng, 1)[0]
+    f, t = rng.normal(size=6), rng.normal(size=6)
+    J = st.jacobian(q)
+    assert np.isclose(f @ (J @ t), (J.T @ f) @ t)
+
+
+def test_twist_from_leg_rates_and_dls(st):
+    q = np.array([0, 0, 0.42, 0, 0, 0.2])
+    t = np.array([0.1, -0.05, 0.02, 0.3, -0.1, 0.2])
+    np.testing.assert_allclose(st.twist_from_leg_rates(q, st.jacobian(q) @ t), t, atol=1e-12)
+    near = np.array([0, 0, 0.42, 0, 0, 90 * DEG])
+    with pytest.warns(SingularityWarning):
+        st.twist_from_leg_rates(near, np.ones(6))
+    damped = st.twist_from_leg_rates(near, np.ones(6), damping=0.05)
+    assert np.all(np.isfinite(damped)) and np.linalg.norm(damped) < 1e3
+
+
+# ------------------------------------------------------------------ forward kinematics
+def test_fk_roundtrip_batch(st):
+    q = poses(np.random.default_rng(7), 500)
+    out = st.fk(st.ik(q))
+    np.testing.assert_allclose(out, q, atol=1e-9)
+
+
+def test_fk_full_output_and_convergence_error(st):
+    q = poses(np.random.default_rng(8), 5)
+    res = st.fk(st.ik(q), full_output=True)
+    assert res.converged.all() and res.residual.max() <= 1e-10 and res.iterations.max() <= 10
+    # impossible lengths: one leg far too long for the others
+    L = st.ik(q[0]).copy()
+    L[0] = 3.0
+    with pytest.raises(ConvergenceError) as ei:
+        st.fk(L, max_iter=20)
+    assert ei.value.iterations == 20 and ei.value.residual > 1e-3
+    res = st.fk(L, max_iter=20, full_output=True)
+    assert not res.converged
+
+
+def test_fk_finds_another_assembly_mode(st):
+    q0 = np.array([0.02, -0.01, 0.45, 0.05, -0.08, 0.15])
+    rng = np.random.default_rng(3)
+    n = 300
+    g = np.column_stack([rng.uniform(-.4, .4, n), rng.uniform(-.4, .4, n), rng.uniform(0.05, 0.8, n),
+                         rng.uniform(-1.2, 1.2, (n, 3))])
+    res = st.fk(st.ik(q0), guess=g, full_output=True)
+    sols = res.pose[res.converged & (res.pose[:, 2] > 0)]
+    np.testing.assert_allclose(st.ik(sols), np.broadcast_to(st.ik(q0), sols.shape), atol=1e-9)
+    T = rpy_to_matrix(sols[:, 3:])
+    dist = np.linalg.norm(sols[:, :3] - q0[:3], axis=1) + np.abs(T - rpy_to_matrix(q0[3:])).max(axis=(1, 2))
+    assert dist.max() > 0.1  # a genuinely different pose with the same six lengths
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st_.lists(st_.floats(-1, 1), min_size=6, max_size=6))
+def test_property_fk_ik_roundtrip(u):
+    s = default_platform()
+    q = np.array([0.05, 0.05, 0.05, 0.2, 0.2, 0.3]) * np.array(u) + [0, 0, 0.42, 0, 0, 0]
+    np.testing.assert_allclose(s.fk(s.ik(q)), q, atol=1e-9)
+
+
+# ------------------------------------------------------------------ dynamics
+def test_mass_matrix_spd_and_kinetic_energy(dyn):
+    q = poses(np.random.default_rng(9), 50)
+    M = dyn.mass_matrix(q)
+    np.testing.assert_allclose(M, np.swapaxes(M, -1, -2), atol=1e-12)
+    assert np.linalg.eigvalsh(M).min() > 0
+
+
+def test_static_equilibrium_leg_forces(st):
+    dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+    q = np.array([0.01, 0.02, 0.42, 0.05, 0.1, -0.1])
+    f = dyn.inverse_dynamics(q, np.zeros(6), np.zeros(6))
+    wrench = st.jacobian(q).T @ f
+    np.testing.assert_allclose(wrench, [0, 0, 98.1, 0, 0, 0], atol=1e-10)
+
+
+def test_inverse_forward_backsubstitution(dyn):
+    rng = np.random.default_rng(10)
+    q = poses(rng, 200)
+    qd, qdd = rng.normal(size=(2, 200, 6))
+    f = dyn.inverse_dynamics(q, qd, qdd)
+    np.testing.assert_allclose(dyn.forward_dynamics(q, qd, f), qdd, atol=1e-9)
+
+
+def test_newton_euler_against_fd_of_momentum(dyn):
+    # bias term check: d/dt (dT/dqd) - dT/dq = M qdd + h  (Lagrange), by finite differences
+    rng = np.random.default_rng(11)
+    q, qd, qdd = poses(rng, 1)[0], rng.normal(size=6), rng.normal(size=6)
+
+    def T(q_, qd_):
+        return 0.5 * qd_ @ dyn.mass_matrix(q_) @ qd_
+
+    h = 1e-5
+    p = lambda t: dyn.mass_matrix(q + t * qd + 0.5 * t * t * qdd) @ (qd + t * qdd)  # noqa: E731
+    dpdt = (p(h) - p(-h)) / (2 * h)
+    dTdq = np.array([(T(q + h * e, qd) - T(q - h * e, qd)) / (2 * h) for e in np.eye(6)])
+    lhs = dpdt - dTdq
+    rhs = dyn.mass_matrix(q) @ qdd + dyn.bias(q, qd)
+    np.testing.assert_allclose(lhs, rhs, atol=1e-6)
+    # gravity is the gradient of the potential energy
+    V = lambda q_: dyn.energy(q_, np.zeros(6))  # noqa: E731
+    gradV = np.array([(V(q + h * e) - V(q - h * e)) / (2 * h) for e in np.eye(6)])
+    np.testing.assert_allclose(dyn.gravity(q), gradV, atol=1e-6)
+
+
+def _spring_force(st, L0, f0, k):
+    return lambda t, q, qd: f0 - k * (st.ik(q) - L0)
+
+
+def test_energy_conserved_without_friction_and_decreasing_with(st):
+    p0 = dict(mass=12.0, inertia=np.diag([0.25, 0.3, 0.45]))
+    q0 = np.array([0, 0, 0.42, 0, 0, 0])
+    k = 5e3
+    L0 = st.ik(q0)
+    for fric in (False, True):
+        prm = PlatformParams(**p0, viscous=30.0 if fric else 0.0, coulomb=5.0 if fric else 0.0,
+                             coulomb_speed=0.01)
+        d = StewartDynamics(st, prm)
+        f0 = StewartDynamics(st, PlatformParams(**p0)).inverse_dynamics(q0, np.zeros(6), np.zeros(6))
+        force = _spring_force(st, L0, f0, k)
+        y0 = np.r_[q0 + [0.01, -0.005, 0.01, 0.03, -0.02, 0.05], np.zeros(6)]
+        sol = solve_ivp(d.ode(force), (0, 0.25), y0, method="DOP853", rtol=1e-10, atol=1e-12)
+        q, qd = sol.y[:6].T, sol.y[6:].T
+        dL = st.ik(q) - L0
+        E = d.energy(q, qd) + 0.5 * k * np.sum(dL**2, -1) - (st.ik(q) @ f0)
+        if fric:
+            assert np.all(np.diff(E) <= 1e-9 * abs(E[0]))
+            assert E[-1] < E[0] - 1e-3
+        else:
+            assert np.abs(E - E[0]).max() / abs(E[0]) < 1e-8
+
+
+def test_leg_friction_properties():
+    v = np.linspace(-1, 1, 601)
+    f = leg_friction(np.repeat(v[:, None], 6, 1), viscous=3.0, coulomb=2.0, coulomb_speed=0.01)
+    assert np.all(f * v[:, None] >= 0)  # always dissipative
+    assert np.all(np.diff(f[:, 0]) > 0)  # monotone
+    np.testing.assert_allclose(f[-1, 0], 3.0 + 2.0 * np.tanh(100), rtol=1e-12)
+
+
+def test_validate_passes():
+    reps = validate(fast=True)
+    assert len(reps) >= 4 and all(r.passed for r in reps)
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_inputs_raise(st, dyn, bad):
+    q = np.array([0, 0, 0.42, 0, 0, bad])
+    ok = np.array([0, 0, 0.42, 0, 0, 0.0])
+    for call in (lambda: st.ik(q), lambda: st.jacobian(q), lambda: st.jacobian_pose_rates(q),
+                 lambda: st.anchors_world(q), lambda: st.leg_vectors(q), lambda: st.rate_map(q),
+                 lambda: st.reachable(q), lambda: st.fk(q), lambda: st.fk(st.ik(ok), guess=q),
+                 lambda: st.twist_from_leg_rates(q, np.ones(6)), lambda: st.twist_from_leg_rates(ok, q),
+                 lambda: st.home_guess(q),
+                 lambda: dyn.mass_matrix(q), lambda: dyn.bias(ok, q), lambda: dyn.gravity(q),
+                 lambda: dyn.inverse_dynamics(ok, ok * 0, q), lambda: dyn.forward_dynamics(ok, ok * 0, q),
+                 lambda: dyn.energy(q, ok), lambda: dyn.friction(ok, q),
+                 lambda: leg_friction(q, viscous=1.0, coulomb=1.0, coulomb_speed=0.1)):
+        with pytest.raises(ValueError):
+            call()
+
+
+@pytest.mark.parametrize("shape", [(5,), (7,), (6, 5), ()])
+def test_wrong_shapes_raise(st, dyn, shape):
+    x = np.ones(shape)
+    for call in (lambda: st.ik(x), lambda: st.jacobian(x), lambda: st.jacobian_pose_rates(x), lambda: st.fk(x),
+                 lambda: dyn.mass_matrix(x), lambda: dyn.forward_dynamics(x, x, x)):
+        with pytest.raises(ValueError, match="shape"):
+            call()
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st_.lists(st_.one_of(st_.floats(allow_nan=True, allow_infinity=True), st_.integers(-5, 5)),
+                 min_size=0, max_size=8))
+def test_property_hostile_poses(vals):
+    s = default_platform()
+    free = Stewart(s.base, s.top)
+    x = np.array(vals, dtype=float)
+    for fn in (free.ik, free.jacobian, free.jacobian_pose_rates, s.reachable):
+        try:
+            out = fn(x)
+        except (ValueError, np.linalg.LinAlgError) as e:
+            assert not isinstance(e, np.linalg.LinAlgError), "LinAlgError leaked"
+            continue
+        out = np.asarray(out)
+        assert x.shape == (6,) and np.all(np.isfinite(x))
+        if out.dtype != bool:
+            assert np.all(np.isfinite(out))
+
+
+def test_zero_length_leg_raises(st):
+    # put the platform so that top anchor 0 coincides with base anchor 0
+    q = np.zeros(6)
+    q[:3] = st.base[:, 0] - st.top[:, 0]
+    with pytest.raises(ValueError, match="zero-length"):
+        st.jacobian(q)
+    with pytest.raises(ValueError, match="zero-length"):
+        StewartDynamics(st, PlatformParams(1.0, np.eye(3))).forward_dynamics(q, np.zeros(6), np.zeros(6))
+    with pytest.raises(UnreachableError):
+        st.ik(q)
+
+
+def test_bad_constructors_and_options(st):
+    b, p = uniform_layout(0.5, 0.35, phase=0.0)
+    with pytest.raises(ValueError):
+        Stewart(b[:, :5], p)
+    with pytest.raises(ValueError):
+        Stewart(b, np.full((3, 6), np.nan))
+    with pytest.raises(ValueError):
+        Stewart(b, p, stroke=(0.6, 0.4))
+    with pytest.raises(ValueError):
+        Stewart(np.ones((2, 3, 6)), p)
+    for bad in (-0.5, 0.0, np.nan, "a"):
+        with pytest.raises(ValueError):
+            uniform_layout(bad, 0.35, phase=0.0)
+        with pytest.raises(ValueError):
+            paired_layout(0.5, bad, base_pair_angle=0.3, top_pair_angle=0.3)
+    with pytest.raises(ValueError):
+        uniform_layout(0.5, 0.35, phase=np.inf)
+    with pytest.raises(ValueError):
+        paired_layout(0.5, 0.35, base_pair_angle=2.2, top_pair_angle=0.3)
+    with pytest.raises(ValueError, match="on_unreachable"):
+        st.ik([0, 0, 0.42, 0, 0, 0], on_unreachable="ignore")
+    with pytest.raises(ValueError):
+        st.fk(-np.ones(6))
+    with pytest.raises(ValueError):
+        st.fk(np.full(6, 0.5), tol=-1)
+    with pytest.raises(ValueError):
+        st.fk(np.full(6, 0.5), max_iter=0)
+    with pytest.raises(ValueError):
+        st.twist_from_leg_rates(np.array([0, 0, 0.42, 0, 0, 0]), np.ones(6), damping=-1.0)
+    with pytest.raises(ValueError):
+        leg_friction(np.zeros(6), viscous=-1.0, coulomb=0.0, coulomb_speed=0.1)
+    with pytest.raises(ValueError):
+        leg_friction(np.zeros(6), viscous=1.0, coulomb=0.0, coulomb_speed=0.0)
+
+
+def test_bad_dynamics_params(st):
+    with pytest.raises(ValueError):
+        PlatformParams(-1.0, np.eye(3))
+    with pytest.raises(ValueError):
+        PlatformParams(1.0, np.diag([1.0, -1.0, 1.0]))
+    with pytest.raises(ValueError):
+        PlatformParams(1.0, [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]])
+    with pytest.raises(ValueError):
+        PlatformParams(1.0, np.eye(3), leg_mass=-0.1)
+    with pytest.raises(ValueError):
+        PlatformParams(1.0, np.eye(3), com=(0, 0))
+    with pytest.raises(ValueError):
+        StewartDynamics("robot", PlatformParams(1.0, np.eye(3)))
+    with pytest.raises(ValueError):
+        StewartDynamics(st, {"mass": 1.0})
+    with pytest.raises(ValueError):
+        StewartDynamics(st, PlatformParams(1.0, np.eye(3))).ode(3.0)
+
+
+def test_singular_layout_warns_in_inverse_dynamics():
+    bad = Stewart(*uniform_layout(0.5, 0.35, phase=30 * DEG))
+    d = StewartDynamics(bad, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+    with pytest.warns(SingularityWarning):
+        try:
+            d.inverse_dynamics([0, 0, 0.42, 0, 0, 0], np.zeros(6), np.zeros(6))
+        except np.linalg.LinAlgError:
+            pass

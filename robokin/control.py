@@ -1,0 +1,653 @@
+"""Joint-space control of the 2-link arm when the model is wrong (chapter 12).
+
+Gravity compensation, PD and computed-torque tracking (optionally with integral action),
+a fixed-step RK4 simulator that is vectorised across a *batch of plants* (the dynamics
+Monte Carlo), a ``solve_ivp`` reference simulator for one plant, the predicted
+steady-state error under parameter mismatch, and tracking metrics.
+
+Conventions: the plant is a :class:`robokin.dynamics.TwoLinkArm` (possibly batched, one arm per
+Monte Carlo sample) plus joint friction ``tau_f = fv * qd + fc * tanh(qd / v_eps)`` that the
+controller does not know. The tracking error is ``e = q_ref - q`` (rad); the integral state is
+``z = int e dt`` (rad s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array, choice, finite_scalar, positive
+from .dynamics import TwoLinkArm
+
+__all__ = [
+    "quintic",
+    "quintic_reference",
+    "friction_torque",
+    "gravity_compensation",
+    "Controller",
+    "tracking_controller",
+    "SimResult",
+    "simulate",
+    "simulate_ivp",
+    "steady_state_error",
+    "sample_arms",
+    "tracking_metrics",
+    "MonteCarloResult",
+    "monte_carlo",
+    "validate",
+]
+
+V_EPS = 0.01   # rad/s, smoothing of the Coulomb term (keeps the ODE smooth for RK4 and solve_ivp)
+
+
+# ---------------------------------------------------------------------------- references
+def quintic(q0, qf, T, t):
+    """Rest-to-rest quintic from ``q0`` to ``qf`` in time ``T``, held at ``qf`` afterwards.
+
+    ``q(s) = q0 + (qf - q0)(10 s^3 - 15 s^4 + 6 s^5)``, ``s = t / T`` clipped to [0, 1]: zero
+    velocity and acceleration at both ends.
+
+    Parameters
+    ----------
+    q0, qf : array_like, shape (n,)
+        Start and goal (rad).
+    T : float
+        Duration (s).
+    t : array_like, shape (...)
+        Times (s).
+
+    Returns
+    -------
+    q, qd, qdd : ndarray, shape (..., n)
+
+    Examples
+    --------
+    >>> q, qd, qdd = quintic([0.0], [1.0], 2.0, [0.0, 1.0, 2.0, 3.0])
+    >>> q[:, 0].tolist(), qd[:, 0].tolist()
+    ([0.0, 0.5, 1.0, 1.0], [0.0, 0.9375, 0.0, 0.0])
+    """
+    q0 = as_array(q0, "q0", trailing=(None,))
+    qf = as_array(qf, "qf", trailing=(q0.shape[-1],))
+    T = positive(T, "T")
+    t = as_array(t, "t")
+    s = np.clip(t / T, 0.0, 1.0)[..., None]
+    inside = ((t >= 0) & (t <= T))[..., None]
+    dq = qf - q0
+    p = 10 * s**3 - 15 * s**4 + 6 * s**5
+    dp = (30 * s**2 - 60 * s**3 + 30 * s**4) / T
+    ddp = (60 * s - 180 * s**2 + 120 * s**3) / T**2
+    return q0 + dq * p, dq * dp * inside, dq * ddp * inside
+
+
+def quintic_reference(q0, qf, T):
+    """Callable ``ref(t) -> (q_ref, qd_ref, qdd_ref)`` for :func:`simulate` (see :func:`quintic`).
+
+    Examples
+    --------
+    >>> ref = quintic_reference([0.0, 0.0], [1.0, -1.0], 2.0)
+    >>> ref(5.0)[0]
+    array([ 1., -1.])
+    """
+    q0 = as_array(q0, "q0", trailing=(None,))
+    qf = as_array(qf, "qf", trailing=(q0.shape[-1],))
+    T = positive(T, "T")
+    return lambda t: quintic(q0, qf, T, t)
+
+
+# ---------------------------------------------------------------------------- torques
+def friction_torque(qd, fv, fc, *, v_eps=V_EPS):
+    """Joint friction ``fv * qd + fc * tanh(qd / v_eps)`` (N m), shape (..., 2).
+
+    Parameters
+    ----------
+    qd : array_like, shape (..., 2)
+        Joint rates (rad/s).
+    fv, fc : array_like, broadcastable to (..., 2)
+        Viscous (N m s/rad) and Coulomb (N m) coefficients, non-negative.
+    v_eps : float
+        Smoothing speed of the Coulomb term (rad/s).
+
+    Examples
+    --------
+    >>> np.round(friction_torque([1.0, -1.0], 0.1, 0.5), 4)
+    array([ 0.6, -0.6])
+    """
+    qd = as_array(qd, "qd", trailing=(2,))
+    fv, fc = _friction(fv, fc)
+    positive(v_eps, "v_eps")
+    return fv * qd + fc * np.tanh(qd / v_eps)
+
+
+def _friction(fv, fc):
+    fv = as_array(fv, "fv")
+    fc = as_array(fc, "fc")
+    if np.any(fv < 0) or np.any(fc < 0):
+        raise ValueError("friction coefficients fv and fc must be non-negative")
+    return fv, fc
+
+
+def gravity_compensation(model, q):
+    """Gravity compensation torque ``G_hat(q)`` from the controller's model (N m), shape (..., 2).
+
+    Holds the arm still only if the model is right; the mismatch ``G - G_hat`` is what sags.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> np.allclose(gravity_compensation(arm, [0.2, 0.3]), arm.G([0.2, 0.3]))
+    True
+    """
+    _check_arm(model, "model", scalar=True)
+    return model.G(q)
+
+
+def _check_arm(arm, name, *, scalar=False):
+    if not isinstance(arm, TwoLinkArm):
+        raise ValueError(f"{name} must be a robokin.dynamics.TwoLinkArm, got {type(arm).__name__}")
+    if scalar and arm.batch_size != 1:
+        raise ValueError(f"{name} must describe one arm (scalar parameters), got a batch of {arm.batch_size}")
+
+
+def _gain(k, name):
+    k = as_array(k, name)
+    if k.shape not in ((), (2,)):
+        raise ValueError(f"{name} must be a scalar or shape (2,), got shape {k.shape}")
+    if np.any(k < 0):
+        raise ValueError(f"{name} must be non-negative, got {k}")
+    k = np.broadcast_to(k, (2,)).copy()
+    k.setflags(write=False)
+    return k
+
+
+@dataclass(frozen=True, eq=False)
+class Controller:
+    """Joint-space tracking law (build with :func:`tracking_controller`).
+
+    ``kind="pd"``:               ``tau = Kp e + Kd de + Ki z``
+    ``kind="pd_gravity"``:       ``tau = Kp e + Kd de + Ki z + G_hat(q)``
+    ``kind="computed_torque"``:  ``tau = M_hat(q) (qdd_ref + Kd de + Kp e + Ki z) + C_hat(q, qd) qd + G_hat(q)``
+
+    For the PD kinds the gains are torques (N m/rad, N m s/rad, N m/(rad s)); for computed
+    torque they are accelerations (1/s^2, 1/s, 1/s^3). ``e = q_ref - q``, ``z = int e dt``.
+    """
+
+    model: TwoLinkArm
+    kind: str
+    kp: np.ndarray
+    kd: np.ndarray
+    ki: np.ndarray
+
+    def torque(self, q, qd, z, q_ref, qd_ref, qdd_ref):
+        """Joint torques (N m), shape (..., 2), from state and reference (all (..., 2)).
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
+        >>> zero = np.zeros(2)
+        >>> np.allclose(ctl.torque([0.1, 0.2], zero, zero, [0.1, 0.2], zero, zero), arm.G([0.1, 0.2]))
+        True
+        """
+        args = [as_array(v, nm, trailing=(2,)) for v, nm in
+                zip((q, qd, z, q_ref, qd_ref, qdd_ref), ("q", "qd", "z", "q_ref", "qd_ref", "qdd_ref"))]
+        cols = [x for a in args for x in (a[..., 0], a[..., 1])]
+        return np.stack(self._torque(*cols), -1)
+
+    def _torque(self, q1, q2, v1, v2, z1, z2, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
+        kp, kd, ki = self.kp, self.kd, self.ki
+        u1 = kp[0] * (r1 - q1) + kd[0] * (rd1 - v1) + ki[0] * z1
+        u2 = kp[1] * (r2 - q2) + kd[1] * (rd2 - v2) + ki[1] * z2
+        if self.kind == "pd":
+            return u1, u2
+        m = self.model
+        m11, m12, m22, h, g1, g2 = m._terms(q1, q2) if cs is None else m._terms_cs(*cs)
+        if self.kind == "pd_gravity":
+            return u1 + g1, u2 + g2
+        a1, a2 = rdd1 + u1, rdd2 + u2
+        return (m11 * a1 + m12 * a2 + h * (2 * v1 * v2 + v2 * v2) + g1,
+                m12 * a1 + m22 * a2 - h * v1 * v1 + g2)
+
+
+def tracking_controller(model, *, kind, kp, kd, ki=0.0):
+    """Build a :class:`Controller` from the controller's (possibly wrong) model.
+
+    Parameters
+    ----------
+    model : TwoLinkArm
+        The controller's model ``M_hat, C_hat, G_hat`` (one arm); unused by ``kind="pd"``.
+    kind : {"pd", "pd_gravity", "computed_torque"}
+    kp, kd, ki : float or array_like, shape (2,)
+        Non-negative gains (units in :class:`Controller`).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> tracking_controller(arm, kind="computed_torque", kp=100, kd=20).kp
+    array([100., 100.])
+    >>> tracking_controller(arm, kind="pid", kp=1, kd=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: kind must be one of 'pd', 'pd_gravity', 'computed_torque'; got 'pid'
+    """
+    _check_arm(model, "model", scalar=True)
+    choice(kind, "kind", ("pd", "pd_gravity", "computed_torque"))
+    return Controller(model, kind, _gain(kp, "kp"), _gain(kd, "kd"), _gain(ki, "ki"))
+
+
+# ---------------------------------------------------------------------------- simulation
+@dataclass(frozen=True, eq=False)
+class SimResult:
+    """Recorded closed-loop run.
+
+    Attributes
+    ----------
+    t : ndarray, shape (K,)
+        Recorded times (s).
+    q, qd, z : ndarray, shape (B..., K, 2)
+        Joint angles (rad), rates (rad/s), error integral (rad s); ``B...`` is the plant batch
+        (absent for a single arm).
+    q_ref : ndarray, shape (K, 2)
+        Reference at the recorded times.
+    stable : ndarray of bool, shape (B...)
+        Bounded run: finite state throughout and never more than pi from the reference. (Whether
+        and when it settles is measured by :func:`tracking_metrics`.)
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    z: np.ndarray
+    q_ref: np.ndarray
+    stable: np.ndarray
+
+    @property
+    def error(self):
+        """Tracking error ``q_ref - q`` (rad), shape (B..., K, 2)."""
+        return self.q_ref - self.q
+
+
+def _plant_args(plant, controller, q0, qd0, t_final, dt, fv, fc):
+    _check_arm(plant, "plant")
+    if not isinstance(controller, Controller):
+        raise ValueError(f"controller must be a robokin.control.Controller, got {type(controller).__name__}")
+    q0 = as_array(q0, "q0", trailing=(2,))
+    qd0 = as_array(qd0, "qd0", trailing=(2,))
+    if q0.ndim != 1 or qd0.ndim != 1:
+        raise ValueError("q0 and qd0 must have shape (2,): every plant starts from the same state")
+    t_final = positive(t_final, "t_final")
+    dt = positive(dt, "dt")
+    fv, fc = _friction(fv, fc)
+    return q0, qd0, t_final, dt, fv, fc
+
+
+def _batch_shape(plant, fv, fc):
+    S = plant.batch_size
+    batched = S > 1 or np.ndim(plant.m1) > 0
+    for name, f in (("fv", fv), ("fc", fc)):
+        ok = f.shape in ((), (2,)) or (batched and f.shape == (S, 2))
+        if not ok:
+            want = f"a scalar, shape (2,) or shape ({S}, 2)" if batched else "a scalar or shape (2,) for one plant"
+            raise ValueError(f"{name} must be {want}; got shape {f.shape}")
+    return (S,) if batched else ()
+
+
+def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.0, record_every=10):
+    """Closed-loop simulation with fixed-step RK4, vectorised across a batch of plants.
+
+    Parameters
+    ----------
+    plant : TwoLinkArm
+        True arm; batched parameters (length S) simulate S arms at once.
+    controller : Controller
+        Control law with the (possibly wrong) model.
+    q0, qd0 : array_like, shape (2,)
+        Initial state shared by all plants (rad, rad/s).
+    ref : callable
+        ``ref(t) -> (q_ref, qd_ref, qdd_ref)``, vectorised over ``t`` (shape (...) -> (..., 2)),
+        e.g. :func:`quintic_reference`.
+    t_final, dt : float
+        Duration and step (s). The reference is sampled at the RK4 stage times.
+    fv, fc : float or array_like, shape (2,) or (S, 2)
+        True viscous / Coulomb friction (unknown to the controller).
+    record_every : int
+        Keep every k-th step (memory: S x K x 6 floats).
+
+    Returns
+    -------
+    SimResult
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
+    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=2.0)
+    >>> bool(np.abs(res.error).max() < 1e-6)   # exact model: tracking is exact
+    True
+    """
+    q0, qd0, t_final, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_final, dt, fv, fc)
+    if not callable(ref):
+        raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
+    if isinstance(record_every, bool) or not isinstance(record_every, (int, np.integer)) or record_every < 1:
+        raise ValueError(f"record_every must be a positive integer, got {record_every!r}")
+    shape = _batch_shape(plant, fv, fc)
+    nsteps = int(round(t_final / dt))
+    th = np.arange(2 * nsteps + 1) * (dt / 2)
+    R = [np.asarray(x, dtype=float) for x in ref(th)]
+    if any(x.shape != (th.size, 2) for x in R):
+        raise ValueError("ref(t) must return three arrays of shape (len(t), 2)")
+    rc = [R[0][:, 0], R[0][:, 1], R[1][:, 0], R[1][:, 1], R[2][:, 0], R[2][:, 1]]
+    fv = np.broadcast_to(fv, shape + (2,))
+    fc = np.broadcast_to(fc, shape + (2,))
+    fv1, fv2, fc1, fc2 = fv[..., 0], fv[..., 1], fc[..., 0], fc[..., 1]
+
+    def f(x, k):
+        q1, q2, v1, v2, z1, z2 = x
+        r = [c[k] for c in rc]
+        cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))   # shared by controller and plant
+        t1, t2 = controller._torque(q1, q2, v1, v2, z1, z2, *r, cs=cs)
+        t1 = t1 - fv1 * v1 - fc1 * np.tanh(v1 * (1 / V_EPS))
+        t2 = t2 - fv2 * v2 - fc2 * np.tanh(v2 * (1 / V_EPS))
+        a1, a2 = plant._accel(q1, q2, v1, v2, t1, t2, cs=cs)
+        return np.array([v1, v2, a1, a2, r[0] - q1, r[1] - q2])   # rows all have the batch shape
+
+    x = np.empty((6,) + shape)
+    for i, v in enumerate((q0[0], q0[1], qd0[0], qd0[1], 0.0, 0.0)):
+        x[i] = v
+    K = nsteps // record_every + 1
+    rec = np.empty((K, 6) + shape)
+    rec[0] = x
+    h2, h6 = 0.5 * dt, dt / 6
+    with np.errstate(all="ignore"):   # a diverging sample turns into inf/NaN and is flagged, not raised
+        for n in range(nsteps):
+            k0 = 2 * n
+            k1 = f(x, k0)
+            k2 = f(x + h2 * k1, k0 + 1)
+            k3 = f(x + h2 * k2, k0 + 1)
+            k4 = f(x + dt * k3, k0 + 2)
+            x = x + h6 * (k1 + 2 * (k2 + k3) + k4)
+            if (n + 1) % record_every == 0:
+                rec[(n + 1) // record_every] = x
+    rec = np.moveaxis(rec, 0, -1)   # (6, B..., K)
+    idx = np.arange(K) * record_every
+    t = idx * dt
+    q_ref = R[0][2 * idx]
+    return _result(t, rec, q_ref)
+
+
+def _result(t, rec, q_ref):
+    q = np.moveaxis(rec[0:2], 0, -1)
+    qd = np.moveaxis(rec[2:4], 0, -1)
+    z = np.moveaxis(rec[4:6], 0, -1)
+    with np.errstate(invalid="ignore"):
+        finite = np.all(np.isfinite(rec), axis=(0, -1))
+        max_err = np.abs(q_ref - q).max(axis=(-2, -1))
+        stable = finite & (max_err < np.pi)
+    return SimResult(t=t, q=q, qd=qd, z=z, q_ref=q_ref, stable=np.asarray(stable))
+
+
+def simulate_ivp(plant, controller, *, q0, qd0, ref, t_final, t_eval, fv=0.0, fc=0.0, rtol=1e-10, atol=1e-10,
+                 method="DOP853"):
+    """Reference simulation of ONE plant with adaptive ``scipy.integrate.solve_ivp``.
+
+    Same model as :func:`simulate` (used to validate it and as the per-sample baseline of the
+    benchmark). ``t_eval`` (s) are the recorded times.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> ctl = tracking_controller(arm.replace(m2=1.1), kind="pd_gravity", kp=50.0, kd=10.0)
+    >>> ref = quintic_reference([0, 0], [1, -1], 1.0)
+    >>> a = simulate_ivp(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0, t_eval=[0.5, 1.0])
+    >>> b = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0, record_every=500)
+    >>> bool(np.abs(a.q - b.q[1:]).max() < 1e-8)
+    True
+    """
+    from scipy.integrate import solve_ivp
+
+    q0, qd0, t_final, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_final, 1.0, fv, fc)
+    _check_arm(plant, "plant", scalar=True)
+    t_eval = as_array(t_eval, "t_eval")
+    fv = np.broadcast_to(fv, (2,))
+    fc = np.broadcast_to(fc, (2,))
+
+    def rhs(t, x):
+        qr, qdr, qddr = ref(t)
+        tau = controller.torque(x[0:2], x[2:4], x[4:6], qr, qdr, qddr)
+        tau = tau - fv * x[2:4] - fc * np.tanh(x[2:4] / V_EPS)
+        qdd = plant._accel(x[0], x[1], x[2], x[3], tau[0], tau[1])
+        return np.r_[x[2:4], qdd, qr - x[0:2]]
+
+    sol = solve_ivp(rhs, (0.0, t_final), np.r_[q0, qd0, 0.0, 0.0], method=method, rtol=rtol, atol=atol,
+                    t_eval=t_eval)
+    if not sol.success:   # pragma: no cover - only for pathological gains
+        raise RuntimeError(f"solve_ivp failed: {sol.message}")
+    rec = sol.y.reshape(6, -1)
+    return _result(sol.t, rec, np.asarray(ref(sol.t)[0], dtype=float))
+
+
+# ---------------------------------------------------------------------------- error prediction
+def steady_state_error(plant, controller, q_ref):
+    """Predicted steady-state error ``e_ss = q_ref - q`` at rest, for a set-point ``q_ref`` (rad), shape (2,).
+
+    At rest (``qd = 0``, ``qdd = 0``, friction zero) the closed loop balances
+    ``G(q) = tau(q)``: for ``pd`` ``Kp e = G(q)``, for ``pd_gravity`` ``Kp e = G(q) - G_hat(q)``,
+    for ``computed_torque`` ``M_hat(q) Kp e = G(q) - G_hat(q)``, with ``q = q_ref - e``. The
+    nonlinear equation is solved with ``scipy.optimize.root``. With integral action (``ki > 0``)
+    the equilibrium has ``e = 0`` (the integral state absorbs the mismatch).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> ctl = tracking_controller(arm, kind="pd_gravity", kp=100.0, kd=20.0)
+    >>> np.round(steady_state_error(arm, ctl, [0.3, 0.2]), 12) + 0.0   # exact model: no error
+    array([0., 0.])
+    """
+    from scipy.optimize import root
+
+    _check_arm(plant, "plant", scalar=True)
+    if not isinstance(controller, Controller):
+        raise ValueError(f"controller must be a robokin.control.Controller, got {type(controller).__name__}")
+    q_ref = as_array(q_ref, "q_ref", trailing=(2,))
+    if q_ref.ndim != 1:
+        raise ValueError("q_ref must have shape (2,)")
+    if np.any(controller.ki > 0):
+        return np.zeros(2)
+    if np.any(controller.kp <= 0):
+        raise ValueError("a steady state needs kp > 0 on both joints")
+    zero = np.zeros(2)
+
+    def residual(e):
+        q = q_ref - e
+        tau = controller.torque(q, zero, zero, q_ref, zero, zero)
+        return tau - plant.G(q)
+
+    sol = root(residual, zero, tol=1e-13)
+    if np.max(np.abs(residual(sol.x))) > 1e-9:
+        from .errors import ConvergenceError
+
+        raise ConvergenceError(float(np.max(np.abs(residual(sol.x)))), int(sol.nfev), "steady_state_error")
+    return sol.x
+
+
+# ---------------------------------------------------------------------------- Monte Carlo
+def sample_arms(nominal, n, *, rng, rel=0.1, fv_max=0.5, fc_max=0.3):
+    """Sample ``n`` perturbed arms around ``nominal`` for a Monte Carlo.
+
+    Masses, centre-of-mass distances and inertias are scaled by independent factors
+    ``U(1 - rel, 1 + rel)``; link lengths are kept (they are measured well). Friction is
+    ``fv ~ U(0, fv_max)`` (N m s/rad) and ``fc ~ U(0, fc_max)`` (N m) per joint.
+
+    Returns
+    -------
+    arms : TwoLinkArm with parameters of shape (n,)
+    fv, fc : ndarray, shape (n, 2)
+
+    Examples
+    --------
+    >>> nom = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> arms, fv, fc = sample_arms(nom, 100, rng=np.random.default_rng(0))
+    >>> arms.batch_size, fv.shape, bool(np.all(np.abs(arms.m1 / nom.m1 - 1) <= 0.1))
+    (100, (100, 2), True)
+    """
+    _check_arm(nominal, "nominal", scalar=True)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("rng must be a numpy.random.Generator (seeded), e.g. np.random.default_rng(0)")
+    rel = finite_scalar(rel, "rel")
+    if not 0 <= rel < 1:
+        raise ValueError(f"rel must be in [0, 1), got {rel}")
+    for v, nm in ((fv_max, "fv_max"), (fc_max, "fc_max")):
+        if finite_scalar(v, nm) < 0:
+            raise ValueError(f"{nm} must be non-negative, got {v}")
+    scaled = {k: getattr(nominal, k) * rng.uniform(1 - rel, 1 + rel, n)
+              for k in ("m1", "m2", "lc1", "lc2", "I1", "I2")}
+    arms = nominal.replace(**scaled, l1=np.full(n, nominal.l1), l2=np.full(n, nominal.l2))
+    return arms, rng.uniform(0, fv_max, (n, 2)), rng.uniform(0, fc_max, (n, 2))
+
+
+def tracking_metrics(res, *, q_start, band=0.02):
+    """Per-run metrics of a set-point move: max error, overshoot, settling time, final error.
+
+    Parameters
+    ----------
+    res : SimResult
+    q_start : array_like, shape (2,)
+        Start of the move; the step is ``q_goal - q_start`` with ``q_goal = res.q_ref[-1]``.
+    band : float
+        Settling band as a fraction of the step size per joint.
+
+    Returns
+    -------
+    dict of ndarray, each shape (B...):
+        ``max_error`` (rad, max over time and joints of ``|e|``), ``overshoot`` (fraction of the step,
+        largest over joints, 0 if none), ``settling_time`` (s, first time after which every joint stays
+        within ``band * |step|`` of its own final value; ``inf`` for unstable runs), ``final_error``
+        (rad, ``max |q_goal - q(t_end)|``, the steady-state error).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
+    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=2.0)
+    >>> m = tracking_metrics(res, q_start=[0, 0])
+    >>> float(m["overshoot"]) < 1e-9 and float(m["settling_time"]) < 1.0
+    True
+    """
+    if not isinstance(res, SimResult):
+        raise ValueError("res must be a SimResult from simulate or simulate_ivp")
+    q_start = as_array(q_start, "q_start", trailing=(2,))
+    band = positive(band, "band")
+    goal = res.q_ref[-1]
+    step = goal - q_start
+    if np.any(np.abs(step) < 1e-9):
+        raise ValueError("tracking_metrics needs a non-zero step on both joints")
+    with np.errstate(invalid="ignore"):
+        err = np.abs(res.error)
+        max_error = np.max(np.where(np.isfinite(err), err, np.inf), axis=(-2, -1))
+        beyond = (res.q - goal) * np.sign(step)          # > 0: past the goal
+        overshoot = np.max(np.clip(beyond / np.abs(step), 0, None), axis=(-2, -1))
+        # settling is judged against the run's own final value (a steady-state error is reported separately)
+        outside = np.abs(res.q - res.q[..., -1:, :]) > band * np.abs(step)
+        outside = outside.any(axis=-1)                     # (B..., K)
+        last = res.t.size - 1 - np.argmax(outside[..., ::-1], axis=-1)
+        settling = np.where(outside.any(axis=-1), res.t[np.minimum(last + 1, res.t.size - 1)], 0.0)
+        settling = np.where(res.stable, settling, np.inf)
+        final = np.abs(res.q[..., -1, :] - goal).max(axis=-1)
+    overshoot = np.where(np.isfinite(overshoot), overshoot, np.inf)
+    final = np.where(np.isfinite(final), final, np.inf)
+    return {"max_error": max_error, "overshoot": overshoot, "settling_time": settling, "final_error": final}
+
+
+@dataclass(frozen=True, eq=False)
+class MonteCarloResult:
+    """Outcome of :func:`monte_carlo`: the sampled arms and friction, the runs and their metrics."""
+
+    arms: TwoLinkArm
+    fv: np.ndarray
+    fc: np.ndarray
+    sim: SimResult
+    metrics: dict
+
+    @property
+    def stability_rate(self):
+        """Fraction of bounded runs (finite, never more than pi from the reference; see :class:`SimResult`)."""
+        return float(np.mean(self.sim.stable))
+
+
+def monte_carlo(nominal, controller, *, n, rng, q0, qf, t_move, t_final, dt=1e-3, rel=0.1, fv_max=0.5,
+                fc_max=0.3, record_every=10):
+    """Dynamics Monte Carlo: ``n`` perturbed plants, one vectorised RK4 run, metrics per run.
+
+    The controller keeps the nominal model; each plant is sampled by :func:`sample_arms`; the
+    reference is a quintic from ``q0`` to ``qf`` in ``t_move`` seconds, then held until ``t_final``.
+
+    Examples
+    --------
+    >>> nom = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> ctl = tracking_controller(nom, kind="computed_torque", kp=100.0, kd=20.0)
+    >>> mc = monte_carlo(nom, ctl, n=20, rng=np.random.default_rng(1), q0=[0, 0], qf=[1, -1],
+    ...                  t_move=1.0, t_final=2.0)
+    >>> mc.stability_rate, mc.metrics["max_error"].shape
+    (1.0, (20,))
+    """
+    arms, fv, fc = sample_arms(nominal, n, rng=rng, rel=rel, fv_max=fv_max, fc_max=fc_max)
+    q0 = as_array(q0, "q0", trailing=(2,))
+    sim = simulate(arms, controller, q0=q0, qd0=np.zeros(2), ref=quintic_reference(q0, qf, t_move),
+                   t_final=t_final, dt=dt, fv=fv, fc=fc, record_every=record_every)
+    return MonteCarloResult(arms, fv, fc, sim, tracking_metrics(sim, q_start=q0))
+
+
+# ---------------------------------------------------------------------------- validation
+def demo_setup():
+    """Nominal arm, a plant with +10 % on link 2's mass, and the chapter's set-point move.
+
+    Returns
+    -------
+    dict with keys ``nominal``, ``plant``, ``q0``, ``qf``, ``t_move``, ``t_final``.
+    """
+    nominal = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
+    return dict(nominal=nominal, plant=nominal.replace(m2=0.88, m1=1.26), q0=np.array([-np.pi / 2, 0.0]),
+                qf=np.array([0.2, 0.9]), t_move=2.0, t_final=5.0)
+
+
+def validate(*, rng=None, fast=False):
+    """Headline checks of chapter 12: RK4 vs solve_ivp, predicted vs simulated steady-state error, integral action.
+
+    Examples
+    --------
+    >>> all(r.passed for r in validate(fast=True))
+    True
+    """
+    from .checks import check_close, check_errors
+
+    rng = np.random.default_rng(12) if rng is None else rng
+    s = demo_setup()
+    ctl = tracking_controller(s["nominal"], kind="computed_torque", kp=100.0, kd=20.0)
+    # 1. the fixed-step batch integrator against solve_ivp, with friction, on a few sampled plants
+    arms, fv, fc = sample_arms(s["nominal"], 2, rng=rng)
+    T1 = 0.3 if fast else 0.6
+    ref = quintic_reference(s["q0"], s["qf"], 1.0)
+    common = dict(q0=s["q0"], qd0=[0, 0], ref=ref, t_final=T1)
+    rk = simulate(arms, ctl, **common, fv=fv, fc=fc, record_every=50)
+    err = []
+    for k in range(1 if fast else 2):
+        one = arms.replace(**{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2",
+                                                                        "I1", "I2")})
+        iv = simulate_ivp(one, ctl, **common, t_eval=rk.t, fv=fv[k], fc=fc[k], rtol=1e-8, atol=1e-8)
+        err.append(np.abs(rk.q[k] - iv.q))
+    reps = [check_errors("RK4 (1 ms, batch) vs solve_ivp, sampled plants with friction", np.array(err), tol=1e-6,
+                         unit="rad", raise_on_fail=False)]
+    # 2. predicted steady-state error vs simulation (coarser step: the error dynamics are slow)
+    ref = quintic_reference(s["q0"], s["qf"], 1.0)
+    common = dict(q0=s["q0"], qd0=[0, 0], ref=ref, t_final=4.0, dt=0.01 if fast else 0.005, record_every=10)
+    run = simulate(s["plant"], ctl, **common)
+    e_pred = steady_state_error(s["plant"], ctl, s["qf"])
+    reps.append(check_close("predicted vs simulated steady-state error", run.error[-1], e_pred, tol=1e-6,
+                            unit="rad", raise_on_fail=False))
+    ctl_i = tracking_controller(s["nominal"], kind="computed_torque", kp=300.0, kd=30.0, ki=1000.0)
+    run_i = simulate(s["plant"], ctl_i, **common)
+    reps.append(check_errors("integral action removes the steady-state error", np.abs(run_i.error[-1]), tol=1e-6,
+                             unit="rad", raise_on_fail=False))
+    return reps

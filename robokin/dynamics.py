@@ -1,0 +1,565 @@
+"""Rigid-body dynamics: the planar 2-link arm in M/C/G form and recursive Newton-Euler.
+
+Chapter 11 derives the 2-link equations with sympy (and ``sympy.physics.mechanics``);
+this module keeps the hand-written vectorised result, and a recursive
+Newton-Euler algorithm (RNEA) for revolute DH chains that is checked against it.
+
+Conventions of :class:`TwoLinkArm`
+----------------------------------
+* Planar arm in the x-y plane, both joints rotate about +z (counter-clockwise positive,
+  seen from +z), gravity acts along -y (``g > 0`` is its magnitude).
+* Zero pose ``q = (0, 0)``: both links stretched along +x. ``q1`` is the angle of link 1
+  from +x, ``q2`` the angle of link 2 relative to link 1.
+* ``lc1``, ``lc2``: distance from the joint to the link's centre of mass, along the link.
+  ``I1``, ``I2``: moment of inertia about the z-axis through the centre of mass (kg m^2).
+* Equation of motion: ``M(q) qdd + C(q, qd) qd + G(q) = tau`` with ``C`` in Christoffel
+  form, so ``Mdot - 2 C`` is skew-symmetric.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array, choice, positive
+
+__all__ = ["TwoLinkArm", "rnea", "rnea_mass_matrix", "validate"]
+
+
+def _param(value, name, *, allow_zero=False):
+    """Scalar or 1-D batch of positive parameters (a batch of arms, e.g. a Monte Carlo)."""
+    if np.ndim(value) == 0:
+        if allow_zero and isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
+            return 0.0
+        return positive(value, name)
+    a = as_array(value, name)
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"{name} must be a scalar or a 1-D array (a batch of arms), got shape {a.shape}")
+    if np.any(a < 0) or (not allow_zero and np.any(a == 0)):
+        raise ValueError(f"{name} must be positive, got minimum {a.min()!r}")
+    a = a.copy()
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class TwoLinkArm:
+    """Planar two-link arm with revolute joints about z and gravity along -y.
+
+    Parameters
+    ----------
+    m1, m2 : float
+        Link masses (kg).
+    l1, l2 : float
+        Link lengths, joint to joint / joint to tip (m).
+    lc1, lc2 : float
+        Joint-to-centre-of-mass distances along each link (m), ``0 < lc_i`` (``lc_i <= l_i``
+        is typical but not required).
+    I1, I2 : float
+        Moments of inertia about the centre of mass, z-axis (kg m^2); zero allowed (point masses).
+    g : float
+        Gravity magnitude (m/s^2), acting along -y; zero allowed (horizontal arm).
+
+    Any parameter may instead be a 1-D array of length ``S``: the object then describes
+    ``S`` arms at once, and the batch axis broadcasts against the *last* batch axis of ``q``
+    (used by the vectorised Monte Carlo of chapter 12).
+
+    Zero pose ``q = (0, 0)``: both links along +x; positive angles counter-clockwise
+    about +z; ``q2`` is relative to link 1.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(m1=1.0, m2=1.0, l1=1.0, l2=1.0, lc1=0.5, lc2=0.5, I1=0.1, I2=0.1)
+    >>> np.round(arm.M([0.0, 0.0]), 4)
+    array([[2.7 , 0.85],
+           [0.85, 0.35]])
+    >>> np.round(arm.G([0.0, 0.0]), 4)    # holding torque, both links horizontal
+    array([19.62 ,  4.905])
+    """
+
+    m1: float
+    m2: float
+    l1: float
+    l2: float
+    lc1: float
+    lc2: float
+    I1: float
+    I2: float
+    g: float = 9.81
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            zero_ok = f.name in ("I1", "I2", "g")
+            object.__setattr__(self, f.name, _param(getattr(self, f.name), f.name, allow_zero=zero_ok))
+        sizes = {np.size(getattr(self, f.name)) for f in dataclasses.fields(self)} - {1}
+        if len(sizes) > 1:
+            raise ValueError(f"batched parameters must all have the same length, got lengths {sorted(sizes)}")
+        object.__setattr__(self, "_p", self._compute_pi())   # cached: the simulators call _terms 4x per step
+
+    # ----------------------------------------------------------------- helpers
+    @property
+    def batch_size(self):
+        """Number of arms described (1 for scalar parameters)."""
+        return max(int(np.size(getattr(self, f.name))) for f in dataclasses.fields(self))
+
+    def replace(self, **changes):
+        """Copy with some parameters changed (``dataclasses.replace``)."""
+        return dataclasses.replace(self, **changes)
+
+    def _pi(self):
+        """Dynamic parameter combinations (the arm is linear in these; see robokin.ident)."""
+        return self._p
+
+    def _compute_pi(self):
+        p1 = self.I1 + self.m1 * self.lc1**2 + self.m2 * self.l1**2
+        p2 = self.I2 + self.m2 * self.lc2**2
+        p3 = self.m2 * self.l1 * self.lc2
+        p4 = (self.m1 * self.lc1 + self.m2 * self.l1) * self.g
+        p5 = self.m2 * self.lc2 * self.g
+        return p1, p2, p3, p4, p5
+
+    def _terms(self, q1, q2):
+        """Scalar entries m11, m12, m22, h (C-factor), g1, g2 as arrays (fast path)."""
+        return self._terms_cs(np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))
+
+    def _terms_cs(self, c1, c2, s2, c12):
+        """As :meth:`_terms` from precomputed cos q1, cos q2, sin q2, cos(q1 + q2) (shared by simulators)."""
+        p1, p2, p3, p4, p5 = self._p
+        m12 = p2 + p3 * c2
+        m11 = m12 + p1 + p3 * c2
+        m22 = p2 + 0 * c2
+        h = -p3 * s2
+        g2 = p5 * c12
+        g1 = p4 * c1 + g2
+        return m11, m12, m22, h, g1, g2
+
+    @staticmethod
+    def _q(q, name="q"):
+        return as_array(q, name, trailing=(2,))
+
+    # ----------------------------------------------------------------- public API
+    def M(self, q):
+        """Joint-space mass matrix, symmetric positive definite.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+            Joint angles (rad).
+
+        Returns
+        -------
+        ndarray, shape (..., 2, 2), kg m^2.
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> arm.M(np.zeros((5, 2))).shape
+        (5, 2, 2)
+        """
+        q = self._q(q)
+        m11, m12, m22, *_ = self._terms(q[..., 0], q[..., 1])
+        return np.stack([np.stack([m11, m12], -1), np.stack([m12, m22], -1)], -2)
+
+    def M_dot(self, q, qd):
+        """Time derivative of ``M(q(t))`` along a motion with rates ``qd``, shape (..., 2, 2).
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> np.round(arm.M_dot([0.0, np.pi / 2], [0.0, 1.0]), 3) + 0.0
+        array([[-1. , -0.5],
+               [-0.5,  0. ]])
+        """
+        q = self._q(q)
+        qd = self._q(qd, "qd")
+        _, _, _, h, _, _ = self._terms(q[..., 0], q[..., 1])
+        d12 = h * qd[..., 1]
+        return np.stack([np.stack([2 * d12, d12], -1), np.stack([d12, 0 * d12], -1)], -2)
+
+    def C(self, q, qd):
+        """Coriolis/centrifugal matrix in Christoffel form (``M_dot - 2 C`` is skew).
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (..., 2)
+            Joint angles (rad) and rates (rad/s).
+
+        Returns
+        -------
+        ndarray, shape (..., 2, 2); ``C(q, qd) @ qd`` is the velocity torque (N m).
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> np.round(arm.C([0.0, np.pi / 2], [1.0, 0.0]), 3) + 0.0
+        array([[ 0. , -0.5],
+               [ 0.5,  0. ]])
+        """
+        q = self._q(q)
+        qd = self._q(qd, "qd")
+        _, _, _, h, _, _ = self._terms(q[..., 0], q[..., 1])
+        a, b = qd[..., 0], qd[..., 1]
+        return np.stack([np.stack([h * b, h * (a + b)], -1), np.stack([-h * a, 0 * h], -1)], -2)
+
+    def G(self, q):
+        """Gravity torque ``dV/dq`` (N m), shape (..., 2): the torque that holds the arm still.
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> np.round(arm.G([np.pi / 2, 0.0]), 12)    # pointing straight up: no torque
+        array([0., 0.])
+        """
+        q = self._q(q)
+        *_, g1, g2 = self._terms(q[..., 0], q[..., 1])
+        return np.stack([g1, g2], -1)
+
+    def inverse_dynamics(self, q, qd, qdd):
+        """Joint torques ``tau = M qdd + C qd + G`` (N m), shape (..., 2).
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> np.allclose(arm.inverse_dynamics([0.3, 0.2], [0.0, 0.0], [0.0, 0.0]), arm.G([0.3, 0.2]))
+        True
+        """
+        q = self._q(q)
+        qd = self._q(qd, "qd")
+        qdd = self._q(qdd, "qdd")
+        m11, m12, m22, h, g1, g2 = self._terms(q[..., 0], q[..., 1])
+        a, b = qd[..., 0], qd[..., 1]
+        t1 = m11 * qdd[..., 0] + m12 * qdd[..., 1] + h * (2 * a * b + b * b) + g1
+        t2 = m12 * qdd[..., 0] + m22 * qdd[..., 1] - h * a * a + g2
+        return np.stack([t1, t2], -1)
+
+    def forward_dynamics(self, q, qd, tau):
+        """Joint accelerations ``qdd = M^{-1} (tau - C qd - G)`` (rad/s^2), shape (..., 2).
+
+        The 2x2 solve is written in closed form (``det M > 0`` always), so it vectorises
+        over any batch shape without ``np.linalg``.
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> q, qd, qdd = [0.3, -0.7], [1.0, 2.0], [0.5, -1.5]
+        >>> np.allclose(arm.forward_dynamics(q, qd, arm.inverse_dynamics(q, qd, qdd)), qdd)
+        True
+        """
+        q = self._q(q)
+        qd = self._q(qd, "qd")
+        tau = self._q(tau, "tau")
+        return np.stack(self._accel(q[..., 0], q[..., 1], qd[..., 0], qd[..., 1], tau[..., 0], tau[..., 1]), -1)
+
+    def _accel(self, q1, q2, v1, v2, t1, t2, cs=None):
+        """Closed-form forward dynamics on unpacked arrays (used by the fast simulators)."""
+        m11, m12, m22, h, g1, g2 = self._terms(q1, q2) if cs is None else self._terms_cs(*cs)
+        r1 = t1 - h * (2 * v1 * v2 + v2 * v2) - g1
+        r2 = t2 + h * v1 * v1 - g2
+        det = m11 * m22 - m12 * m12
+        return (m22 * r1 - m12 * r2) / det, (m11 * r2 - m12 * r1) / det
+
+    def energy(self, q, qd):
+        """Total mechanical energy ``T + V`` (J); ``V = 0`` at height ``y = 0`` of the base.
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> round(float(arm.energy([np.pi / 2, 0.0], [0.0, 0.0])), 4)   # m1 g lc1 + m2 g (l1 + lc2)
+        19.62
+        """
+        q = self._q(q)
+        qd = self._q(qd, "qd")
+        m11, m12, m22, *_ = self._terms(q[..., 0], q[..., 1])
+        a, b = qd[..., 0], qd[..., 1]
+        kin = 0.5 * (m11 * a * a + 2 * m12 * a * b + m22 * b * b)
+        return kin + self.potential(q)
+
+    def potential(self, q):
+        """Potential energy (J), zero at base height, shape (...)."""
+        q = self._q(q)
+        s1, s12 = np.sin(q[..., 0]), np.sin(q[..., 0] + q[..., 1])
+        return self.g * ((self.m1 * self.lc1 + self.m2 * self.l1) * s1 + self.m2 * self.lc2 * s12)
+
+    def potential_min(self):
+        """Lowest potential energy (arm hanging straight down), for relative energy drift."""
+        return -self.g * (self.m1 * self.lc1 + self.m2 * self.l1 + self.m2 * self.lc2)
+
+    def fk(self, q):
+        """Elbow and tip positions (m): ``(elbow (..., 2), tip (..., 2))`` in the base x-y plane."""
+        q = self._q(q)
+        q1, q12 = q[..., 0], q[..., 0] + q[..., 1]
+        elbow = np.stack([self.l1 * np.cos(q1), self.l1 * np.sin(q1)], -1)
+        tip = elbow + np.stack([self.l2 * np.cos(q12), self.l2 * np.sin(q12)], -1)
+        return elbow, tip
+
+    def rnea_params(self):
+        """Arguments that describe this arm to :func:`rnea` (standard DH, frame i at the tip of link i).
+
+        Link i's centre of mass sits at ``(lc_i - l_i, 0, 0)`` in frame i, its inertia is
+        ``diag(0, 0, I_i)`` about the centre of mass (only the z entry matters in the plane),
+        gravity ``(0, -g, 0)``.
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> sorted(arm.rnea_params())
+        ['a', 'alpha', 'coms', 'convention', 'd', 'gravity', 'inertias', 'masses']
+        """
+        if self.batch_size != 1:
+            raise ValueError("rnea_params needs scalar parameters (one arm)")
+        return dict(
+            a=[self.l1, self.l2], alpha=[0.0, 0.0], d=[0.0, 0.0], convention="standard",
+            masses=[self.m1, self.m2],
+            coms=[[self.lc1 - self.l1, 0.0, 0.0], [self.lc2 - self.l2, 0.0, 0.0]],
+            inertias=[np.diag([0.0, 0.0, self.I1]), np.diag([0.0, 0.0, self.I2])],
+            gravity=[0.0, -self.g, 0.0],
+        )
+
+
+# ------------------------------------------------------------------------- RNEA
+def _link_frames(a, alpha, d, theta, convention):
+    """Rotation ``R`` (..., 3, 3) of frame i in frame i-1 and origin ``p`` (..., 3) of frame i in i-1."""
+    ct, st = np.cos(theta), np.sin(theta)
+    ca, sa = np.cos(alpha), np.sin(alpha)
+    z, o = np.zeros_like(ct), np.ones_like(ct)
+    if convention == "standard":   # Rz(theta) Tz(d) Tx(a) Rx(alpha)
+        R = np.stack([np.stack([ct, -st * ca, st * sa], -1),
+                      np.stack([st, ct * ca, -ct * sa], -1),
+                      np.stack([z, sa * o, ca * o], -1)], -2)
+        p = np.stack([a * ct, a * st, d * o], -1)
+    else:                          # modified (Craig): Rx(alpha) Tx(a) Rz(theta) Tz(d)
+        R = np.stack([np.stack([ct, -st, z], -1),
+                      np.stack([ca * st, ca * ct, -sa * o], -1),
+                      np.stack([sa * st, sa * ct, ca * o], -1)], -2)
+        p = np.stack([a * o, -d * sa * o, d * ca * o], -1)
+    return R, p
+
+
+def _rnea_inputs(a, alpha, d, offset, masses, coms, inertias, convention):
+    a = as_array(a, "a", trailing=(None,))
+    n = a.shape[-1]
+    if a.ndim != 1 or n == 0:
+        raise ValueError(f"a must be a 1-D array with one entry per joint, got shape {a.shape}")
+    alpha = as_array(alpha, "alpha", trailing=(n,))
+    d = as_array(d, "d", trailing=(n,))
+    offset = np.broadcast_to(as_array(offset, "offset"), (n,)) if np.ndim(offset) == 0 else \
+        as_array(offset, "offset", trailing=(n,))
+    masses = as_array(masses, "masses", trailing=(n,))
+    if alpha.ndim != 1 or d.ndim != 1 or offset.ndim != 1 or masses.ndim != 1:
+        raise ValueError("alpha, d, offset and masses must be 1-D with one entry per joint")
+    if np.any(masses < 0):
+        raise ValueError(f"masses must be non-negative, got {masses}")
+    coms = as_array(coms, "coms", trailing=(n, 3))
+    inertias = as_array(inertias, "inertias", trailing=(n, 3, 3))
+    if coms.ndim != 2 or inertias.ndim != 3:
+        raise ValueError("coms must have shape (n, 3) and inertias (n, 3, 3)")
+    if not np.allclose(inertias, np.swapaxes(inertias, -1, -2), atol=1e-12, rtol=1e-9):
+        raise ValueError("inertias must be symmetric 3x3 matrices (about each centre of mass, link frame)")
+    choice(convention, "convention", ("standard", "modified"))
+    return a, alpha, d, offset, masses, coms, inertias, n
+
+
+def rnea(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertias, gravity):
+    """Recursive Newton-Euler inverse dynamics of a revolute DH chain, vectorised.
+
+    Parameters
+    ----------
+    a, alpha, d : array_like, shape (n,)
+        DH parameters (m, rad, m). For ``convention="standard"`` row i is
+        ``T_{i-1,i} = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)`` and joint i turns about
+        ``z_{i-1}``; for ``"modified"`` (Craig) row i is ``Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)``
+        (the arrays hold ``alpha_{i-1}``, ``a_{i-1}``) and joint i turns about ``z_i``.
+        In both, frame i is fixed to link i and ``theta_i = q_i + offset_i``.
+    q, qd, qdd : array_like, shape (..., n)
+        Joint angles (rad), rates (rad/s), accelerations (rad/s^2).
+    convention : {"standard", "modified"}
+        Required: the DH convention of the table.
+    offset : float or array_like, shape (n,)
+        Joint zero offsets (rad).
+    masses : array_like, shape (n,)
+        Link masses (kg).
+    coms : array_like, shape (n, 3)
+        Centre of mass of link i in frame i (m).
+    inertias : array_like, shape (n, 3, 3)
+        Inertia tensor of link i about its centre of mass, axes of frame i (kg m^2).
+    gravity : array_like, shape (3,)
+        Gravity acceleration in the base frame (m/s^2), e.g. ``(0, 0, -9.81)``.
+
+    Returns
+    -------
+    ndarray, shape (..., n)
+        Joint torques (N m), ``tau = M(q) qdd + C(q, qd) qd + G(q)``.
+
+    Notes
+    -----
+    Gravity enters as a base acceleration ``-gravity`` (Luh-Walker-Paul). Moments of link i
+    are taken about a point of joint i's axis, so ``tau_i`` is their component along that axis.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> q, qd, qdd = [0.3, -0.7], [1.0, 2.0], [0.5, -1.5]
+    >>> tau = rnea(q=q, qd=qd, qdd=qdd, **arm.rnea_params())
+    >>> np.allclose(tau, arm.inverse_dynamics(q, qd, qdd), atol=1e-12)
+    True
+    """
+    a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(a, alpha, d, offset, masses, coms,
+                                                                  inertias, convention)
+    q = as_array(q, "q", trailing=(n,))
+    qd = as_array(qd, "qd", trailing=(n,))
+    qdd = as_array(qdd, "qdd", trailing=(n,))
+    gravity = as_array(gravity, "gravity", trailing=(3,))
+    if gravity.ndim != 1:
+        raise ValueError(f"gravity must have shape (3,), got {gravity.shape}")
+    q, qd, qdd = np.broadcast_arrays(q, qd, qdd)
+    batch = q.shape[:-1]
+    R, p = _link_frames(a, alpha, d, q + offset, convention)   # (..., n, 3, 3), (..., n, 3)
+    Rt = np.swapaxes(R, -1, -2)
+    e3 = np.array([0.0, 0.0, 1.0])
+    std = convention == "standard"
+    # Joint axis of joint i in frame i: z_{i-1} = R^T e3 (standard) or e3 (modified).
+    axis = Rt[..., :, 2] if std else np.broadcast_to(e3, batch + (n, 3))
+    # s: joint point of joint i relative to origin i (frame i); e: joint point of joint i+1.
+    s = -np.einsum("...ij,...j->...i", Rt, p) if std else np.zeros(batch + (n, 3))
+    e = np.zeros(batch + (n, 3))
+    if not std:
+        e[..., :-1, :] = p[..., 1:, :]
+
+    def mv(A, v):
+        return np.einsum("...ij,...j->...i", A, v)
+
+    w = np.zeros(batch + (3,))
+    wd = np.zeros(batch + (3,))
+    acc = np.broadcast_to(-gravity, batch + (3,))          # acceleration of the joint point, frame i-1
+    Fs, Ns, arms = [], [], []
+    for i in range(n):
+        Ri = Rt[..., i, :, :]
+        zi = axis[..., i, :]
+        w_prev = mv(Ri, w)
+        w = w_prev + zi * qd[..., i, None]
+        wd = mv(Ri, wd) + zi * qdd[..., i, None] + np.cross(w_prev, zi * qd[..., i, None])
+        acc_J = mv(Ri, acc)
+        rc = coms[i] - s[..., i, :]
+        a_c = acc_J + np.cross(wd, rc) + np.cross(w, np.cross(w, rc))
+        Fs.append(masses[i] * a_c)
+        Iw = mv(inertias[i], w)
+        Ns.append(mv(inertias[i], wd) + np.cross(w, Iw))
+        arms.append((rc, e[..., i, :] - s[..., i, :]))
+        re = e[..., i, :] - s[..., i, :]
+        acc = acc_J + np.cross(wd, re) + np.cross(w, np.cross(w, re))   # next joint point, frame i
+    tau = np.empty(batch + (n,))
+    f = np.zeros(batch + (3,))
+    nm = np.zeros(batch + (3,))
+    for i in range(n - 1, -1, -1):
+        rc, re = arms[i]
+        if i + 1 < n:
+            Rn = R[..., i + 1, :, :]
+            f_child, n_child = mv(Rn, f), mv(Rn, nm)
+        else:
+            f_child = n_child = np.zeros(batch + (3,))
+        f = Fs[i] + f_child
+        nm = Ns[i] + np.cross(rc, Fs[i]) + n_child + np.cross(re, f_child)
+        # nm is the moment about joint point i, which the parent sees at its e_{i-1}: no shift needed.
+        tau[..., i] = np.einsum("...i,...i->...", nm, axis[..., i, :])
+    return tau
+
+
+def rnea_mass_matrix(a, alpha, d, q, *, convention, offset=0, masses, coms, inertias):
+    """Mass matrix from ``n`` RNEA calls with unit accelerations, zero velocity and no gravity.
+
+    Returns
+    -------
+    ndarray, shape (..., n, n), kg m^2 (column j is ``rnea(q, 0, e_j)`` without gravity).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> kw = arm.rnea_params(); del kw["gravity"]
+    >>> np.allclose(rnea_mass_matrix(q=[0.3, -0.7], **kw), arm.M([0.3, -0.7]))
+    True
+    """
+    a = as_array(a, "a", trailing=(None,))
+    n = a.shape[-1]
+    q = as_array(q, "q", trailing=(n,))
+    eye = np.eye(n)
+    qb = np.broadcast_to(q[..., None, :], q.shape[:-1] + (n, n))
+    cols = rnea(a, alpha, d, qb, np.zeros_like(qb), np.broadcast_to(eye, qb.shape), convention=convention,
+                offset=offset, masses=masses, coms=coms, inertias=inertias, gravity=np.zeros(3))
+    return np.swapaxes(cols, -1, -2)   # cols[..., j, :] is column j
+
+
+# ------------------------------------------------------------------------- validation
+def _demo_arm():
+    return TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
+
+
+def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="DOP853"):
+    """Simulate the unforced arm with ``solve_ivp`` and return the relative energy drift.
+
+    The drift is ``max_t |E(t) - E(0)| / (E(0) - V_min)``: relative to the mechanical energy
+    measured above the lowest potential (arm hanging down), which is always positive.
+
+    Returns
+    -------
+    drift : float
+    sol : scipy OdeResult (dense output off; ``sol.t``, ``sol.y`` with rows q1, q2, qd1, qd2)
+
+    Examples
+    --------
+    >>> drift, _ = energy_drift(_demo_arm(), [0.3, 0.5], [0.0, 1.0], t_final=0.5)
+    >>> drift < 1e-9
+    True
+    """
+    from scipy.integrate import solve_ivp
+
+    q0 = as_array(q0, "q0", trailing=(2,))
+    qd0 = as_array(qd0, "qd0", trailing=(2,))
+    if q0.ndim != 1 or qd0.ndim != 1:
+        raise ValueError("energy_drift simulates one initial state: q0 and qd0 must have shape (2,)")
+    positive(t_final, "t_final")
+
+    def rhs(t, x):
+        qdd = arm._accel(x[0], x[1], x[2], x[3], 0.0, 0.0)
+        return [x[2], x[3], qdd[0], qdd[1]]
+
+    sol = solve_ivp(rhs, (0.0, t_final), np.r_[q0, qd0], method=method, rtol=rtol, atol=atol,
+                    t_eval=np.linspace(0.0, t_final, 501))
+    E = arm.energy(sol.y[:2].T, sol.y[2:].T)
+    scale = E[0] - arm.potential_min()
+    return float(np.max(np.abs(E - E[0])) / scale), sol
+
+
+def validate(*, rng=None, fast=False):
+    """Headline checks of chapter 11 (M SPD, skew property, RNEA vs Lagrange, energy drift).
+
+    Examples
+    --------
+    >>> all(r.passed for r in validate(fast=True))
+    True
+    """
+    from .checks import check_close, check_errors
+
+    rng = np.random.default_rng(11) if rng is None else rng
+    arm = _demo_arm()
+    N = 200 if fast else 2000
+    q = rng.uniform(-np.pi, np.pi, (N, 2))
+    qd = rng.uniform(-3, 3, (N, 2))
+    qdd = rng.uniform(-10, 10, (N, 2))
+    M = arm.M(q)
+    lam = np.linalg.eigvalsh(M)
+    reps = [check_errors("M(q) symmetric", np.abs(M - np.swapaxes(M, -1, -2)).max(axis=(-2, -1)), tol=0.0,
+                         raise_on_fail=False),
+            check_errors("M(q) positive definite (1 if min eigenvalue <= 0)", (lam[:, 0] <= 0).astype(float),
+                         tol=0.0, raise_on_fail=False)]
+    S = arm.M_dot(q, qd) - 2 * arm.C(q, qd)
+    reps.append(check_errors("Mdot - 2C skew-symmetric", np.abs(S + np.swapaxes(S, -1, -2)).max(axis=(-2, -1)),
+                             tol=1e-12, raise_on_fail=False))
+    reps.append(check_close("RNEA vs Lagrangian 2-link torques", rnea(q=q, qd=qd, qdd=qdd, **arm.rnea_params()),
+                            arm.inverse_dynamics(q, qd, qdd), tol=1e-12, scale=1.0, unit="N m",
+                            raise_on_fail=False))
+    drift, _ = energy_drift(arm, [0.4, 0.6], [1.0, -2.0], t_final=1.0 if fast else 5.0)
+    reps.append(check_errors("energy drift, tau=0 (relative, solve_ivp DOP853 rtol=1e-12)", [drift], tol=1e-6,
+                             raise_on_fail=False))
+    return reps

@@ -1,0 +1,320 @@
+"""Parameter identification of the 2-link arm: gravity fit and the linear dynamic regressor (chapter 12).
+
+The 2-link dynamics are linear in five *base parameters* (combinations of masses, lengths and
+inertias; the individual ones cannot be separated from joint torques):
+
+====  =====================================  ========
+θ1    I1 + m1 lc1² + m2 l1²                  kg m²
+θ2    I2 + m2 lc2²                           kg m²
+θ3    m2 l1 lc2                              kg m²
+θ4    m1 lc1 + m2 l1                         kg m
+θ5    m2 lc2                                 kg m
+====  =====================================  ========
+
+optionally followed by friction ``fv1, fv2`` (N m s/rad) and ``fc1, fc2`` (N m), so that
+``tau = Y(q, qd, qdd) θ`` with the regressor ``Y`` of shape (..., 2, 5) or (..., 2, 9).
+Conventions of :class:`robokin.dynamics.TwoLinkArm` (gravity along -y, zero pose along +x).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array, finite_scalar, positive
+from .control import V_EPS
+from .dynamics import TwoLinkArm
+
+__all__ = ["PARAM_NAMES", "base_parameters", "arm_from_base_parameters", "regressor", "gravity_regressor", "fourier_excitation",
+           "IdentResult", "least_squares", "validate"]
+
+PARAM_NAMES = ("θ1", "θ2", "θ3", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")
+
+
+def base_parameters(arm, *, fv=None, fc=None):
+    """Base parameters θ of one arm, shape (5,), or (9,) with friction ``fv``, ``fc`` (each shape (2,)).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> base_parameters(arm).tolist()
+    [1.35, 0.35, 0.5, 1.5, 0.5]
+    """
+    if not isinstance(arm, TwoLinkArm) or arm.batch_size != 1:
+        raise ValueError("arm must be a robokin.dynamics.TwoLinkArm with scalar parameters")
+    th = [arm.I1 + arm.m1 * arm.lc1**2 + arm.m2 * arm.l1**2, arm.I2 + arm.m2 * arm.lc2**2,
+          arm.m2 * arm.l1 * arm.lc2, arm.m1 * arm.lc1 + arm.m2 * arm.l1, arm.m2 * arm.lc2]
+    if (fv is None) != (fc is None):
+        raise ValueError("give both fv and fc (friction) or neither")
+    if fv is not None:
+        fv = as_array(fv, "fv", trailing=(2,))
+        fc = as_array(fc, "fc", trailing=(2,))
+        if fv.ndim != 1 or fc.ndim != 1 or np.any(fv < 0) or np.any(fc < 0):
+            raise ValueError("fv and fc must be non-negative arrays of shape (2,)")
+        th += [*fv, *fc]
+    return np.array(th, dtype=float)
+
+
+def arm_from_base_parameters(theta, *, l1, l2, m1, m2, g=9.81):
+    """An arm with the given base parameters θ (5,): one representative of the identifiable class.
+
+    Torques depend on the parameters only through θ, so any arm with the same θ is dynamically
+    equivalent. Given the lengths and the two masses (not identifiable from torques), the centre
+    of mass distances and inertias follow: ``lc2 = θ5 / m2``, ``I2 = θ2 - m2 lc2²``,
+    ``lc1 = (θ4 - m2 l1) / m1``, ``I1 = θ1 - m1 lc1² - m2 l1²``. (``θ3 = l1 θ5`` must hold.)
+
+    Raises
+    ------
+    ValueError
+        If θ implies a negative inertia or centre-of-mass distance for these masses.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> twin = arm_from_base_parameters(base_parameters(arm), l1=1.0, l2=1.0, m1=1.0, m2=1.0)
+    >>> round(twin.I1, 12), round(twin.lc2, 12)
+    (0.1, 0.5)
+    """
+    theta = as_array(theta, "theta", trailing=(None,))
+    if theta.ndim != 1 or theta.size < 5:
+        raise ValueError(f"theta must have shape (5,) or (9,), got {theta.shape}")
+    l1, l2, m1, m2 = (positive(v, n) for v, n in ((l1, "l1"), (l2, "l2"), (m1, "m1"), (m2, "m2")))
+    lc2 = theta[4] / m2
+    I2 = theta[1] - m2 * lc2**2
+    lc1 = (theta[3] - m2 * l1) / m1
+    I1 = theta[0] - m1 * lc1**2 - m2 * l1**2
+    if lc1 <= 0 or lc2 <= 0 or I1 < 0 or I2 < 0:
+        raise ValueError(f"theta is not physically consistent with m1={m1}, m2={m2}: "
+                         f"lc1={lc1:.4g}, lc2={lc2:.4g}, I1={I1:.4g}, I2={I2:.4g}")
+    return TwoLinkArm(m1=m1, m2=m2, l1=l1, l2=l2, lc1=float(lc1), lc2=float(lc2), I1=float(I1), I2=float(I2),
+                      g=_g(g))
+
+
+def _g(g):
+    g = finite_scalar(g, "g")
+    if g < 0:
+        raise ValueError(f"g must be non-negative, got {g}")
+    return g
+
+
+def gravity_regressor(q, *, g=9.81):
+    """Static regressor: holding torques ``G(q) = Y_g(q) [θ4, θ5]``, shape (..., 2, 2).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> q = [0.3, -0.4]
+    >>> np.allclose(gravity_regressor(q) @ base_parameters(arm)[3:], arm.G(q))
+    True
+    """
+    q = as_array(q, "q", trailing=(2,))
+    g = _g(g)
+    c1, c12 = np.cos(q[..., 0]), np.cos(q[..., 0] + q[..., 1])
+    z = np.zeros_like(c1)
+    return g * np.stack([np.stack([c1, c12], -1), np.stack([z, c12], -1)], -2)
+
+
+def regressor(q, qd, qdd, *, g=9.81, friction=False, v_eps=V_EPS):
+    """Dynamic regressor ``Y`` with ``tau = Y θ`` (see the module table for θ).
+
+    Parameters
+    ----------
+    q, qd, qdd : array_like, shape (..., 2)
+        Joint angles (rad), rates (rad/s), accelerations (rad/s^2).
+    g : float
+        Gravity magnitude (m/s^2), along -y.
+    friction : bool
+        Append columns for ``fv1, fv2, fc1, fc2`` (friction ``fv qd + fc tanh(qd / v_eps)``).
+    v_eps : float
+        Coulomb smoothing speed (rad/s), as in :mod:`robokin.control`.
+
+    Returns
+    -------
+    ndarray, shape (..., 2, 5) or (..., 2, 9)
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> q, qd, qdd = [0.3, -0.7], [1.0, 2.0], [0.5, -1.5]
+    >>> np.allclose(regressor(q, qd, qdd) @ base_parameters(arm), arm.inverse_dynamics(q, qd, qdd))
+    True
+    """
+    q = as_array(q, "q", trailing=(2,))
+    qd = as_array(qd, "qd", trailing=(2,))
+    qdd = as_array(qdd, "qdd", trailing=(2,))
+    g = _g(g)
+    if not isinstance(friction, bool):
+        raise ValueError(f"friction must be True or False, got {friction!r}")
+    v_eps = positive(v_eps, "v_eps")
+    q, qd, qdd = np.broadcast_arrays(q, qd, qdd)
+    c1, c2, s2 = np.cos(q[..., 0]), np.cos(q[..., 1]), np.sin(q[..., 1])
+    c12 = np.cos(q[..., 0] + q[..., 1])
+    v1, v2 = qd[..., 0], qd[..., 1]
+    a1, a2 = qdd[..., 0], qdd[..., 1]
+    z = np.zeros_like(c1)
+    row1 = [a1, a1 + a2, c2 * (2 * a1 + a2) - s2 * (2 * v1 * v2 + v2 * v2), g * c1, g * c12]
+    row2 = [z, a1 + a2, c2 * a1 + s2 * v1 * v1, z, g * c12]
+    if friction:
+        t1, t2 = np.tanh(v1 / v_eps), np.tanh(v2 / v_eps)
+        row1 += [v1, z, t1, z]
+        row2 += [z, v2, z, t2]
+    return np.stack([np.stack(row1, -1), np.stack(row2, -1)], -2)
+
+
+def fourier_excitation(t, a, b, *, wf, q0):
+    """Finite Fourier series excitation (Swevers et al.), per joint i::
+
+        q_i(t) = q0_i + sum_k [ a_ik / (k wf) sin(k wf t) - b_ik / (k wf) cos(k wf t) ]
+
+    Periodic with period ``2 pi / wf``, so data can be averaged over periods.
+
+    Parameters
+    ----------
+    t : array_like, shape (N,)
+        Times (s).
+    a, b : array_like, shape (2, H)
+        Coefficients (rad/s) of H harmonics per joint.
+    wf : float
+        Fundamental frequency (rad/s).
+    q0 : array_like, shape (2,)
+        Offset (rad).
+
+    Returns
+    -------
+    q, qd, qdd : ndarray, shape (N, 2)
+
+    Examples
+    --------
+    >>> q, qd, qdd = fourier_excitation([0.0, 1.0], [[1.0], [0.0]], [[0.0], [0.0]], wf=1.0, q0=[0.0, 0.5])
+    >>> np.round(q, 4).tolist()
+    [[0.0, 0.5], [0.8415, 0.5]]
+    """
+    t = as_array(t, "t")
+    if t.ndim != 1:
+        raise ValueError(f"t must be 1-D, got shape {t.shape}")
+    a = as_array(a, "a", trailing=(2, None))
+    b = as_array(b, "b", trailing=(2, a.shape[-1]))
+    if a.ndim != 2 or b.ndim != 2:
+        raise ValueError("a and b must have shape (2, H)")
+    wf = positive(wf, "wf")
+    q0 = as_array(q0, "q0", trailing=(2,))
+    k = np.arange(1, a.shape[1] + 1)
+    w = k * wf                                        # (H,)
+    ph = t[:, None, None] * w                         # (N, 1, H)
+    s, c = np.sin(ph), np.cos(ph)
+    q = q0 + np.sum(a / w * s - b / w * c, axis=-1)
+    qd = np.sum(a * c + b * s, axis=-1)
+    qdd = np.sum(-a * w * s + b * w * c, axis=-1)
+    return q, qd, qdd
+
+
+@dataclass(frozen=True)
+class IdentResult:
+    """Least-squares identification result.
+
+    Attributes
+    ----------
+    theta : ndarray, shape (p,)
+        Estimated parameters.
+    std : ndarray, shape (p,)
+        Standard errors ``sqrt(diag(sigma^2 (Y^T Y)^-1))`` with sigma from the residual.
+    cond : float
+        Condition number of the stacked regressor (columns scaled to unit norm, so that units do
+        not inflate it).
+    residual_rms : float
+        RMS torque residual (N m).
+    """
+
+    theta: np.ndarray
+    std: np.ndarray
+    cond: float
+    residual_rms: float
+
+
+def least_squares(Y, tau):
+    """Ordinary least squares ``min ||Y θ - tau||`` over all samples and joints.
+
+    Parameters
+    ----------
+    Y : array_like, shape (N, 2, p)
+        Regressor samples.
+    tau : array_like, shape (N, 2)
+        Measured torques (N m).
+
+    Returns
+    -------
+    IdentResult
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> Y = rng.normal(size=(50, 2, 3)); th = np.array([1.0, -2.0, 0.5])
+    >>> np.allclose(least_squares(Y, Y @ th).theta, th)
+    True
+    """
+    Y = as_array(Y, "Y", trailing=(2, None))
+    if Y.ndim != 3:
+        raise ValueError(f"Y must have shape (N, 2, p), got {Y.shape}")
+    tau = as_array(tau, "tau", trailing=(2,))
+    if tau.shape != Y.shape[:2]:
+        raise ValueError(f"tau must have shape {Y.shape[:2]} to match Y, got {tau.shape}")
+    A = Y.reshape(-1, Y.shape[-1])
+    y = tau.reshape(-1)
+    p = A.shape[1]
+    if A.shape[0] <= p:
+        raise ValueError(f"need more equations ({A.shape[0]}) than parameters ({p})")
+    norms = np.linalg.norm(A, axis=0)
+    if np.any(norms == 0):
+        raise ValueError(f"regressor column(s) {np.flatnonzero(norms == 0).tolist()} are all zero: "
+                         "the excitation does not reach those parameters")
+    As = A / norms
+    sv = np.linalg.svd(As, compute_uv=False)
+    cond = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
+    if not np.isfinite(cond) or cond > 1e12:
+        from .errors import SingularityWarning
+        import warnings
+
+        warnings.warn(SingularityWarning(cond, "least_squares: regressor is rank deficient"), stacklevel=2)
+    xs, *_ = np.linalg.lstsq(As, y, rcond=None)
+    theta = xs / norms
+    r = y - A @ theta
+    dof = A.shape[0] - p
+    sigma2 = float(r @ r) / dof
+    cov = sigma2 * np.linalg.pinv(As.T @ As) / np.outer(norms, norms)
+    return IdentResult(theta=theta, std=np.sqrt(np.clip(np.diag(cov), 0, None)), cond=cond,
+                       residual_rms=float(np.sqrt(np.mean(r * r))))
+
+
+def validate(*, rng=None, fast=False):
+    """Headline checks: regressor vs inverse dynamics, noise-free recovery, noisy static gravity fit.
+
+    Examples
+    --------
+    >>> all(r.passed for r in validate(fast=True))
+    True
+    """
+    from .checks import check_close, check_errors
+    from .control import demo_setup, friction_torque
+
+    rng = np.random.default_rng(13) if rng is None else rng
+    arm = demo_setup()["nominal"]
+    N = 200 if fast else 2000
+    q = rng.uniform(-np.pi, np.pi, (N, 2))
+    qd = rng.uniform(-3, 3, (N, 2))
+    qdd = rng.uniform(-10, 10, (N, 2))
+    fv, fc = np.array([0.2, 0.1]), np.array([0.3, 0.15])
+    th = base_parameters(arm, fv=fv, fc=fc)
+    Y = regressor(q, qd, qdd, friction=True)
+    tau = arm.inverse_dynamics(q, qd, qdd) + friction_torque(qd, fv, fc)
+    reps = [check_close("regressor Y θ vs inverse dynamics + friction", Y @ th, tau, tol=1e-12, unit="N m",
+                        raise_on_fail=False)]
+    est = least_squares(Y, tau)
+    reps.append(check_close("noise-free least squares recovers θ (relative)", est.theta / th, 1.0, tol=1e-9,
+                            raise_on_fail=False))
+    qs = rng.uniform(-np.pi, np.pi, (N, 2))
+    noisy = arm.G(qs) + rng.normal(0, 0.01, (N, 2))
+    fit = least_squares(gravity_regressor(qs), noisy)
+    reps.append(check_errors("static gravity fit, 0.01 N m noise: |θ̂ - θ| within 5 standard errors",
+                             np.abs(fit.theta - th[3:5]) / (5 * fit.std), tol=1.0, raise_on_fail=False))
+    return reps

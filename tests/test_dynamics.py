@@ -1,0 +1,217 @@
+"""Tests for robokin.dynamics: TwoLinkArm (M, C, G, dynamics, energy) and RNEA on DH chains."""
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robokin.checks import jacobian_fd
+from robokin.dynamics import TwoLinkArm, energy_drift, rnea, rnea_mass_matrix, validate
+
+ARM = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
+HSET = settings(max_examples=40, deadline=None, derandomize=True)
+angles = st.floats(-np.pi, np.pi)
+rates = st.floats(-5, 5)
+
+
+@pytest.fixture(scope="module")
+def lagrange_sympy():
+    """Independent derivation: Euler-Lagrange equations from COM positions, written out here."""
+    q1, q2, qd1, qd2, qdd1, qdd2 = sp.symbols("q1 q2 qd1 qd2 qdd1 qdd2")
+    m1, m2, l1, lc1, lc2, I1, I2, g = sp.symbols("m1 m2 l1 lc1 lc2 I1 I2 g", positive=True)
+    t = sp.Symbol("t")
+    f1, f2 = sp.Function("f1")(t), sp.Function("f2")(t)
+    xc1, yc1 = lc1 * sp.cos(f1), lc1 * sp.sin(f1)
+    xc2, yc2 = l1 * sp.cos(f1) + lc2 * sp.cos(f1 + f2), l1 * sp.sin(f1) + lc2 * sp.sin(f1 + f2)
+    v2 = lambda x, y: sp.diff(x, t) ** 2 + sp.diff(y, t) ** 2  # noqa: E731
+    T = (m1 * v2(xc1, yc1) + m2 * v2(xc2, yc2) + I1 * sp.diff(f1, t) ** 2
+         + I2 * (sp.diff(f1, t) + sp.diff(f2, t)) ** 2) / 2
+    V = g * (m1 * yc1 + m2 * yc2)
+    L = T - V
+    eqs = [sp.diff(sp.diff(L, sp.diff(f, t)), t) - sp.diff(L, f) for f in (f1, f2)]
+    sub = {sp.diff(f1, t, 2): qdd1, sp.diff(f2, t, 2): qdd2, sp.diff(f1, t): qd1, sp.diff(f2, t): qd2}
+    eqs = [e.subs(sub).subs({f1: q1, f2: q2}) for e in eqs]
+    args = (q1, q2, qd1, qd2, qdd1, qdd2, m1, m2, l1, lc1, lc2, I1, I2, g)
+    return sp.lambdify(args, eqs, cse=True)
+
+
+def test_inverse_dynamics_matches_independent_lagrange(lagrange_sympy, rng=np.random.default_rng(1)):
+    q, qd, qdd = rng.uniform(-3, 3, (3, 200, 2))
+    a = ARM
+    ref = np.array(lagrange_sympy(q[:, 0], q[:, 1], qd[:, 0], qd[:, 1], qdd[:, 0], qdd[:, 1], a.m1, a.m2, a.l1,
+                                  a.lc1, a.lc2, a.I1, a.I2, a.g)).T
+    assert np.max(np.abs(ARM.inverse_dynamics(q, qd, qdd) - ref)) < 1e-12
+
+
+@HSET
+@given(angles, angles)
+def test_mass_matrix_spd(a, b):
+    M = ARM.M([a, b])
+    assert np.array_equal(M, M.T)
+    assert np.linalg.eigvalsh(M).min() > 0
+
+
+@HSET
+@given(angles, angles, rates, rates)
+def test_mdot_minus_2c_skew_and_mdot_is_derivative(a, b, u, v):
+    q, qd = np.array([a, b]), np.array([u, v])
+    S = ARM.M_dot(q, qd) - 2 * ARM.C(q, qd)
+    assert np.max(np.abs(S + S.T)) < 1e-12
+    h = 1e-6
+    fd = (ARM.M(q + h * qd) - ARM.M(q - h * qd)) / (2 * h)
+    assert np.max(np.abs(fd - ARM.M_dot(q, qd))) < 1e-7
+
+
+def test_gravity_is_gradient_of_potential():
+    q = np.random.default_rng(2).uniform(-3, 3, (100, 2))
+    J = jacobian_fd(lambda x: ARM.potential(x)[..., None], q)[..., 0, :]
+    assert np.max(np.abs(J - ARM.G(q))) < 1e-7
+
+
+def test_power_balance_dE_dt_equals_qd_dot_tau():
+    rng = np.random.default_rng(3)
+    q, qd, tau = rng.uniform(-2, 2, (3, 50, 2))
+    qdd = ARM.forward_dynamics(q, qd, tau)
+    h = 1e-6
+    dE = (ARM.energy(q + h * qd, qd + h * qdd) - ARM.energy(q - h * qd, qd - h * qdd)) / (2 * h)
+    assert np.max(np.abs(dE - np.sum(qd * tau, -1))) < 1e-6
+
+
+def test_forward_inverse_roundtrip_and_broadcast():
+    rng = np.random.default_rng(4)
+    q, qd, qdd = rng.uniform(-3, 3, (3, 4, 5, 2))
+    tau = ARM.inverse_dynamics(q, qd, qdd)
+    assert tau.shape == (4, 5, 2)
+    assert np.max(np.abs(ARM.forward_dynamics(q, qd, tau) - qdd)) < 1e-10
+    assert ARM.M(q).shape == (4, 5, 2, 2) and ARM.C(q, qd).shape == (4, 5, 2, 2)
+
+
+def test_energy_conserved_without_torque():
+    drift, sol = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=1.0)
+    assert drift < 1e-8
+    assert np.ptp(sol.y[0]) > 0.1   # the arm really moved
+
+
+def test_loose_integrator_drifts_more():
+    tight, _ = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=1.0)
+    loose, _ = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=1.0, rtol=1e-3, atol=1e-6, method="RK45")
+    assert loose > 100 * tight
+
+
+def test_batched_parameters_equal_per_arm_results():
+    m2 = np.array([0.5, 0.8, 1.1])
+    batch = ARM.replace(m2=m2)
+    q = np.random.default_rng(5).uniform(-3, 3, (3, 2))
+    M = batch.M(q)
+    for k in range(3):
+        assert np.allclose(M[k], ARM.replace(m2=float(m2[k])).M(q[k]), rtol=0, atol=1e-15)
+    assert batch.batch_size == 3
+
+
+def test_point_mass_arm_hanging_has_known_holding_torque():
+    arm = TwoLinkArm(m1=1.0, m2=2.0, l1=1.0, l2=1.0, lc1=1.0, lc2=1.0, I1=0.0, I2=0.0, g=10.0)
+    # horizontal along +x: mass 1 at 1 m, mass 2 at 2 m -> tau1 = 10 * (1 + 4), tau2 = 10 * 2 * 1
+    assert np.allclose(arm.G([0.0, 0.0]), [50.0, 20.0])
+    assert np.allclose(arm.G([-np.pi / 2, 0.0]), [0.0, 0.0], atol=1e-12)
+
+
+# ------------------------------------------------------------------------ RNEA
+def test_rnea_matches_lagrangian_standard_and_modified():
+    rng = np.random.default_rng(6)
+    q, qd, qdd = rng.uniform(-3, 3, (3, 300, 2))
+    ref = ARM.inverse_dynamics(q, qd, qdd)
+    assert np.max(np.abs(rnea(q=q, qd=qd, qdd=qdd, **ARM.rnea_params()) - ref)) < 1e-12
+    # modified DH (Craig): frames at the joints, a_{i-1} = (0, l1), COM at (+lc_i, 0, 0) in frame i
+    kw = ARM.rnea_params()
+    kw.update(a=[0.0, ARM.l1], convention="modified", coms=[[ARM.lc1, 0, 0], [ARM.lc2, 0, 0]])
+    assert np.max(np.abs(rnea(q=q, qd=qd, qdd=qdd, **kw) - ref)) < 1e-12
+
+
+def test_rnea_offset_and_out_of_plane_axes():
+    # rotating the arm by a joint offset equals adding it to q1
+    q = np.random.default_rng(7).uniform(-3, 3, (20, 2))
+    kw = ARM.rnea_params()
+    z = np.zeros_like(q)
+    a = rnea(q=q, qd=z, qdd=z, offset=[0.3, -0.2], **kw)
+    b = rnea(q=q + [0.3, -0.2], qd=z, qdd=z, **kw)
+    assert np.allclose(a, b, atol=1e-13)
+    # gravity along the joint axes produces no torque
+    kw["gravity"] = [0, 0, -9.81]
+    assert np.max(np.abs(rnea(q=q, qd=z, qdd=z, **kw))) < 1e-12
+
+
+def test_rnea_mass_matrix_symmetric_and_equals_M():
+    q = np.random.default_rng(8).uniform(-3, 3, (30, 2))
+    kw = ARM.rnea_params()
+    del kw["gravity"]
+    M = rnea_mass_matrix(q=q, **kw)
+    assert np.max(np.abs(M - ARM.M(q))) < 1e-13
+
+
+def test_validate_reports_pass():
+    reps = validate(fast=True)
+    assert len(reps) == 5 and all(r.passed for r in reps)
+
+
+# ------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("bad", [[np.nan, 0.0], [0.0, np.inf], [0.0, 0.0, 0.0], [[0.0], [1.0]]])
+def test_two_link_rejects_bad_q(bad):
+    for fn in (ARM.M, ARM.G, ARM.potential, ARM.fk):
+        with pytest.raises(ValueError):
+            fn(bad)
+    for fn in (ARM.C, ARM.M_dot, ARM.energy):
+        with pytest.raises(ValueError):
+            fn(bad, [0.0, 0.0])
+    with pytest.raises(ValueError):
+        ARM.inverse_dynamics([0, 0], bad, [0, 0])
+    with pytest.raises(ValueError):
+        ARM.forward_dynamics([0, 0], [0, 0], bad)
+
+
+@pytest.mark.parametrize("field,value", [("m1", -1.0), ("l1", 0.0), ("lc2", np.nan), ("I1", -0.1), ("g", np.inf),
+                                         ("m2", "heavy"), ("m1", np.array([[1.0]])), ("m2", np.array([1.0, -1.0]))])
+def test_two_link_rejects_bad_parameters(field, value):
+    with pytest.raises(ValueError):
+        ARM.replace(**{field: value})
+
+
+def test_two_link_rejects_mismatched_batches_and_batch_rnea_params():
+    with pytest.raises(ValueError, match="same length"):
+        ARM.replace(m1=np.ones(2), m2=np.ones(3))
+    with pytest.raises(ValueError, match="scalar"):
+        ARM.replace(m1=np.ones(2)).rnea_params()
+
+
+def test_energy_drift_rejects_bad_input():
+    with pytest.raises(ValueError):
+        energy_drift(ARM, [[0, 0], [1, 1]], [0, 0])
+    with pytest.raises(ValueError):
+        energy_drift(ARM, [0, 0], [0, 0], t_final=-1.0)
+
+
+def test_rnea_rejects_bad_input():
+    kw = ARM.rnea_params()
+    z = np.zeros(2)
+    with pytest.raises(ValueError, match="convention"):
+        rnea(q=z, qd=z, qdd=z, **{**kw, "convention": "craig"})
+    with pytest.raises(ValueError, match="symmetric"):
+        rnea(q=z, qd=z, qdd=z, **{**kw, "inertias": [np.triu(np.ones((3, 3)))] * 2})
+    with pytest.raises(ValueError):
+        rnea(q=[0.0, np.nan], qd=z, qdd=z, **kw)
+    with pytest.raises(ValueError):
+        rnea(q=np.zeros(3), qd=z, qdd=z, **kw)
+    with pytest.raises(ValueError):
+        rnea(q=z, qd=z, qdd=z, **{**kw, "masses": [1.0, -1.0]})
+    with pytest.raises(ValueError):
+        rnea(q=z, qd=z, qdd=z, **{**kw, "coms": [[0, 0, 0]]})
+    with pytest.raises(ValueError):
+        rnea(q=z, qd=z, qdd=z, **{**kw, "gravity": [0, -9.81]})
+    with pytest.raises(ValueError):
+        rnea(q=z, qd=z, qdd=z, **{**kw, "a": [[0.5, 0.4]]})
+    with pytest.raises(TypeError):   # convention is required
+        rnea(kw["a"], kw["alpha"], kw["d"], z, z, z, masses=kw["masses"], coms=kw["coms"],
+             inertias=kw["inertias"], gravity=kw["gravity"])
+    kw.pop("gravity")
+    with pytest.raises(ValueError):
+        rnea_mass_matrix(q=[np.inf, 0], **kw)

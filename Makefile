@@ -84,9 +84,11 @@ bench: $(VENV)/.stamp-test
 report: $(VENV)/.stamp-book
 	$(PY) -m robokin.report
 
+# REMOTE may be a remote name or a path/URL (the test publishes to a local bare repository).
 REMOTE ?= origin
-publish: $(VENV)/.stamp-book
+publish:
 	@test -f _build/html/index.html || { echo "run 'make book' first"; exit 2; }
+	@test -x $(BIN)/ghp-import || { echo "ghp-import missing: run 'make book' first (it installs the [book] extra)"; exit 2; }
 	$(BIN)/ghp-import --no-jekyll --push --force --remote $(REMOTE) --branch gh-pages _build/html
 
 clean:

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st_
 from scipy.integrate import solve_ivp
 
@@ -193,7 +193,9 @@ def test_fk_finds_another_assembly_mode(st):
 def test_property_fk_ik_roundtrip(u):
     s = default_platform()
     q = np.array([0.05, 0.05, 0.05, 0.2, 0.2, 0.3]) * np.array(u) + [0, 0, 0.42, 0, 0, 0]
-    np.testing.assert_allclose(s.fk(s.ik(q)), q, atol=1e-9)
+    lengths, ok = s.ik(q, on_unreachable="nan")
+    assume(bool(ok))  # corners of this box can leave the actuator stroke (hypothesis finds them)
+    np.testing.assert_allclose(s.fk(lengths), q, atol=1e-9)
 
 
 # ------------------------------------------------------------------ dynamics

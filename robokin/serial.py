@@ -1,0 +1,505 @@
+"""Serial arms from Denavit-Hartenberg tables: FK, every link frame, geometric Jacobian.
+
+Two DH conventions are in use and they are **not** interchangeable
+(chapter 5, {eq}`eq-ch05-std` and {eq}`eq-ch05-mod`):
+
+* ``"standard"`` (Denavit-Hartenberg, Spong, UR's published tables):
+  ``A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)``; joint ``i`` turns about
+  ``z_{i-1}``.
+* ``"modified"`` (Craig): ``A_i = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)``;
+  joint ``i`` turns about ``z_i``. Row ``i`` of a modified table holds
+  ``(a_{i-1}, alpha_{i-1}, d_i, theta_i)``.
+
+The convention is a required keyword everywhere: guessing it is the most common
+source of wrong arm code. All joints are revolute, ``theta_i = q_i + offset_i``.
+Lengths in metres, angles in radians; functions broadcast over leading axes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validate import as_array, choice
+from .checks import check_close, check_jacobian, check_rigid
+from .transforms import make_transform, rotx, rotz, so3_log
+
+__all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error", "validate"]
+
+CONVENTIONS = ("standard", "modified")
+
+
+def dh_transform(a, alpha, d, theta, *, convention):
+    """Homogeneous transform of one DH link, batched.
+
+    ``standard``: ``Rz(theta) Tz(d) Tx(a) Rx(alpha)`` (transform from frame ``i-1`` to ``i``).
+    ``modified``: ``Rx(alpha) Tx(a) Rz(theta) Tz(d)`` where ``a, alpha`` are Craig's
+    ``a_{i-1}, alpha_{i-1}``.
+
+    Parameters
+    ----------
+    a, d : array_like
+        Link length and offset in metres; broadcast together with ``alpha`` and ``theta``.
+    alpha, theta : array_like
+        Link twist and joint angle in radians.
+    convention : {"standard", "modified"}
+        Required; there is no safe default.
+
+    Returns
+    -------
+    ndarray, shape (broadcast shape, 4, 4)
+
+    Raises
+    ------
+    ValueError
+        Unknown convention, non-finite input, or shapes that do not broadcast.
+
+    Examples
+    --------
+    >>> T = dh_transform(0.5, np.pi / 2, 0.1, np.pi / 2, convention="standard")
+    >>> np.round(T[:3, 3], 12)  # origin: d along z0, then a along the rotated x
+    array([0. , 0.5, 0.1])
+    >>> T = dh_transform(0.5, np.pi / 2, 0.1, np.pi / 2, convention="modified")
+    >>> np.round(T[:3, 3], 12)  # a along x_{i-1} first, then d along the twisted z
+    array([ 0.5, -0.1,  0. ])
+    """
+    choice(convention, "convention", CONVENTIONS)
+    a = as_array(a, "a")
+    alpha = as_array(alpha, "alpha")
+    d = as_array(d, "d")
+    theta = as_array(theta, "theta")
+    try:
+        a, alpha, d, theta = np.broadcast_arrays(a, alpha, d, theta)
+    except ValueError as exc:
+        raise ValueError(f"a, alpha, d, theta do not broadcast: shapes {a.shape}, {alpha.shape}, "
+                         f"{d.shape}, {theta.shape}") from exc
+    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
+    T = np.zeros(theta.shape + (4, 4))
+    if convention == "standard":
+        T[..., 0, :] = np.stack([ct, -st * ca, st * sa, a * ct], -1)
+        T[..., 1, :] = np.stack([st, ct * ca, -ct * sa, a * st], -1)
+        T[..., 2, 1], T[..., 2, 2], T[..., 2, 3] = sa, ca, d
+    else:
+        T[..., 0, :] = np.stack([ct, -st, np.zeros_like(ct), a], -1)
+        T[..., 1, :] = np.stack([st * ca, ct * ca, -sa, -sa * d], -1)
+        T[..., 2, :] = np.stack([st * sa, ct * sa, ca, ca * d], -1)
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def _special(v):
+    """Snap cos/sin of the twist to exact 0 or +-1 (UR-style tables use multiples of pi/2)."""
+    return float(np.round(v)) if abs(v - np.round(v)) < 1e-15 else float(v)
+
+
+def _compose(X, Y, Z, P, a, ca, sa, d, c, s, convention):
+    """Right-multiply the frame with axes X, Y, Z and origin P by one DH link.
+
+    Vectors are tuples of 3 component arrays (component first) so that every
+    operation is a contiguous element-wise op: far faster than batches of 4x4
+    matmuls. Zero parameters are skipped (most DH entries are 0).
+    """
+    def lin(u, cu, v, cv):  # cu * u + cv * v, skipping zero coefficients
+        if isinstance(cu, float) and cu == 0.0:
+            return tuple(cv * vi for vi in v)
+        if isinstance(cv, float) and cv == 0.0:
+            return tuple(cu * ui for ui in u)
+        return tuple(cu * ui + cv * vi for ui, vi in zip(u, v))
+
+    def shift(P, k, U):  # P + k * U
+        return P if k == 0.0 else tuple(pi + k * ui for pi, ui in zip(P, U))
+
+    if convention == "standard":  # Rz(theta) Tz(d) Tx(a) Rx(alpha)
+        Xn = lin(X, c, Y, s)
+        Yr = lin(X, -s, Y, c)
+        Pn = shift(shift(P, d, Z), a, Xn)
+        return Xn, lin(Yr, ca, Z, sa), lin(Yr, -sa, Z, ca), Pn
+    # modified: Rx(alpha) Tx(a) Rz(theta) Tz(d)
+    Ya = lin(Y, ca, Z, sa)
+    Za = lin(Y, -sa, Z, ca)
+    Pn = shift(shift(P, a, X), d, Za)
+    return lin(X, c, Ya, s), lin(X, -s, Ya, c), Za, Pn
+
+
+def _frame(X, Y, Z, P):
+    lead = np.broadcast_shapes(*(np.shape(x) for x in X + Y + Z + P))
+    T = np.zeros(lead + (4, 4))
+    for k, V in enumerate((X, Y, Z, P)):
+        for i in range(3):
+            T[..., i, k] = V[i]
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def pose_error(T_target, T_current):
+    """6-D pose error ``[p_t - p_c; log(R_t R_c^T)]`` in the base frame.
+
+    The orientation part is the rotation vector (axis * angle, rad) that takes the
+    current orientation to the target, expressed in the base frame, so that it
+    pairs with the geometric Jacobian's angular rows. Never Euler-angle differences.
+
+    Parameters
+    ----------
+    T_target, T_current : array_like, shape (..., 4, 4)
+        Poses in the base frame (broadcast).
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+        Metres in the first three entries, radians in the last three.
+
+    Examples
+    --------
+    >>> T1 = make_transform(rotz(0.3), [1.0, 0.0, 0.0])
+    >>> np.round(pose_error(T1, np.eye(4)), 12)
+    array([1. , 0. , 0. , 0. , 0. , 0.3])
+    """
+    Tt = as_array(T_target, "T_target", trailing=(4, 4))
+    Tc = as_array(T_current, "T_current", trailing=(4, 4))
+    dp = Tt[..., :3, 3] - Tc[..., :3, 3]
+    dR = Tt[..., :3, :3] @ np.swapaxes(Tc[..., :3, :3], -1, -2)
+    return np.concatenate([dp, so3_log(dR, tol=1e-5)], axis=-1)
+
+
+def _as_transform(T, name):
+    if T is None:
+        return np.eye(4)
+    T = as_array(T, name, trailing=(4, 4))
+    if T.shape != (4, 4):
+        raise ValueError(f"{name} must be a single (4, 4) transform, got shape {T.shape}")
+    rep = check_rigid(T, tol=1e-9, name=name, raise_on_fail=False)
+    if not rep.passed:
+        raise ValueError(f"{name} must be a rigid transform [[R, p], [0, 0, 0, 1]] with R a rotation; "
+                         f"error {rep.max_error:.3g}")
+    return T
+
+
+@dataclass(frozen=True, eq=False)
+class SerialArm:
+    """A serial arm of revolute joints described by a DH table.
+
+    Build it with :meth:`from_dh`. ``theta_i = q_i + offset_i``.
+
+    Attributes
+    ----------
+    a, alpha, d, offset : ndarray, shape (n,)
+        DH parameters (m, rad, m, rad). For ``"modified"`` row ``i`` holds
+        ``a_{i-1}, alpha_{i-1}, d_i`` (Craig).
+    convention : {"standard", "modified"}
+    qlim : ndarray, shape (n, 2) or None
+        Joint limits ``[lower, upper]`` in rad; None means unlimited.
+    base, tool : ndarray, shape (4, 4)
+        Fixed transforms: ``fk(q) = base @ A_1 ... A_n @ tool``.
+    """
+
+    a: np.ndarray
+    alpha: np.ndarray
+    d: np.ndarray
+    offset: np.ndarray
+    convention: str
+    qlim: np.ndarray | None = None
+    base: np.ndarray = field(default_factory=lambda: np.eye(4))
+    tool: np.ndarray = field(default_factory=lambda: np.eye(4))
+
+    @classmethod
+    def from_dh(cls, a, alpha, d, *, offset=0.0, convention, qlim=None, base=None, tool=None):
+        """Build an arm from DH columns.
+
+        Parameters
+        ----------
+        a, alpha, d : array_like, shape (n,)
+            DH columns (m, rad, m).
+        offset : array_like, shape (n,) or scalar
+            Joint zero offsets (rad), ``theta = q + offset``.
+        convention : {"standard", "modified"}
+            Required keyword.
+        qlim : array_like, shape (n, 2), optional
+            Joint limits (rad), lower < upper.
+        base, tool : array_like, shape (4, 4), optional
+            Rigid base and tool transforms (identity by default).
+
+        Returns
+        -------
+        SerialArm
+
+        Examples
+        --------
+        >>> arm = SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard")
+        >>> arm.n, np.round(arm.fk([0.0, np.pi / 2])[:3, 3], 12)
+        (2, array([1., 1., 0.]))
+        >>> SerialArm.from_dh([1.0], [0], [0], convention="craig")
+        Traceback (most recent call last):
+        ...
+        ValueError: convention must be one of 'standard', 'modified'; got 'craig'
+        """
+        choice(convention, "convention", CONVENTIONS)
+        a = as_array(a, "a")
+        if a.ndim != 1 or a.size == 0:
+            raise ValueError(f"a must be a non-empty 1-D array of link lengths, got shape {a.shape}")
+        n = a.size
+        cols = {}
+        for name, v in (("alpha", alpha), ("d", d), ("offset", offset)):
+            v = as_array(v, name)
+            if v.ndim == 0:
+                v = np.full(n, float(v))
+            if v.shape != (n,):
+                raise ValueError(f"{name} must have shape ({n},) like a, got shape {v.shape}")
+            cols[name] = v.copy()
+        if qlim is not None:
+            qlim = as_array(qlim, "qlim", trailing=(2,)).copy()
+            if qlim.shape != (n, 2):
+                raise ValueError(f"qlim must have shape ({n}, 2), got shape {qlim.shape}")
+            if np.any(qlim[:, 0] >= qlim[:, 1]):
+                raise ValueError("qlim rows must be [lower, upper] with lower < upper")
+        return cls(a.copy(), cols["alpha"], cols["d"], cols["offset"], convention, qlim,
+                   _as_transform(base, "base"), _as_transform(tool, "tool"))
+
+    def __post_init__(self):
+        # per-link constants as Python floats, computed once (the FK loop runs per call)
+        consts = tuple((float(self.a[i]), _special(np.cos(self.alpha[i])), _special(np.sin(self.alpha[i])),
+                        float(self.d[i])) for i in range(self.a.size))
+        object.__setattr__(self, "_consts", consts)
+        object.__setattr__(self, "_has_tool", not np.array_equal(self.tool, np.eye(4)))
+
+    @property
+    def n(self):
+        """Number of joints."""
+        return int(self.a.size)
+
+    def _q(self, q):
+        return as_array(q, "q", trailing=(self.n,))
+
+    def _columns(self, q):
+        """Yield the base frame and then each link frame as column tuples (X, Y, Z, P)."""
+        theta = np.moveaxis(q + self.offset, -1, 0)  # joint-first: contiguous per-joint arrays
+        yield from self._columns_cs(np.cos(theta), np.sin(theta))
+
+    def _columns_cs(self, c, s):
+        """Like ``_columns`` from per-joint cos/sin arrays ``c[i], s[i]`` (any broadcastable shapes)."""
+        B = self.base
+        X, Y, Z, P = (tuple(float(B[i, k]) for i in range(3)) for k in range(4))
+        yield X, Y, Z, P
+        for i, (a, ca, sa, d) in enumerate(self._consts):
+            X, Y, Z, P = _compose(X, Y, Z, P, a, ca, sa, d, c[i], s[i], self.convention)
+            yield X, Y, Z, P
+
+    def _chain_single(self, q):
+        """Frames 0..n for one configuration by 4x4 products (faster than columns for one q)."""
+        A = dh_transform(self.a, self.alpha, self.d, q + self.offset, convention=self.convention)
+        F = np.empty((self.n + 1, 4, 4))
+        F[0] = self.base
+        for i in range(self.n):
+            F[i + 1] = F[i] @ A[i]
+        return F
+
+    def fk_all(self, q):
+        """Every link frame in the base frame: ``base @ A_1 ... A_i`` for ``i = 0..n``.
+
+        Frame 0 is the arm's base frame (``self.base``); the tool transform is not applied.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., n)
+            Joint angles (rad).
+
+        Returns
+        -------
+        ndarray, shape (..., n + 1, 4, 4)
+
+        Examples
+        --------
+        >>> arm = SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard")
+        >>> np.round(arm.fk_all([0.0, 0.0])[:, :3, 3], 12)
+        array([[0., 0., 0.],
+               [1., 0., 0.],
+               [2., 0., 0.]])
+        """
+        q = self._q(q)
+        if q.ndim == 1:
+            return self._chain_single(q)
+        return np.stack([np.broadcast_to(_frame(*f), q.shape[:-1] + (4, 4)) for f in self._columns(q)],
+                        axis=-3)
+
+    def fk(self, q):
+        """End-effector pose ``base @ A_1(q_1) ... A_n(q_n) @ tool`` in the base frame.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., n)
+            Joint angles (rad).
+
+        Returns
+        -------
+        ndarray, shape (..., 4, 4)
+
+        Examples
+        --------
+        >>> arm = SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="modified")
+        >>> np.round(arm.fk([np.pi / 2, 0.0])[:3, 3], 12)  # Craig: a_0 = 1 is before joint 1
+        array([1., 1., 0.])
+        """
+        q = self._q(q)
+        if q.ndim == 1:
+            T = self._chain_single(q)[-1]
+        else:
+            for X, Y, Z, P in self._columns(q):
+                pass
+            T = np.broadcast_to(_frame(X, Y, Z, P), q.shape[:-1] + (4, 4)).copy()
+        return T @ self.tool if self._has_tool else T
+
+    def joint_axes(self, q):
+        """Unit joint axes ``z`` and a point ``o`` on each axis, base frame.
+
+        Standard DH: joint ``i`` turns about ``z_{i-1}`` through ``o_{i-1}``;
+        modified DH: about ``z_i`` through ``o_i``.
+
+        Returns
+        -------
+        z, o : ndarray, shape (..., n, 3)
+
+        Examples
+        --------
+        >>> arm = SerialArm.from_dh([1.0], [np.pi / 2], [0.0], convention="standard")
+        >>> z, o = arm.joint_axes([0.0])
+        >>> z[0]
+        array([0., 0., 1.])
+        """
+        F = self.fk_all(q)
+        sel = slice(0, self.n) if self.convention == "standard" else slice(1, self.n + 1)
+        return F[..., sel, :3, 2], F[..., sel, :3, 3]
+
+    def jacobian(self, q):
+        """Geometric Jacobian in the base frame, rows ``[v; omega]``.
+
+        Column ``i`` is ``[z_i x (p_e - o_i); z_i]`` with ``z_i, o_i`` the axis and a
+        point of joint ``i`` ({eq}`eq-ch05-jac`) and ``p_e`` the tool origin, so that
+        ``[v_e; omega] = J(q) qdot`` with ``v_e`` the tool-origin velocity (m/s) and
+        ``omega`` the angular velocity (rad/s), both in the base frame.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., n)
+
+        Returns
+        -------
+        ndarray, shape (..., 6, n)
+
+        Examples
+        --------
+        >>> arm = SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard")
+        >>> np.round(arm.jacobian([0.0, 0.0]), 12)
+        array([[0., 0.],
+               [2., 1.],
+               [0., 0.],
+               [0., 0.],
+               [0., 0.],
+               [1., 1.]])
+        """
+        q = self._q(q)
+        F = self.fk_all(q)
+        sel = slice(0, self.n) if self.convention == "standard" else slice(1, self.n + 1)
+        z, o = F[..., sel, :3, 2], F[..., sel, :3, 3]
+        pe = (F[..., -1, :, :] @ self.tool if self._has_tool else F[..., -1, :, :])[..., None, :3, 3]
+        Jv = np.cross(z, pe - o)
+        return np.swapaxes(np.concatenate([Jv, z], axis=-1), -1, -2)
+
+    def singular_values(self, q, *, part="full"):
+        """Singular values of the Jacobian, descending.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., n)
+        part : {"full", "position", "orientation"}
+            Rows used: all six (mixes m and rad: the numbers depend on the length
+            unit), the three linear-velocity rows, or the three angular rows.
+
+        Returns
+        -------
+        ndarray, shape (..., min(rows, n))
+
+        Examples
+        --------
+        >>> arm = SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard")
+        >>> np.round(arm.singular_values([0.0, 0.5], part="position"), 6)
+        array([2.169407, 0.220994])
+        """
+        choice(part, "part", ("full", "position", "orientation"))
+        J = self.jacobian(q)
+        J = {"full": J, "position": J[..., :3, :], "orientation": J[..., 3:, :]}[part]
+        return np.linalg.svd(J, compute_uv=False)
+
+    def manipulability(self, q, *, part="full"):
+        """Yoshikawa manipulability ``sqrt(det(J J^T))`` = product of the singular values.
+
+        Zero at singular configurations. With ``part="full"`` and ``n = 6`` it is
+        ``|det J|`` (units m^3 rad^3-ish mixed: compare only like with like).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., n)
+        part : {"full", "position", "orientation"}
+
+        Returns
+        -------
+        ndarray, shape (...)
+
+        Examples
+        --------
+        >>> arm = SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard")
+        >>> round(float(arm.manipulability([0.0, np.pi / 2], part="position")), 12)  # l1 l2 |sin q2|
+        1.0
+        """
+        return np.prod(self.singular_values(q, part=part), axis=-1)
+
+    def within_limits(self, q, *, tol=0.0):
+        """True where every joint lies inside ``qlim`` (within ``tol`` rad); all True without limits.
+
+        Examples
+        --------
+        >>> arm = SerialArm.from_dh([1.0], [0], [0], convention="standard", qlim=[[-1, 1]])
+        >>> arm.within_limits([[0.5], [1.5]])
+        array([ True, False])
+        """
+        q = self._q(q)
+        if self.qlim is None:
+            return np.ones(q.shape[:-1], dtype=bool)
+        return np.all((q >= self.qlim[:, 0] - tol) & (q <= self.qlim[:, 1] + tol), axis=-1)
+
+
+def validate(*, rng=None, fast=False):
+    """Headline checks of the DH machinery (chapter 5) as a list of reports.
+
+    Examples
+    --------
+    >>> all(r.passed for r in validate(rng=np.random.default_rng(0), fast=True))
+    True
+    """
+    rng = np.random.default_rng(5) if rng is None else rng
+    N = 200 if fast else 2000
+    reports = []
+    a, al, d, th = (rng.uniform(-1, 1, N), rng.uniform(-np.pi, np.pi, N), rng.uniform(-1, 1, N),
+                    rng.uniform(-np.pi, np.pi, N))
+    z0 = np.zeros(N)
+    Tz = make_transform(np.eye(3), np.stack([z0, z0, d], -1))
+    Tx = make_transform(np.eye(3), np.stack([a, z0, z0], -1))
+    Rz = make_transform(rotz(th), np.zeros(3))
+    Rx = make_transform(rotx(al), np.zeros(3))
+    reports.append(check_close("standard DH = Rz Tz Tx Rx", dh_transform(a, al, d, th, convention="standard"),
+                               Rz @ Tz @ Tx @ Rx, tol=1e-14, raise_on_fail=False))
+    reports.append(check_close("modified DH = Rx Tx Rz Tz", dh_transform(a, al, d, th, convention="modified"),
+                               Rx @ Tx @ Rz @ Tz, tol=1e-14, raise_on_fail=False))
+    from .ur5 import UR5
+
+    q = rng.uniform(-np.pi, np.pi, (50 if fast else 300, 6))
+
+    def f(qq):
+        T = UR5.fk(qq)
+        T0 = UR5.fk(q)[..., None, :, :] if qq.ndim == 3 else UR5.fk(q)
+        # orientation via the rotation log relative to the unperturbed pose (not Euler angles)
+        return np.concatenate([T[..., :3, 3], so3_log(T[..., :3, :3] @ np.swapaxes(T0[..., :3, :3], -1, -2))], -1)
+
+    reports.append(check_jacobian(UR5.jacobian, f, q, eps=1e-6, tol=1e-6,
+                                  name="UR5 geometric Jacobian vs finite differences (so3 log)",
+                                  raise_on_fail=False))
+    return reports

@@ -1,0 +1,354 @@
+"""The Universal Robots UR5: official standard-DH model and analytic IK (all 8 branches).
+
+DH table (standard convention, UR's published values; lengths in m)::
+
+    i   a_i        alpha_i   d_i
+    1   0          pi/2      0.089159
+    2   -0.425     0         0
+    3   -0.39225   0         0
+    4   0          pi/2      0.10915
+    5   0          -pi/2     0.09465
+    6   0          0         0.0823
+
+Zero pose (all ``q = 0``): upper arm and forearm stretched horizontally along
+``-x`` of the base at height ``d1``, the tool origin at
+``(a2 + a3, -(d4 + d6), d1 - d5) = (-0.81725, -0.19145, -0.00549)`` m with the tool
+z axis along ``-y``. Joint offsets are zero and every joint turns positively
+(right-hand rule) about its ``z_{i-1}`` axis. Chapter 5 shows the frames.
+
+The analytic IK follows {cite}`hawkins2013` (chapter 6, {prf:ref}`alg-ch06-ik`):
+theta1 from the wrist point ``p05``, theta5 and theta6 from the tool
+orientation, then a planar 3R problem for theta2, theta3, theta4.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._validate import as_array, choice
+from .checks import check_errors
+from .errors import SingularityWarning, UnreachableError
+from .serial import SerialArm
+from .transforms import check_rotation, wrap_to_pi
+
+__all__ = ["D1", "A2", "A3", "D4", "D5", "D6", "ALPHA", "UR5", "make_ur5", "BRANCH_LABELS", "BRANCH_SIGNS",
+           "ik", "nearest", "pose_residual", "validate"]
+
+D1, A2, A3, D4, D5, D6 = 0.089159, -0.425, -0.39225, 0.10915, 0.09465, 0.0823
+ALPHA = (np.pi / 2, 0.0, 0.0, np.pi / 2, -np.pi / 2, 0.0)
+QLIM = np.tile([-2 * np.pi, 2 * np.pi], (6, 1))  # UR joints: +-360 deg
+
+
+def make_ur5(*, d1=D1, qlim=QLIM):
+    """The UR5 as a standard-DH :class:`~robokin.serial.SerialArm` (``d1`` adjustable for peers).
+
+    Examples
+    --------
+    >>> np.round(make_ur5().fk(np.zeros(6))[:3, 3], 5)
+    array([-0.81725, -0.19145, -0.00549])
+    """
+    return SerialArm.from_dh([0.0, A2, A3, 0.0, 0.0, 0.0], ALPHA, [d1, 0.0, 0.0, D4, D5, D6],
+                             convention="standard", qlim=qlim)
+
+
+#: The official UR5 (standard DH, d1 = 0.089159 m, joint limits +-2 pi).
+UR5 = make_ur5()
+
+# Branch k uses the sign triple BRANCH_SIGNS[k] = (shoulder, elbow, wrist) chosen in the
+# theta1 (+-acos), theta3 and theta5 (+-acos) formulas; the order is shoulder-major.
+BRANCH_SIGNS = np.array([(s, e, w) for s in (1, -1) for e in (1, -1) for w in (1, -1)], dtype=float)
+#: Labels ``(shoulder, elbow, wrist)`` of the 8 branches, in the order of ``ik``'s branch axis.
+#:
+#: * shoulder ``"left"``: seen from above, looking from the base axis towards the wrist point
+#:   ``p05``, the shoulder offset ``d4`` lies to the left; equivalently the wrist point is in
+#:   front of the shoulder along the arm's reach direction ``-x1``. ``"right"``: the arm
+#:   reaches back over its shoulder.
+#: * elbow ``"up"``: ``sign(theta3) = +1`` for a left shoulder and ``-1`` for a right one; the
+#:   elbow then lies above the shoulder-wrist chord whenever the upper arm points upwards.
+#: * wrist ``"noflip"``: ``theta5 > 0``; ``"flip"``: ``theta5 < 0``.
+BRANCH_LABELS = [
+    ("left" if s > 0 else "right", "up" if e > 0 else "down", "noflip" if w > 0 else "flip")
+    for s, e, w in BRANCH_SIGNS
+]
+
+
+def pose_residual(T_a, T_b):
+    """Pose distance ``|p_a - p_b| / L + ||R_a - R_b||_F / sqrt(2)`` (dimensionless).
+
+    ``L = |a2| + |a3|`` makes the position part relative to the arm's reach; the
+    orientation part equals ``2 sin(theta / 2)`` for a rotation angle ``theta``
+    between the two frames, i.e. ``theta`` (rad) for small errors.
+
+    Parameters
+    ----------
+    T_a, T_b : array_like, shape (..., 4, 4)
+
+    Returns
+    -------
+    ndarray, shape (...)
+
+    Examples
+    --------
+    >>> from robokin.transforms import make_transform, rotz
+    >>> round(float(pose_residual(np.eye(4), make_transform(rotz(1e-6), [0, 0, 0]))), 12)
+    1e-06
+    """
+    T_a = as_array(T_a, "T_a", trailing=(4, 4))
+    T_b = as_array(T_b, "T_b", trailing=(4, 4))
+    dp = np.linalg.norm(T_a[..., :3, 3] - T_b[..., :3, 3], axis=-1) / (abs(A2) + abs(A3))
+    dR = np.sqrt(np.sum((T_a[..., :3, :3] - T_b[..., :3, :3]) ** 2, axis=(-2, -1)) / 2)
+    return dp + dR
+
+
+def ik(T, *, tol=1e-9, singular_tol=1e-9, q6_singular=0.0, on_unreachable="nan", warn=True):
+    """All 8 analytic IK branches of the official UR5, vectorised over poses.
+
+    Parameters
+    ----------
+    T : array_like, shape (..., 4, 4)
+        Target tool poses (frame 6) in the base frame; rotation part checked.
+    tol : float
+        A branch is valid when ``pose_residual(FK(q), T) <= tol`` (position relative to
+        ``|a2| + |a3|``, orientation in rad). Every returned branch is confirmed by FK.
+        Arguments of ``arccos`` within ``tol`` outside ``[-1, 1]`` are clamped
+        (boundary of the workspace: the two branches merge there).
+    singular_tol : float
+        Wrist singularity when ``|sin theta5| < singular_tol``: the axes of joints 2, 3, 4
+        and 6 are then all parallel and the arm has a one-parameter self-motion, so
+        theta6 is free. We set ``theta6 = q6_singular`` (default 0), solve theta2..4 for
+        it and emit a :class:`~robokin.errors.SingularityWarning` (if ``warn``).
+    q6_singular : float
+        The theta6 chosen at the wrist singularity (rad).
+    on_unreachable : {"nan", "raise"}
+        ``"nan"`` (default): branches that do not exist get NaN rows and
+        ``valid = False``. ``"raise"``: raise :class:`~robokin.errors.UnreachableError`
+        when some pose has no valid branch at all.
+    warn : bool
+        Emit ``SingularityWarning`` at wrist or shoulder singularities.
+
+    Returns
+    -------
+    q : ndarray, shape (..., 8, 6)
+        Joint angles in ``[-pi, pi)``; branch ``k`` is labelled ``BRANCH_LABELS[k]``
+        (shoulder, elbow, wrist). Rows are NaN **exactly** where ``valid`` is False.
+    valid : ndarray of bool, shape (..., 8)
+
+    Notes
+    -----
+    * Shoulder: ``theta1`` needs the wrist point ``p05`` (the tool origin moved back by
+      ``d6`` along the tool z axis) at horizontal distance ``r >= d4`` from the base
+      axis. At ``r = d4`` the two shoulder branches merge (shoulder singularity, warned);
+      for ``r < d4`` no branch exists.
+    * Wrist: ``|sin theta5| < singular_tol`` as described above; ``valid`` stays True
+      because the returned q reaches the pose (confirmed by FK), but it is one of
+      infinitely many solutions.
+    * Elbow: ``theta3 = 0`` (arm stretched) merges the two elbow branches.
+    * At the wrist singularity the returned branches are those with
+      ``theta6 = q6_singular``. Near the edge of the workspace (arm almost stretched) that
+      theta6 may put the wrist out of reach; those branches are then reported invalid
+      (the mask says so; nothing is silent). Pass the current theta6 as ``q6_singular``
+      when tracking a path through the singularity.
+
+    Examples
+    --------
+    >>> q = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
+    >>> Q, valid = ik(UR5.fk(q))
+    >>> Q.shape, int(valid.sum())
+    ((8, 6), 8)
+    >>> bool(np.any(np.all(np.abs(Q - q) < 1e-9, axis=-1)))
+    True
+    """
+    choice(on_unreachable, "on_unreachable", ("nan", "raise"))
+    for name, v in (("tol", tol), ("singular_tol", singular_tol)):
+        if not (np.isscalar(v) and np.isfinite(v) and v > 0):
+            raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+    if not (np.isscalar(q6_singular) and np.isfinite(q6_singular)):
+        raise ValueError(f"q6_singular must be a finite number, got {q6_singular!r}")
+    T = as_array(T, "T", trailing=(4, 4))
+    check_rotation(T[..., :3, :3], "T[..., :3, :3]", tol=1e-6)
+    lead = T.shape[:-2]
+    # branch axes (shoulder, elbow, wrist) of size 2 each; every quantity is computed at the
+    # smallest multiplicity it needs (theta1: 2, theta5/theta6: 4, theta2..4: 8)
+    S = BRANCH_SIGNS[:, 0].reshape(2, 2, 2)[:, :1, :1]
+    E = BRANCH_SIGNS[:, 1].reshape(2, 2, 2)[:1, :, :1]
+    W = BRANCH_SIGNS[:, 2].reshape(2, 2, 2)[:1, :1, :]
+    R = T[..., None, None, None, :3, :3]
+    p = T[..., None, None, None, :3, 3]
+
+    # shoulder: wrist point p05 = p - d6 * z6 (theta1 is Hawkins' eq. with the +-acos)
+    p05x = p[..., 0] - D6 * R[..., 0, 2]
+    p05y = p[..., 1] - D6 * R[..., 1, 2]
+    r = np.hypot(p05x, p05y)
+    ok1 = r >= D4 * (1 - tol)
+    th1 = np.arctan2(p05y, p05x) + S * np.arccos(np.clip(D4 / np.where(r > 0, r, 1.0), -1.0, 1.0)) + np.pi / 2
+    s1, c1 = np.sin(th1), np.cos(th1)
+    # wrist: cos theta5 from the tool position along the shoulder-plane normal n = (s1, -c1, 0);
+    # |sin theta5| from the tool x, y axes along n (Hawkins' theta6 terms). atan2 of both keeps
+    # theta5 accurate near 0, where arccos(c5) alone loses half the digits (1e-16 -> 1e-8 rad).
+    c5 = (p[..., 0] * s1 - p[..., 1] * c1 - D4) / D6
+    ok5 = np.abs(c5) <= 1 + tol
+    x6 = R[..., 0, 0] * s1 - R[..., 1, 0] * c1
+    y6 = -R[..., 0, 1] * s1 + R[..., 1, 1] * c1
+    th5 = W * np.arctan2(np.hypot(x6, y6), np.clip(c5, -1.0, 1.0))
+    s5 = np.sin(th5)
+    sing5 = np.abs(s5) < singular_tol
+    # theta6 = atan2(y6 / s5, x6 / s5); multiplying by sign(s5) instead of dividing is the same
+    sg = np.where(s5 >= 0, 1.0, -1.0)
+    y6, x6 = y6 * sg, x6 * sg
+    th6 = np.where(sing5, q6_singular, np.arctan2(y6, x6))
+
+    # planar 3R: T14 = A1^-1 T (A5 A6)^-1 is Rz(theta2+theta3+theta4) Rx(pi/2) with origin (x, y, d4)
+    x, y, x4x, x4y = _planar_t14(R, p, s1, c1, th5, th6)
+    c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
+    ok3 = np.abs(c3) <= 1 + tol
+    th3 = E * S * np.arccos(np.clip(c3, -1.0, 1.0))
+    th2 = np.arctan2(y, x) - np.arctan2(A3 * np.sin(th3), A2 + A3 * np.cos(th3))
+    th4 = np.arctan2(x4y, x4x) - th2 - th3
+
+    full = lead + (2, 2, 2)
+    ths = [th1, th2, th3, th4, th5, th6]
+    q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths], axis=-1).reshape(lead + (8, 6))
+    exists = np.broadcast_to(ok1 & ok5 & ok3, full).reshape(lead + (8,))
+    # confirm every branch by forward kinematics (cos/sin of the very angles returned)
+    cs = [np.cos(t) for t in ths]
+    ss = [np.sin(t) for t in ths]
+    res = _residual_cols(UR5, cs, ss, R, p).reshape(lead + (8,))
+    valid = exists & (res <= tol)
+    q = np.where(valid[..., None], q, np.nan)
+    sing5 = np.broadcast_to(sing5, full).reshape(lead + (8,))
+    r = np.broadcast_to(r, full).reshape(lead + (8,))
+
+    if warn:
+        if np.any(sing5 & valid):
+            warnings.warn(SingularityWarning(np.inf, f"UR5 ik: wrist singularity |sin theta5| < {singular_tol:g} in "
+                                             f"{int(np.count_nonzero(np.any(sing5 & valid, -1)))} pose(s); "
+                                             f"theta6 is free (axes 2, 3, 4, 6 parallel) and set to {q6_singular:g}"),
+                          stacklevel=2)
+        near1 = valid & (np.abs(r - D4) <= max(tol, 1e-9) * D4)
+        if np.any(near1):
+            warnings.warn(SingularityWarning(np.inf, "UR5 ik: shoulder singularity (wrist point at distance d4 "
+                                             "from the base axis); the two shoulder branches coincide"),
+                          stacklevel=2)
+    if on_unreachable == "raise":
+        none = ~np.any(valid, axis=-1)
+        if np.any(none):
+            idx = np.argwhere(none)[0] if none.ndim else ()
+            raise UnreachableError(int(np.count_nonzero(none)), T[tuple(idx)][:3, 3], total=int(none.size),
+                                   reason="no analytic UR5 branch reaches the pose")
+    assert q.shape == lead + (8, 6)
+    return q, valid
+
+
+def _wrap(a):
+    # floor is much faster than %, and gives the same [-pi, pi) result
+    return a - 2 * np.pi * np.floor((a + np.pi) / (2 * np.pi))
+
+
+def _planar_t14(R, p, s1, c1, th5, th6):
+    """Entries of ``T14 = A1^-1 T A6^-1 A5^-1`` needed by the planar 3R step.
+
+    Returns the origin ``(x, y)`` of frame 4 in frame 1 and ``(cos, sin)`` of
+    theta2 + theta3 + theta4. Written per component (no 4x4 products):
+    ``A6^-1 = Tz(-d6) Rz(-theta6)``, ``A5^-1 = Rx(pi/2) Tz(-d5) Rz(-theta5)``,
+    ``A1^-1 = Rx(-pi/2) Tz(-d1) Rz(-theta1)``.
+    """
+    c6, s6 = np.cos(th6), np.sin(th6)
+    c5, s5 = np.cos(th5), np.sin(th5)
+    P, X3 = [], []
+    for j in range(3):
+        y1 = s6 * R[..., j, 0] + c6 * R[..., j, 1]  # y axis after Rz(-theta6)
+        x1 = c6 * R[..., j, 0] - s6 * R[..., j, 1]
+        P.append(p[..., j] - D6 * R[..., j, 2] + D5 * y1)  # Rx(pi/2) turns -y1 into the new z
+        X3.append(c5 * x1 - s5 * R[..., j, 2])
+    x = c1 * P[0] + s1 * P[1]
+    y = P[2] - D1
+    return x, y, c1 * X3[0] + s1 * X3[1], X3[2]
+
+
+def _residual_cols(arm, c, s, R, p):
+    """``|p - p_fk| / L + ||R - R_fk||_F / sqrt(2)`` from joint cos/sin, no 4x4 matrices."""
+    for X, Y, Z, P in arm._columns_cs(c, s):
+        pass
+    dp = sum((P[i] - p[..., i]) ** 2 for i in range(3))
+    dR = sum((V[i] - R[..., i, k]) ** 2 for k, V in enumerate((X, Y, Z)) for i in range(3))
+    return np.sqrt(dp) / (abs(A2) + abs(A3)) + np.sqrt(dR / 2)
+
+
+def nearest(q_branches, valid, q_ref, *, weights=None):
+    """Pick the valid branch closest to ``q_ref`` (angle differences wrapped to [-pi, pi)).
+
+    Distance ``sum_j w_j * wrap(q_j - q_ref_j)^2``. The returned angles are unwrapped
+    towards ``q_ref`` (``q_ref + wrap(q - q_ref)``), so a path stays continuous even
+    across +-pi.
+
+    Parameters
+    ----------
+    q_branches : array_like, shape (..., k, n)
+        Candidate solutions (NaN rows allowed where ``valid`` is False).
+    valid : array_like of bool, shape (..., k)
+    q_ref : array_like, shape (..., n)
+        Reference configuration (rad), e.g. the previous point of a path.
+    weights : array_like, shape (n,), optional
+        Non-negative joint weights (default all 1).
+
+    Returns
+    -------
+    q : ndarray, shape (..., n)
+        NaN where no branch is valid.
+    index : ndarray of int, shape (...)
+        Chosen branch, -1 where none is valid.
+
+    Examples
+    --------
+    >>> Q, v = ik(UR5.fk([0.3, -1.2, 1.5, -0.4, 1.1, 0.7]))
+    >>> q, k = nearest(Q, v, [0.3, -1.1, 1.4, -0.4, 1.0, 0.7])
+    >>> np.round(q, 6), BRANCH_LABELS[int(k)]
+    (array([ 0.3, -1.2,  1.5, -0.4,  1.1,  0.7]), ('left', 'up', 'noflip'))
+    """
+    valid = np.asarray(valid)
+    if valid.dtype != bool:
+        raise ValueError(f"valid must be a boolean mask, got dtype {valid.dtype}")
+    Q = as_array(q_branches, "q_branches", trailing=(None, None), finite=False)
+    if Q.shape[:-1] != valid.shape:
+        raise ValueError(f"valid has shape {valid.shape}, expected {Q.shape[:-1]} to match q_branches")
+    if np.any(~np.isfinite(Q[valid])):
+        raise ValueError("q_branches has non-finite values in rows marked valid")
+    qr = as_array(q_ref, "q_ref", trailing=(Q.shape[-1],))
+    w = np.ones(Q.shape[-1]) if weights is None else as_array(weights, "weights", trailing=(Q.shape[-1],))
+    if w.ndim != 1 or np.any(w < 0):
+        raise ValueError("weights must be a 1-D array of non-negative numbers, one per joint")
+    dq = wrap_to_pi(np.where(valid[..., None], Q, 0.0) - qr[..., None, :])
+    dist = np.where(valid, np.sum(w * dq * dq, axis=-1), np.inf)
+    k = np.argmin(dist, axis=-1)
+    none = ~np.any(valid, axis=-1)
+    best = np.take_along_axis(dq, k[..., None, None], axis=-2)[..., 0, :] + qr
+    best = np.where(none[..., None], np.nan, best)
+    return best, np.where(none, -1, k)
+
+
+def validate(*, rng=None, fast=False):
+    """Headline checks of the UR5 analytic IK (chapter 6).
+
+    Examples
+    --------
+    >>> [r.passed for r in validate(rng=np.random.default_rng(1), fast=True)]
+    [True, True]
+    """
+    rng = np.random.default_rng(6) if rng is None else rng
+    N = 2000 if fast else 20000
+    q = rng.uniform(-np.pi, np.pi, (N, 6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        Q, valid = ik(UR5.fk(q))
+    res = np.where(valid, pose_residual(UR5.fk(np.where(valid[..., None], Q, 0.0)), UR5.fk(q)[:, None]), 0.0)
+    worst = np.max(res, axis=-1)
+    worst = np.where(np.any(valid, -1), worst, np.inf)
+    found = np.min(np.where(valid, np.abs(_wrap(Q - q[:, None])).max(-1), np.inf), axis=-1)
+    return [
+        check_errors("UR5 analytic IK: FK(IK(T)) pose residual, all valid branches", worst, tol=1e-9,
+                     raise_on_fail=False),
+        check_errors("UR5 analytic IK: generating q among the 8 branches (rad)", found, tol=1e-7, unit="rad",
+                     raise_on_fail=False),
+    ]

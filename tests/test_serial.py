@@ -1,0 +1,221 @@
+"""Tests of robokin.serial: DH conventions, FK, link frames, geometric Jacobian."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from robokin.checks import check_jacobian, check_rigid
+from robokin.serial import SerialArm, dh_transform, pose_error, validate
+from robokin.transforms import make_transform, rotx, rotz, so3_exp, so3_log, transform_inverse
+
+RNG = np.random.default_rng(20260530)
+
+
+def _trans(x, y, z):
+    return make_transform(np.eye(3), [x, y, z])
+
+
+def _rot(R):
+    return make_transform(R, [0.0, 0.0, 0.0])
+
+
+def _random_arm(rng, convention, n=6, base=False):
+    a, d = rng.uniform(-0.5, 0.5, n), rng.uniform(-0.5, 0.5, n)
+    alpha, off = rng.uniform(-np.pi, np.pi, n), rng.uniform(-np.pi, np.pi, n)
+    kw = {}
+    if base:
+        kw = dict(base=make_transform(so3_exp(rng.normal(size=3)), rng.normal(size=3)),
+                  tool=make_transform(so3_exp(rng.normal(size=3)), rng.normal(size=3)))
+    return SerialArm.from_dh(a, alpha, d, offset=off, convention=convention, **kw)
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_dh_is_product_of_elementary_transforms(convention):
+    for _ in range(50):
+        a, alpha, d, th = RNG.uniform(-2, 2, 4)
+        T = dh_transform(a, alpha, d, th, convention=convention)
+        if convention == "standard":
+            ref = _rot(rotz(th)) @ _trans(0, 0, d) @ _trans(a, 0, 0) @ _rot(rotx(alpha))
+        else:
+            ref = _rot(rotx(alpha)) @ _trans(a, 0, 0) @ _rot(rotz(th)) @ _trans(0, 0, d)
+        np.testing.assert_allclose(T, ref, atol=1e-14)
+
+
+def test_conventions_differ():
+    # the same numbers mean different transforms: the convention is not cosmetic
+    T1 = dh_transform(0.3, 0.7, 0.2, 1.1, convention="standard")
+    T2 = dh_transform(0.3, 0.7, 0.2, 1.1, convention="modified")
+    assert np.abs(T1 - T2).max() > 0.1
+
+
+def test_dh_batched_broadcast():
+    th = RNG.uniform(-3, 3, (4, 5))
+    T = dh_transform(0.2, np.pi / 2, 0.1, th, convention="standard")
+    assert T.shape == (4, 5, 4, 4)
+    np.testing.assert_allclose(T[2, 3], dh_transform(0.2, np.pi / 2, 0.1, th[2, 3], convention="standard"))
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_link_frames_are_the_dh_transforms(convention):
+    arm = _random_arm(RNG, convention)
+    q = RNG.uniform(-np.pi, np.pi, 6)
+    F = arm.fk_all(q)
+    assert F.shape == (7, 4, 4)
+    np.testing.assert_allclose(F[0], np.eye(4))
+    for i in range(6):
+        A = dh_transform(arm.a[i], arm.alpha[i], arm.d[i], q[i] + arm.offset[i], convention=convention)
+        np.testing.assert_allclose(transform_inverse(F[i]) @ F[i + 1], A, atol=1e-12)
+    np.testing.assert_allclose(arm.fk(q), F[-1], atol=1e-14)
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_fk_matches_matrix_product_with_base_and_tool(convention):
+    arm = _random_arm(RNG, convention, base=True)
+    q = RNG.uniform(-np.pi, np.pi, (10, 6))
+    for qi, T in zip(q, arm.fk(q)):
+        ref = arm.base.copy()
+        for i in range(6):
+            ref = ref @ dh_transform(arm.a[i], arm.alpha[i], arm.d[i], qi[i] + arm.offset[i],
+                                     convention=convention)
+        np.testing.assert_allclose(T, ref @ arm.tool, atol=1e-12)
+
+
+def _pose_vec(arm, q_ref):
+    """FK as [p, log(R R_ref^T)]: a chart of SE(3) around q_ref (rotation log, not Euler angles)."""
+    R0 = arm.fk(q_ref)[..., :3, :3]
+
+    def f(q):
+        T = arm.fk(q)
+        R0b = R0[..., None, :, :] if q.ndim == q_ref.ndim + 1 else R0
+        return np.concatenate([T[..., :3, 3], so3_log(T[..., :3, :3] @ np.swapaxes(R0b, -1, -2))], -1)
+
+    return f
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_jacobian_vs_finite_differences(convention):
+    arm = _random_arm(RNG, convention, base=True)
+    q = RNG.uniform(-np.pi, np.pi, (200, 6))
+    rep = check_jacobian(arm.jacobian, _pose_vec(arm, q), q, eps=1e-6, tol=1e-6)
+    assert rep.samples == 200
+
+
+def test_jacobian_angular_rows_match_rotation_derivative():
+    arm = _random_arm(RNG, "standard")
+    q = RNG.uniform(-np.pi, np.pi, 6)
+    J = arm.jacobian(q)
+    R = arm.fk(q)[:3, :3]
+    h = 1e-6
+    for i in range(6):
+        dq = np.zeros(6)
+        dq[i] = h
+        dR = (arm.fk(q + dq)[:3, :3] - arm.fk(q - dq)[:3, :3]) / (2 * h)
+        W = dR @ R.T  # = hat(omega_i)
+        np.testing.assert_allclose([W[2, 1], W[0, 2], W[1, 0]], J[3:, i], atol=1e-8)
+
+
+def test_planar_two_link_closed_forms():
+    l1, l2 = 0.7, 0.4
+    arm = SerialArm.from_dh([l1, l2], [0, 0], [0, 0], convention="standard")
+    q = RNG.uniform(-np.pi, np.pi, (100, 2))
+    x = l1 * np.cos(q[:, 0]) + l2 * np.cos(q.sum(1))
+    y = l1 * np.sin(q[:, 0]) + l2 * np.sin(q.sum(1))
+    np.testing.assert_allclose(arm.fk(q)[:, 0, 3], x, atol=1e-14)
+    np.testing.assert_allclose(arm.fk(q)[:, 1, 3], y, atol=1e-14)
+    # Yoshikawa: w = l1 l2 |sin q2| for the planar 2R position Jacobian
+    np.testing.assert_allclose(arm.manipulability(q, part="position"), l1 * l2 * np.abs(np.sin(q[:, 1])),
+                               atol=1e-12)
+
+
+def test_manipulability_is_abs_det_for_six_joints():
+    arm = _random_arm(RNG, "modified")
+    q = RNG.uniform(-np.pi, np.pi, (20, 6))
+    np.testing.assert_allclose(arm.manipulability(q), np.abs(np.linalg.det(arm.jacobian(q))), rtol=1e-9,
+                               atol=1e-14)
+    sv = arm.singular_values(q)
+    assert sv.shape == (20, 6) and np.all(np.diff(sv, axis=-1) <= 1e-15)
+    assert arm.singular_values(q, part="orientation").shape == (20, 3)
+
+
+def test_within_limits():
+    arm = SerialArm.from_dh([1, 1], [0, 0], [0, 0], convention="standard", qlim=[[-1, 1], [-2, 2]])
+    assert arm.within_limits([[0, 0], [1.5, 0], [0, -2.5]]).tolist() == [True, False, False]
+    assert arm.within_limits([1.0 + 1e-9, 0], tol=1e-8)
+
+
+def test_pose_error_uses_rotation_vector():
+    R = so3_exp([0.1, -0.2, 0.3])
+    e = pose_error(make_transform(R, [1, 2, 3]), np.eye(4))
+    np.testing.assert_allclose(e, [1, 2, 3, 0.1, -0.2, 0.3], atol=1e-14)
+    # near pi the rotation vector stays correct where Euler differences would wrap
+    e = pose_error(_rot(rotz(np.pi - 1e-3)), _rot(rotz(-np.pi + 1e-3)))
+    np.testing.assert_allclose(e[3:], [0, 0, -2e-3], atol=1e-12)
+
+
+def test_validate_reports_pass():
+    reps = validate(rng=np.random.default_rng(0), fast=True)
+    assert len(reps) == 3 and all(r.passed for r in reps)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["standard", "modified"]), st.integers(1, 7))
+def test_property_fk_rigid_and_batch_consistent(seed, convention, n):
+    rng = np.random.default_rng(seed)
+    arm = _random_arm(rng, convention, n=n, base=True)
+    q = rng.uniform(-10, 10, (3, 2, n))
+    T = arm.fk(q)
+    check_rigid(T, tol=1e-12)
+    np.testing.assert_allclose(T[1, 0], arm.fk(q[1, 0]), atol=1e-15)
+    assert arm.jacobian(q).shape == (3, 2, 6, n)
+    assert arm.fk_all(q).shape == (3, 2, n + 1, 4, 4)
+
+
+# ---- bad input -------------------------------------------------------------------------------
+
+def test_convention_is_required_and_checked():
+    with pytest.raises(TypeError):
+        SerialArm.from_dh([1.0], [0.0], [0.0])  # no default convention on purpose
+    with pytest.raises(TypeError):
+        dh_transform(1, 0, 0, 0)
+    with pytest.raises(ValueError, match="convention"):
+        dh_transform(1, 0, 0, 0, convention="craig")
+    with pytest.raises(ValueError, match="convention"):
+        SerialArm.from_dh([1.0], [0.0], [0.0], convention="Standard")
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_rejected(bad):
+    arm = SerialArm.from_dh([1, 1], [0, 0], [0, 0], convention="standard")
+    for fn in (arm.fk, arm.fk_all, arm.jacobian, arm.manipulability, arm.singular_values, arm.within_limits):
+        with pytest.raises(ValueError, match="non-finite"):
+            fn([0.0, bad])
+    with pytest.raises(ValueError, match="non-finite"):
+        dh_transform(bad, 0, 0, 0, convention="modified")
+    with pytest.raises(ValueError, match="non-finite"):
+        SerialArm.from_dh([1, bad], [0, 0], [0, 0], convention="standard")
+    with pytest.raises(ValueError, match="non-finite"):
+        pose_error(np.full((4, 4), bad), np.eye(4))
+
+
+def test_bad_shapes_rejected():
+    arm = SerialArm.from_dh([1, 1], [0, 0], [0, 0], convention="standard")
+    with pytest.raises(ValueError, match=r"\(\.\.\., 2\)"):
+        arm.fk([0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"\(\.\.\., 2\)"):
+        arm.jacobian(np.zeros((3, 1)))
+    with pytest.raises(ValueError, match="shape"):
+        SerialArm.from_dh([1, 1], [0, 0, 0], [0, 0], convention="standard")
+    with pytest.raises(ValueError, match="non-empty"):
+        SerialArm.from_dh([], [], [], convention="standard")
+    with pytest.raises(ValueError, match="qlim"):
+        SerialArm.from_dh([1, 1], [0, 0], [0, 0], convention="standard", qlim=[[1, -1], [0, 1]])
+    with pytest.raises(ValueError, match="qlim"):
+        SerialArm.from_dh([1, 1], [0, 0], [0, 0], convention="standard", qlim=[[-1, 1]])
+    with pytest.raises(ValueError, match="rigid|FAIL"):
+        SerialArm.from_dh([1], [0], [0], convention="standard", base=2 * np.eye(4))
+    with pytest.raises(ValueError, match="broadcast"):
+        dh_transform(np.zeros(2), 0, 0, np.zeros(3), convention="standard")
+    with pytest.raises(ValueError, match="part"):
+        arm.manipulability([0, 0], part="linear")
+    with pytest.raises(ValueError, match="numeric"):
+        arm.fk("zero")

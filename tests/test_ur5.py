@@ -1,0 +1,254 @@
+"""Tests of robokin.ur5: the official UR5 model and its 8-branch analytic IK."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from robokin.errors import SingularityWarning, UnreachableError
+from robokin.serial import dh_transform
+from robokin.transforms import make_transform, rotx, so3_exp
+from robokin.ur5 import (A2, A3, BRANCH_LABELS, BRANCH_SIGNS, D1, D4, D5, D6, UR5, ik, make_ur5, nearest,
+                         pose_residual, validate)
+
+RNG = np.random.default_rng(55)
+
+
+def wrap(a):
+    return (a + np.pi) % (2 * np.pi) - np.pi
+
+
+def test_official_table():
+    # UR's published standard-DH values (metres, radians)
+    np.testing.assert_array_equal(UR5.d, [0.089159, 0, 0, 0.10915, 0.09465, 0.0823])
+    np.testing.assert_array_equal(UR5.a, [0, -0.425, -0.39225, 0, 0, 0])
+    np.testing.assert_allclose(UR5.alpha, [np.pi / 2, 0, 0, np.pi / 2, -np.pi / 2, 0])
+    assert UR5.convention == "standard" and np.all(UR5.offset == 0)
+
+
+def test_zero_pose_from_the_table_by_hand():
+    # at q = 0 the arm is stretched along -x; d4 and d6 point along -y; d5 points down
+    T = UR5.fk(np.zeros(6))
+    np.testing.assert_allclose(T[:3, 3], [A2 + A3, -(D4 + D6), D1 - D5], atol=1e-15)
+    np.testing.assert_allclose(T[:3, :3], rotx(np.pi / 2), atol=1e-15)
+
+
+def test_fk_is_product_of_standard_links():
+    q = RNG.uniform(-np.pi, np.pi, 6)
+    ref = np.eye(4)
+    a, d = [0, A2, A3, 0, 0, 0], [D1, 0, 0, D4, D5, D6]
+    al = [np.pi / 2, 0, 0, np.pi / 2, -np.pi / 2, 0]
+    for i in range(6):
+        ref = ref @ dh_transform(a[i], al[i], d[i], q[i], convention="standard")
+    np.testing.assert_allclose(UR5.fk(q), ref, atol=1e-14)
+
+
+def test_ik_roundtrip_10k_poses():
+    q = RNG.uniform(-np.pi, np.pi, (10_000, 6))
+    T = UR5.fk(q)
+    Q, valid = ik(T)
+    assert Q.shape == (10_000, 8, 6) and valid.shape == (10_000, 8)
+    # NaN rows exactly where invalid
+    assert np.array_equal(np.isnan(Q).any(-1), ~valid) and np.array_equal(np.isnan(Q).all(-1), ~valid)
+    res = pose_residual(UR5.fk(np.where(valid[..., None], Q, 0.0)), T[:, None])
+    assert res[valid].max() <= 1e-9
+    # the generating q is among the branches (angles wrapped)
+    d = np.where(valid, np.abs(wrap(Q - q[:, None])).max(-1), np.inf).min(-1)
+    assert np.all(d < 1e-6), d.max()
+    assert np.all((Q[valid] >= -np.pi) & (Q[valid] < np.pi))
+
+
+def test_branch_labels_match_geometry():
+    assert len(BRANCH_LABELS) == 8 and len(set(BRANCH_LABELS)) == 8
+    q = RNG.uniform(-np.pi, np.pi, (500, 6))
+    T = UR5.fk(q)
+    Q, valid = ik(T)
+    F = UR5.fk_all(np.where(valid[..., None], Q, 0.0))
+    o1, x1, z1 = F[..., 1, :3, 3], F[..., 1, :3, 0], F[..., 1, :3, 2]
+    p05 = T[:, None, :3, 3] - D6 * T[:, None, :3, 2]
+    reach = np.sum((p05 - o1)[..., :2] * (-x1[..., :2]), -1)
+    f = p05[..., :2]
+    left = (-f[..., 1] * z1[..., 0] + f[..., 0] * z1[..., 1]) > 0  # (z x f) . z1
+    for k, (sh, el, wr) in enumerate(BRANCH_LABELS):
+        m = valid[:, k] & (np.abs(np.sin(Q[:, k, 4])) > 1e-6) & (np.abs(np.sin(Q[:, k, 2])) > 1e-6)
+        assert m.sum() > 100
+        assert np.all((reach[m, k] > 0) == (sh == "left"))
+        assert np.all(left[m, k] == (sh == "left"))
+        s = 1 if sh == "left" else -1
+        assert np.all((s * np.sign(Q[m, k, 2]) > 0) == (el == "up"))
+        assert np.all((Q[m, k, 4] > 0) == (wr == "noflip"))
+        assert tuple(BRANCH_SIGNS[k]) == (s, 1 if el == "up" else -1, 1 if wr == "noflip" else -1)
+
+
+def test_elbow_up_is_above_in_the_usual_pose():
+    # upper arm up, forearm forward: elbow above the shoulder-wrist chord
+    q = np.array([0.2, -1.3, 1.2, -1.5, -1.4, 0.3])
+    Q, valid = ik(UR5.fk(q))
+    k = int(np.argmin(np.where(valid, np.abs(wrap(Q - q)).max(-1), np.inf)))
+    assert BRANCH_LABELS[k][:2] == ("left", "up")
+    F = UR5.fk_all(q)
+    o1, o2, o3 = F[1, :3, 3], F[2, :3, 3], F[3, :3, 3]
+    u = (o3 - o1) / np.linalg.norm(o3 - o1)
+    w = o2 - o1
+    assert (w - (w @ u) * u)[2] > 0
+
+
+def test_wrist_singularity_predictable():
+    q = np.array([0.4, -1.0, 1.3, -0.5, 0.0, 0.9])  # theta5 = 0: joints 4 and 6 coaxial
+    T = UR5.fk(q)
+    with pytest.warns(SingularityWarning, match="wrist singularity"):
+        Q, valid = ik(T)
+    sing = valid & (np.abs(np.sin(np.nan_to_num(Q[:, 4]))) < 1e-9)
+    assert sing.sum() >= 2
+    np.testing.assert_array_equal(Q[sing][:, 5], 0.0)  # theta6 = q6_singular (default 0)
+    assert pose_residual(UR5.fk(Q[valid]), T).max() <= 1e-9
+    # theta6 is free (self-motion of the parallel joints 2, 3, 4, 6); choosing it gives q back
+    with pytest.warns(SingularityWarning):
+        Q2, v2 = ik(T, q6_singular=0.9)
+    d = np.abs(wrap(Q2[v2] - q)).max(-1)
+    assert d.min() < 1e-9
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ik(T, warn=False)
+
+
+def test_double_singularity_flagged_not_silent():
+    q = np.array([0.0, 3.0, 0.0, 0.0, 0.0, 1.0])  # stretched elbow and theta5 = 0
+    with pytest.warns(SingularityWarning):
+        Q, valid = ik(UR5.fk(q), q6_singular=1.0)
+    assert np.abs(wrap(Q[valid] - q)).max(-1).min() < 1e-9
+    Q, valid = ik(UR5.fk(q), warn=False)  # theta6 = 0 cannot reach: mask says so, rows are NaN
+    assert np.array_equal(np.isnan(Q).any(-1), ~valid)
+    if valid.any():
+        assert pose_residual(UR5.fk(Q[valid]), UR5.fk(q)).max() <= 1e-9
+
+
+def test_shoulder_boundary_and_unreachable():
+    # wrist point inside the cylinder r < d4 around the base axis: no branch exists
+    R = np.eye(3)
+    T = make_transform(R, [0.01, 0.0, 0.3 + D6])
+    Q, valid = ik(T)
+    assert not valid.any() and np.isnan(Q).all()
+    with pytest.raises(UnreachableError, match="1 of 1"):
+        ik(T, on_unreachable="raise")
+    # far away: unreachable, mask says so
+    Q, valid = ik(make_transform(np.eye(3), [2.0, 0, 0]))
+    assert not valid.any()
+    # on the shoulder singularity r = d4 the two shoulder branches coincide, with a warning
+    q = np.array([0.3, -1.0, 1.0, -0.7, 1.2, 0.4])
+    T = UR5.fk(q)
+    p05 = T[:3, 3] - D6 * T[:3, 2]
+    r = np.hypot(*p05[:2])
+    T2 = T.copy()
+    T2[:2, 3] -= p05[:2] * (1 - D4 / r)  # move the wrist point radially onto r = d4
+    with pytest.warns(SingularityWarning, match="shoulder"):
+        Q, valid = ik(T2)
+    assert valid.any()
+    np.testing.assert_allclose(Q[0, 0], Q[4, 0], atol=1e-6)
+
+
+def test_nearest_along_path_is_continuous():
+    t = np.linspace(0, 1, 200)
+    qpath = np.stack([0.5 + 2.5 * t, -1.0 + 0.3 * t, 1.2 - 0.2 * t, -0.3 + 0 * t, 0.8 + 0 * t, 3.0 * t], -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        Q, valid = ik(UR5.fk(qpath))
+    qp = qpath[0].copy()
+    out = []
+    for k in range(len(t)):
+        qp, idx = nearest(Q[k], valid[k], qp)
+        out.append(qp)
+    out = np.array(out)
+    assert np.abs(np.diff(out, axis=0)).max() < 0.1  # no branch jump, no 2 pi jump
+    np.testing.assert_allclose(out, qpath, atol=1e-8)  # unwrapped towards the reference
+
+
+def test_nearest_weights_and_none_valid():
+    Q = np.array([[0.0, 0.0], [1.0, 0.1], [np.nan, np.nan]])
+    v = np.array([True, True, False])
+    q, k = nearest(Q, v, [0.9, 0.0])
+    assert int(k) == 1
+    q, k = nearest(Q, v, [0.9, 0.0], weights=[0.0, 100.0])
+    assert int(k) == 0
+    q, k = nearest(Q, np.zeros(3, bool), [0.0, 0.0])
+    assert int(k) == -1 and np.isnan(q).all()
+
+
+def test_validate_reports_pass():
+    assert all(r.passed for r in validate(rng=np.random.default_rng(3), fast=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-np.pi, np.pi), min_size=6, max_size=6))
+def test_property_generating_q_found(qlist):
+    q = np.array(qlist)
+    double = abs(np.sin(q[4])) < 1e-6  # documented: at the wrist singularity pass the current theta6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        Q, valid = ik(UR5.fk(q), q6_singular=float(q[5]) if double else 0.0)
+    assert valid.any()
+    assert pose_residual(UR5.fk(Q[valid]), UR5.fk(q)).max() <= 1e-9
+    if abs(np.sin(q[4])) > 1e-6:  # away from the wrist singularity the exact q is returned
+        assert np.abs(wrap(Q[valid] - q)).max(-1).min() < 1e-6
+
+
+def test_make_ur5_d1():
+    arm = make_ur5(d1=0.089459)
+    assert arm.d[0] == 0.089459
+    np.testing.assert_allclose(arm.fk(np.zeros(6))[2, 3] - UR5.fk(np.zeros(6))[2, 3], 0.0003, atol=1e-15)
+
+
+# ---- bad input -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_ik_non_finite(bad):
+    T = np.eye(4)
+    T[0, 3] = bad
+    with pytest.raises(ValueError, match="non-finite"):
+        ik(T)
+
+
+def test_ik_bad_inputs():
+    with pytest.raises(ValueError, match=r"\(\.\.\., 4, 4\)"):
+        ik(np.eye(3))
+    with pytest.raises(ValueError, match="not a rotation"):
+        ik(2 * np.eye(4))
+    with pytest.raises(ValueError, match="on_unreachable"):
+        ik(np.eye(4), on_unreachable="skip")
+    with pytest.raises(ValueError, match="tol"):
+        ik(np.eye(4), tol=-1)
+    with pytest.raises(ValueError, match="singular_tol"):
+        ik(np.eye(4), singular_tol=np.nan)
+    with pytest.raises(ValueError, match="q6_singular"):
+        ik(np.eye(4), q6_singular=np.inf)
+
+
+def test_nearest_bad_inputs():
+    Q, v = np.zeros((8, 6)), np.ones(8, bool)
+    with pytest.raises(ValueError, match="boolean"):
+        nearest(Q, v.astype(int), np.zeros(6))
+    with pytest.raises(ValueError, match="valid has shape"):
+        nearest(Q, v[:4], np.zeros(6))
+    with pytest.raises(ValueError, match="q_ref"):
+        nearest(Q, v, np.zeros(5))
+    with pytest.raises(ValueError, match="non-finite"):
+        nearest(Q, v, [0, 0, 0, 0, 0, np.nan])
+    Qn = Q.copy()
+    Qn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="rows marked valid"):
+        nearest(Qn, v, np.zeros(6))
+    with pytest.raises(ValueError, match="weights"):
+        nearest(Q, v, np.zeros(6), weights=-np.ones(6))
+
+
+def test_pose_residual_bad_input():
+    with pytest.raises(ValueError):
+        pose_residual(np.eye(3), np.eye(4))
+    with pytest.raises(ValueError, match="non-finite"):
+        pose_residual(np.full((4, 4), np.nan), np.eye(4))
+
+
+def test_pose_residual_small_rotation():
+    T = make_transform(so3_exp([0, 0, 1e-5]), [0, 0, 0])
+    np.testing.assert_allclose(pose_residual(T, np.eye(4)), 1e-5, rtol=1e-6)

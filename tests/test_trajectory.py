@@ -1,0 +1,358 @@
+"""Tests for robokin.trajectory (chapter 7)."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.interpolate import CubicSpline
+
+from robokin import trajectory as tj
+from robokin.errors import SingularityWarning, UnreachableError
+
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
+fin = st.floats(-5, 5, allow_nan=False)
+dur = st.floats(0.05, 10, allow_nan=False)
+
+
+# ----------------------------------------------------------------------------- single quintic
+def test_closed_form_matches_sympy_solution_of_boundary_system():
+    t, T = sp.symbols("tau T", positive=True)
+    c = sp.symbols("c0:6")
+    b = sp.symbols("q0 v0 a0 qf vf af")
+    q = sum(ci * t**i for i, ci in enumerate(c))
+    eqs = [q.subs(t, 0), q.diff(t).subs(t, 0), q.diff(t, 2).subs(t, 0),
+           q.subs(t, T), q.diff(t).subs(t, T), q.diff(t, 2).subs(t, T)]
+    sol = sp.solve([e - bi for e, bi in zip(eqs, b)], c, dict=True)[0]
+    f = sp.lambdify((*b, T), [sol[ci] for ci in c], "numpy", cse=True)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(6, 500))
+    TT = rng.uniform(0.1, 4, 500)
+    expect = np.stack(f(*x, TT), -1)
+    got = tj.quintic_coeffs(x[0], x[3], TT, v0=x[1], a0=x[2], vf=x[4], af=x[5])
+    np.testing.assert_allclose(got, expect, rtol=1e-10, atol=1e-10)
+    # the numeric boundary matrix is the sympy Jacobian of the boundary values w.r.t. c
+    M = sp.lambdify(T, sp.Matrix(eqs).jacobian(c), "numpy")
+    np.testing.assert_allclose(tj.quintic_boundary_matrix(1.7), np.array(M(1.7), float), rtol=1e-14)
+
+
+@SETTINGS
+@given(st.lists(fin, min_size=6, max_size=6), dur)
+def test_closed_equals_solve_and_meets_boundary(b, T):
+    q0, v0, a0, qf, vf, af = b
+    c = tj.quintic_coeffs(q0, qf, T, v0=v0, vf=vf, a0=a0, af=af)
+    cs = tj.quintic_coeffs(q0, qf, T, v0=v0, vf=vf, a0=a0, af=af, method="solve")
+    assert np.allclose(c, cs, rtol=1e-8, atol=1e-8 * (1 + np.abs(cs).max()))
+    start = np.array(tj.quintic_eval(c, 0.0)[:3])
+    end = np.array(tj.quintic_eval(c, T)[:3])
+    assert np.allclose(start, [q0, v0, a0], atol=1e-12)
+    assert np.allclose(end, [qf, vf, af], atol=1e-9 * (1 + abs(qf) + abs(vf) + abs(af)))
+
+
+def test_quintic_eval_derivatives_match_finite_differences():
+    rng = np.random.default_rng(1)
+    c = rng.normal(size=(20, 6))
+    t = rng.uniform(0, 2, 20)
+    h = 1e-5
+    vals = tj.quintic_eval(c, t)
+    for k in range(3):
+        fd = (tj.quintic_eval(c, t + h)[k] - tj.quintic_eval(c, t - h)[k]) / (2 * h)
+        np.testing.assert_allclose(vals[k + 1], fd, rtol=1e-6, atol=1e-6)
+
+
+def test_quintic_vectorised_shapes_and_rest_to_rest_profile():
+    c = tj.quintic_coeffs(np.zeros((4, 3)), np.ones((4, 3)), np.full((4, 1), 2.0))
+    assert c.shape == (4, 3, 6)
+    q, qd, qdd, qddd = tj.quintic_eval(c, 1.0)
+    # symmetric rest-to-rest move: halfway at mid-time, peak speed 15/8 h/T there
+    assert np.allclose(q, 0.5) and np.allclose(qd, 15 / 16) and np.allclose(qdd, 0.0, atol=1e-14)
+
+
+# ----------------------------------------------------------------------------- piecewise
+WP = np.array([[0.0, 0.0, 1.0], [1.0, -0.5, 1.2], [1.5, 0.3, 0.2], [0.5, 0.8, 0.0], [0.0, 0.0, 0.5]])
+
+
+@pytest.mark.parametrize("via", ["spline", "heuristic", "stop"])
+def test_plan_interpolates_and_is_c2(via):
+    t = np.array([0.0, 0.7, 1.5, 2.9, 3.5])
+    tr = tj.plan_quintic(WP, t, via=via)
+    q, qd, qdd, _ = tr.evaluate(t)
+    assert np.allclose(q, WP, atol=1e-12)
+    assert np.allclose(qd[[0, -1]], 0) and np.allclose(qdd[[0, -1]], 0)
+    jumps = tr.join_jumps()
+    assert jumps.shape == (3, 4, 3)
+    assert np.abs(jumps[:, :3]).max() < 1e-10
+    # evaluating just left and right of every join also agrees (independent of join_jumps)
+    e = 1e-7
+    left = np.stack(tr.evaluate(t[1:-1] - e)[:3])
+    right = np.stack(tr.evaluate(t[1:-1] + e)[:3])
+    assert np.abs(left - right).max() < 1e-3
+
+
+def test_spline_via_interior_segments_equal_scipy_cubic_spline():
+    t = np.array([0.0, 0.7, 1.5, 2.9, 3.5])
+    tr = tj.plan_quintic(WP, t, via="spline")
+    cs = CubicSpline(t, WP, bc_type="clamped")
+    tt = np.linspace(t[1], t[-2], 300)
+    np.testing.assert_allclose(tr.evaluate(tt)[0], cs(tt), atol=1e-12)
+    np.testing.assert_allclose(tr.evaluate(tt)[2], cs(tt, 2), atol=1e-9)
+
+
+def test_heuristic_via_velocity_rule():
+    tr = tj.plan_quintic([[0.0], [1.0], [3.0], [2.0]], [0.0, 1.0, 2.0, 3.0], via="heuristic")
+    v = tr.evaluate([1.0, 2.0])[1][:, 0]
+    assert np.allclose(v, [1.5, 0.0])  # mean slope (1, 2); sign change (2, -1)
+
+
+def test_allocate_times_rules():
+    wp = [[0.0, 0.0], [3.0, 4.0], [3.0, 5.0]]
+    assert np.allclose(tj.allocate_times(wp, 6.0), [0, 3, 6])
+    assert np.allclose(tj.allocate_times(wp, 6.0, method="distance"), [0, 5, 6])
+    assert np.allclose(tj.allocate_times(wp, 5.0, method="max_joint"), [0, 4, 5])
+    assert np.allclose(tj.allocate_times(wp, 4.0, method="max_joint", vmax=[4.0, 1.0]), [0, 3.2, 4])
+
+
+# ----------------------------------------------------------------------------- peaks and limits
+def test_single_segment_peaks_closed_form():
+    h, T = 0.8, 1.6
+    tr = tj.plan_quintic([[0.0], [h]], [0.0, T])
+    pk = tj.segment_peaks(tr)[:, 0, 0]
+    assert np.allclose(pk, [15 / 8 * h / T, 10 / np.sqrt(3) * h / T**2, 60 * h / T**3], rtol=1e-12)
+
+
+@SETTINGS
+@given(st.integers(0, 10_000))
+def test_exact_peaks_bound_and_match_dense_grid(seed):
+    rng = np.random.default_rng(seed)
+    wp = np.cumsum(rng.normal(size=(5, 2)), axis=0)
+    t = np.concatenate([[0.0], np.cumsum(rng.uniform(0.2, 2.0, 4))])
+    tr = tj.plan_quintic(wp, t, via=["spline", "heuristic", "stop"][seed % 3])
+    exact = tj.segment_peaks(tr).max(axis=1)
+    grid = tj.check_limits(tr, vmax=1.0, amax=1.0, jmax=1.0, per_segment=4000).peak
+    assert np.all(grid <= exact * (1 + 1e-12) + 1e-12)
+    assert np.allclose(grid, exact, rtol=1e-5)
+
+
+def test_check_limits_reports_active_constraint():
+    tr = tj.plan_quintic([[0.0, 0.0], [1.0, 0.1]], [0.0, 1.0])
+    rep = tj.check_limits(tr, vmax=[10.0, 10.0], amax=[5.0, 5.0], jmax=None)
+    assert not rep.feasible and rep.worst == ("acceleration", 0)
+    assert "acceleration of joint 1" in rep.active
+    assert not rep.check(raise_on_fail=False).passed
+    assert tj.check_limits(tr, vmax=2.0, amax=6.0, jmax=61.0).feasible
+
+
+def test_minimum_time_feasible_tight_and_better_than_equal_split():
+    rng = np.random.default_rng(3)
+    wp = np.cumsum(rng.normal(size=(6, 3)), axis=0)
+    lim = dict(vmax=[1.0, 1.5, 2.0], amax=3.0, jmax=20.0)
+    res = tj.minimum_time(wp, **lim)
+    assert res.success and res.report.feasible and res.report.check().passed
+    assert res.total <= res.scaled_total and len(res.active) >= 1
+    assert np.isclose(res.report.ratio.max(), 1.0, atol=1e-3)
+    # shrinking every duration by 1 % breaks a limit: the plan is tight
+    d = 0.99 * res.traj.durations
+    shrunk = tj.plan_quintic(wp, np.concatenate([[0.0], np.cumsum(d)]))
+    assert not tj.check_limits(shrunk, **lim).feasible
+    # the equal split with the same total time violates a limit
+    eq = tj.plan_quintic(wp, tj.allocate_times(wp, res.total, method="equal"))
+    assert not tj.check_limits(eq, **lim).feasible
+    # and the best equal split (uniformly scaled) is slower
+    assert tj.minimum_time(wp, **lim, init="equal", maxiter=0).scaled_total > res.total
+
+
+def test_minimum_time_against_toppra_lower_bound():
+    toppra = pytest.importorskip("toppra")
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+
+    rng = np.random.default_rng(4)
+    wp = np.cumsum(rng.normal(size=(4, 2)), axis=0)
+    vmax, amax = np.array([1.0, 1.2]), np.array([2.0, 2.5])
+    res = tj.minimum_time(wp, vmax=vmax, amax=amax, jmax=None)
+    t, q, *_ = res.traj.sample(per_segment=50)
+    path = toppra.SplineInterpolator(t / t[-1], q)
+    inst = algo.TOPPRA([constraint.JointVelocityConstraint(np.stack([-vmax, vmax], 1)),
+                        constraint.JointAccelerationConstraint(np.stack([-amax, amax], 1))],
+                       path, parametrizer="ParametrizeConstAccel")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        jt = inst.compute_trajectory(0, 0)
+    assert jt is not None
+    # same path, v/a limits only, time-optimal: cannot be slower than ours
+    assert jt.duration <= res.total * 1.01
+
+
+# ----------------------------------------------------------------------------- branches
+def test_branch_dp_beats_greedy_and_matches_brute_force():
+    qb = np.array([[[0.0], [2.0]], [[0.3], [-0.5]], [[3.0], [-0.6]]])
+    v = np.ones((3, 2), bool)
+    qg, ig = tj.branch_sequence(qb, v, q_start=[0.0], method="greedy")
+    qd, idp = tj.branch_sequence(qb, v, q_start=[0.0])
+
+    def cost(q):
+        return (np.diff(np.vstack([[0.0], q]), axis=0) ** 2).sum()
+
+    assert ig.tolist() == [0, 0, 1] and idp.tolist() == [0, 1, 1]
+    assert np.isclose(cost(qd), 0.26) and np.isclose(cost(qg), 0.9)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        qb = rng.uniform(-np.pi, np.pi, (4, 3, 2))
+        v = rng.uniform(size=(4, 3)) < 0.8
+        v[:, 0] = True
+        q, idx = tj.branch_sequence(qb, v, q_start=[0.0, 0.0], unwrap=False)
+
+        def cost(ix):
+            path = np.vstack([[0.0, 0.0], qb[np.arange(4), ix]])
+            return (((np.diff(path, axis=0) + np.pi) % (2 * np.pi) - np.pi) ** 2).sum()
+
+        best = min(cost(ix) for ix in itertools.product(range(3), repeat=4) if all(v[np.arange(4), ix]))
+        assert np.isclose(cost(idx), best)
+
+
+def test_greedy_agrees_with_ur5_nearest_and_pipeline_loops_back():
+    ur5 = pytest.importorskip("robokin.ur5")
+    rng = np.random.default_rng(6)
+    q_true = np.cumsum(rng.normal(scale=0.3, size=(5, 6)), axis=0) + [0.3, -1.2, 1.5, -0.4, 1.1, 0.7]
+    T = ur5.UR5.fk(q_true)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        Q, valid = ur5.ik(T)
+    w = np.array([3, 3, 2, 1, 1, 1.0])
+    q, idx = tj.branch_sequence(Q, valid, q_start=q_true[0], weights=w, method="greedy")
+    prev = q_true[0]
+    for k in range(5):
+        qn, kn = ur5.nearest(Q[k], valid[k], prev, weights=w)
+        assert kn == idx[k] and np.allclose(qn, q[k])
+        prev = qn
+    tr = tj.plan_quintic(q, tj.allocate_times(q, 4.0, method="max_joint"))
+    Tk = ur5.UR5.fk(tr.evaluate(tr.times)[0])
+    assert np.abs(Tk - T).max() <= 1e-9
+
+
+def test_dense_path_never_jumps_branches():
+    # a one-joint path sampled densely: two branches, the second is the first shifted by 1.5 rad
+    # except for a region where it is closer overall; squared steps keep the path continuous
+    s = np.linspace(0, 1, 201)
+    qb = np.stack([s, np.where(s < 0.5, s + 1.5, s - 0.04)], axis=1)[..., None]
+    q, idx = tj.branch_sequence(qb, np.ones((201, 2), bool), q_start=[0.0])
+    assert np.abs(np.diff(q[:, 0])).max() < 0.02
+
+
+def test_sphere_penalty():
+    p = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.9], [2.0, 0.0, 0.0]])
+    assert np.allclose(tj.sphere_penalty(p, centre=[0, 0, 0], radius=1.0, margin=0.1), [1.21, 0.04, 0.0])
+
+
+def test_validate_passes():
+    reps = tj.validate(fast=True)
+    assert len(reps) >= 4 and all(r.passed for r in reps)
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_rejected(bad):
+    with pytest.raises(ValueError, match="non-finite"):
+        tj.quintic_coeffs(bad, 1.0, 1.0)
+    with pytest.raises(ValueError, match="non-finite"):
+        tj.quintic_eval([0, 0, 0, 1, 1, bad], 0.5)
+    with pytest.raises(ValueError, match="non-finite"):
+        tj.plan_quintic([[0.0], [bad]], [0.0, 1.0])
+    with pytest.raises(ValueError, match="non-finite"):
+        tj.allocate_times([[0.0], [bad]], 1.0)
+    with pytest.raises(ValueError):
+        tj.quintic_boundary_matrix(bad)
+    with pytest.raises(ValueError, match="non-finite"):
+        tj.sphere_penalty([0, 0, bad], centre=[0, 0, 0], radius=1.0)
+    with pytest.raises(ValueError, match="positive"):
+        tj.minimum_time([[0.0], [1.0]], vmax=np.nan, amax=1.0)
+
+
+def test_non_increasing_times_and_bad_durations():
+    with pytest.raises(ValueError, match="strictly increasing"):
+        tj.plan_quintic([[0.0], [1.0], [2.0]], [0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="strictly increasing"):
+        tj.PiecewiseQuintic(np.array([1.0, 0.0]), np.zeros((1, 1, 6)))
+    for T in (0.0, -1.0):
+        with pytest.raises(ValueError, match="strictly positive"):
+            tj.quintic_coeffs(0.0, 1.0, T)
+        with pytest.raises(ValueError, match="strictly positive"):
+            tj.quintic_boundary_matrix(T)
+
+
+def test_wrong_shapes():
+    with pytest.raises(ValueError, match="broadcast"):
+        tj.quintic_coeffs([0.0, 1.0], [1.0, 2.0, 3.0], 1.0)
+    with pytest.raises(ValueError, match="shape"):
+        tj.quintic_eval(np.zeros(5), 0.0)
+    with pytest.raises(ValueError, match="shape"):
+        tj.plan_quintic([0.0, 1.0], [0.0, 1.0])
+    with pytest.raises(ValueError, match="waypoints"):
+        tj.plan_quintic([[0.0], [1.0]], [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match="v0"):
+        tj.plan_quintic([[0.0, 0.0], [1.0, 1.0]], [0.0, 1.0], v0=[1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="coeffs"):
+        tj.PiecewiseQuintic(np.array([0.0, 1.0]), np.zeros((2, 1, 6)))
+    with pytest.raises(ValueError, match="vmax"):
+        tj.minimum_time([[0.0, 0.0], [1.0, 1.0]], vmax=[1.0, 1.0, 1.0], amax=1.0)
+    with pytest.raises(ValueError, match="q_branches"):
+        tj.branch_sequence(np.zeros((3, 8, 6)), np.ones((3, 7), bool))
+    with pytest.raises(ValueError, match="shape"):
+        tj.sphere_penalty([0.0, 0.0], centre=[0, 0, 0], radius=1.0)
+    tr = tj.plan_quintic([[0.0], [1.0]], [0.0, 1.0])
+    with pytest.raises(ValueError, match="must lie in"):
+        tr.evaluate(1.5)
+    with pytest.raises(ValueError, match="PiecewiseQuintic"):
+        tj.check_limits(np.zeros((2, 6)), vmax=1.0, amax=1.0)
+    with pytest.raises(ValueError, match="PiecewiseQuintic"):
+        tj.segment_peaks(None)
+
+
+def test_unknown_options():
+    with pytest.raises(ValueError, match="method"):
+        tj.quintic_coeffs(0.0, 1.0, 1.0, method="lu")
+    with pytest.raises(ValueError, match="via"):
+        tj.plan_quintic([[0.0], [1.0]], [0.0, 1.0], via="akima")
+    with pytest.raises(ValueError, match="method"):
+        tj.allocate_times([[0.0], [1.0]], 1.0, method="time")
+    with pytest.raises(ValueError, match="'fast'"):
+        tj.minimum_time([[0.0], [1.0]], vmax=1.0, amax=1.0, init="fast")
+    with pytest.raises(ValueError, match="method"):
+        tj.branch_sequence(np.zeros((2, 2, 1)), np.ones((2, 2), bool), method="astar")
+
+
+def test_infeasible_limits_and_degenerate_waypoints():
+    wp = [[0.0], [1.0], [2.0]]
+    for bad in (0.0, -1.0):
+        with pytest.raises(ValueError, match="positive"):
+            tj.minimum_time(wp, vmax=bad, amax=1.0)
+        with pytest.raises(ValueError, match="positive"):
+            tj.check_limits(tj.plan_quintic(wp, [0, 1, 2]), vmax=1.0, amax=bad)
+    with pytest.raises(ValueError, match="at least one finite limit"):
+        tj.minimum_time(wp, vmax=np.inf, amax=np.inf)
+    with pytest.raises(ValueError, match="infeasible limits"):
+        tj.minimum_time(wp, vmax=1.0, amax=1.0, max_total=0.5)
+    with pytest.raises(ValueError, match="coincide"):
+        tj.minimum_time([[0.0], [1.0], [1.0]], vmax=1.0, amax=1.0)
+    with pytest.raises(ValueError, match="max_total"):
+        tj.minimum_time(wp, vmax=1.0, amax=1.0, max_total=-1.0)
+    # an unlimited velocity (inf) is allowed and falls back to unweighted max-joint allocation
+    assert tj.minimum_time(wp, vmax=np.inf, amax=1.0).report.feasible
+    with pytest.raises(ValueError, match="total"):
+        tj.allocate_times(wp, -2.0)
+
+
+def test_unreachable_waypoint_in_branch_sequence():
+    qb = np.zeros((3, 8, 6))
+    v = np.ones((3, 8), bool)
+    v[1] = False
+    with pytest.raises(UnreachableError, match="waypoint 1"):
+        tj.branch_sequence(qb, v)
+    qb[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        tj.branch_sequence(qb, np.ones((3, 8), bool))
+    with pytest.raises(ValueError, match="boolean"):
+        tj.branch_sequence(np.zeros((3, 8, 6)), np.ones((3, 8)))

@@ -76,7 +76,8 @@ def browser():
 
 def _has_animation(stem):
     nb = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text())
-    return any("to_jshtml" in "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    players = ("animation_html(", "to_jshtml(")
+    return any(p in "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code" for p in players)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[Path(c).name for c in CHAPTERS])

@@ -7,6 +7,8 @@
 2. RNEA for the UR5 (6 joints): robokin batched over 10^4 configurations vs pinocchio's C++ ``rnea``
    called once per configuration from Python (when pinocchio is installed), and vs robokin called
    per configuration.
+3. UR5 mass matrix: ``robokin.dynamics.rnea_mass_matrix`` (n RNEA columns, batched) vs pinocchio's ``crba``
+   per configuration, after asserting agreement <= 1e-9 kg m^2.
 
 Run: ``.venv/bin/python benchmarks/bench_dynamics.py`` (``--quick`` for a smoke run).
 """
@@ -17,7 +19,8 @@ import time
 import numpy as np
 
 from robokin.control import demo_setup, quintic_reference, sample_arms, simulate, simulate_ivp, tracking_controller
-from robokin.dynamics import rnea
+from robokin.dynamics import rnea, rnea_mass_matrix
+from _timing import median_time as _median_time  # benchmarks/ is on sys.path when a script runs
 
 
 def _fmt_row(name, value, unit, ratio=""):
@@ -61,25 +64,68 @@ def _ur5():
                 gravity=np.array([0.0, 0.0, -9.81]))
 
 
-def _pin_model(kw):
-    import pinocchio as pin
+def _rx(t):
+    c, s = np.cos(t), np.sin(t)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
-    def rx(t):
-        c, s = np.cos(t), np.sin(t)
-        return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+def _pin_model(kw):
+    """Hand-built pinocchio model of a standard-DH chain: joint i sits in DH frame i-1 (axis z)."""
+    import pinocchio as pin
 
     model = pin.Model()
     model.gravity = pin.Motion(np.r_[kw["gravity"], 0, 0, 0])
     parent = 0
     a, alpha, d = kw["a"], kw["alpha"], kw["d"]
     for i in range(6):
-        place = pin.SE3.Identity() if i == 0 else pin.SE3(rx(alpha[i - 1]), np.array([a[i - 1], 0, d[i - 1]]))
-        R, p = rx(alpha[i]), np.array([a[i], 0.0, d[i]])
+        place = pin.SE3.Identity() if i == 0 else pin.SE3(_rx(alpha[i - 1]), np.array([a[i - 1], 0, d[i - 1]]))
+        R, p = _rx(alpha[i]), np.array([a[i], 0.0, d[i]])
         jid = model.addJoint(parent, pin.JointModelRZ(), place, f"j{i}")
         model.appendBodyToJoint(jid, pin.Inertia(float(kw["masses"][i]), R @ kw["coms"][i] + p,
                                                  R @ kw["inertias"][i] @ R.T), pin.SE3.Identity())
         parent = jid
     return pin, model
+
+
+def _pinocchio_ur5():
+    """UR5 as a pinocchio model (inertials of ``_ur5()``) plus an OP_FRAME "tool" at DH frame 6.
+
+    Returns ``(pin, model, tool_frame_id)``; raises ImportError without pinocchio. The tool frame is the
+    last DH transform ``Tz(d6) Tx(a6) Rx(alpha6)`` placed on joint 6, so it coincides with robokin's
+    ``UR5.fk`` (joint placements alone stop at DH frame 5).
+    """
+    kw = _ur5()
+    pin, model = _pin_model(kw)
+    a, alpha, d = kw["a"], kw["alpha"], kw["d"]
+    tool = pin.SE3(_rx(alpha[5]), np.array([a[5], 0.0, d[5]]))
+    fid = model.addFrame(pin.Frame("tool", model.njoints - 1, tool, pin.FrameType.OP_FRAME))
+    return pin, model, fid
+
+
+def bench_mass_matrix(n):
+    """robokin rnea_mass_matrix (batched / per call) vs pinocchio crba per configuration; None without pinocchio."""
+    kw = _ur5()
+    mkw = {k: kw[k] for k in ("a", "alpha", "d", "convention", "masses", "coms", "inertias")}
+    q = np.random.default_rng(3).uniform(-np.pi, np.pi, (n, 6))
+    try:
+        pin, model, _ = _pinocchio_ur5()
+    except ImportError:
+        return None
+    data = model.createData()
+
+    def pin_all():
+        return [pin.crba(model, data, qk).copy() for qk in q]
+
+    ours = rnea_mass_matrix(q=q, **mkw)
+    theirs = np.array(pin_all())
+    theirs = np.triu(theirs) + np.swapaxes(np.triu(theirs, 1), -1, -2)   # crba fills the upper triangle only
+    agree = float(np.abs(ours - theirs).max())
+    assert agree <= 1e-9, f"mass matrix disagrees with pinocchio crba: {agree:.3e}"
+    assert np.abs(theirs).max() > 0.1   # not vacuous: entries of order kg m^2
+    m = min(n, 200)
+    return {"batch": _median_time(lambda: rnea_mass_matrix(q=q, **mkw), 3) / n,
+            "loop": _median_time(lambda: [rnea_mass_matrix(q=qk, **mkw) for qk in q[:m]], 3) / m,
+            "pin": _median_time(pin_all, 3) / n, "agree": agree}
 
 
 def bench_rnea_throughput(n):
@@ -127,8 +173,17 @@ def main(quick=False):
         _fmt_row("RNEA UR5, pinocchio (C++) called per configuration", r["pin"] * 1e6, "us",
                  f"batch/pin {r['batch'] / r['pin']:.2f}")
         _fmt_row("max |tau_robokin - tau_pinocchio|", r["agree"], "N m")
+    mm = bench_mass_matrix(500 if quick else 5000)
+    if mm is not None:
+        _fmt_row("mass matrix UR5, robokin batched, per configuration", mm["batch"] * 1e6, "us")
+        _fmt_row("mass matrix UR5, robokin called per configuration", mm["loop"] * 1e6, "us",
+                 f"{mm['loop'] / mm['batch']:.1f}x slower")
+        _fmt_row("mass matrix UR5, pinocchio crba (C++) per configuration", mm["pin"] * 1e6, "us",
+                 f"batch/pin {mm['batch'] / mm['pin']:.2f}")
+        _fmt_row("max |M_robokin - M_crba| (asserted <= 1e-9)", mm["agree"], "kg m^2")
     else:
         print("pinocchio not installed: peer RNEA row skipped")
+        print("pinocchio not installed: skipped (mass matrix vs crba)")
 
 
 if __name__ == "__main__":  # pragma: no cover

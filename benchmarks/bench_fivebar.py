@@ -12,20 +12,11 @@ cost is linear in the number of targets.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 
 from robokin.fivebar import PITFALL_LEG as LEG
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 
 def targets(n, rng):

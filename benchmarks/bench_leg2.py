@@ -5,12 +5,11 @@ each time is the median of several repeats measured with time.perf_counter. Runs
 """
 
 import math
-import statistics
-import time
 
 import numpy as np
 
 from robokin.leg2 import TwoLinkLeg
+from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 L1, L2 = 0.21, 0.19
 
@@ -26,15 +25,6 @@ def ik_loop(points, l1=L1, l2=L2, knee=1):
         t1 = math.atan2(x, -z) - math.atan2(l2 * math.sin(t2), l1 + l2 * math.cos(t2))
         out.append((t1, t2))
     return out
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main():

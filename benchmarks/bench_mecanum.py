@@ -5,23 +5,16 @@ Run: .venv/bin/python benchmarks/bench_mecanum.py
 """
 
 import math
-import time
 
 import numpy as np
 
 from robokin.mecanum import Mecanum, integrate_twist, odometry
+from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 
 def rate(fn, n, repeat=3):
-    """Best-of-``repeat`` samples per second of ``fn`` processing ``n`` samples."""
-    best = min(_timed(fn) for _ in range(repeat))
-    return n / best
-
-
-def _timed(fn):
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
+    """Samples per second of ``fn`` processing ``n`` samples (median of ``repeat`` runs)."""
+    return n / median_time(fn, repeat)
 
 
 def naive_odometry(tw, dt):

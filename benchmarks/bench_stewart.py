@@ -9,21 +9,15 @@ Run: ``.venv/bin/python benchmarks/bench_stewart.py`` (about 10 s).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 from robokin.stewart import Stewart, default_platform
 
 
 def _rate(fn, n, *, repeat=3):
-    """Best-of-``repeat`` throughput (items per second) of ``fn()`` processing ``n`` items."""
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return n / best
+    """Throughput (items per second) of ``fn()`` processing ``n`` items, median of ``repeat`` runs."""
+    return n / median_time(fn, repeat)
 
 
 def main(n_batch=100_000, n_loop=2_000, n_fk=20_000, n_fk_loop=500, seed=0):

@@ -1,6 +1,6 @@
 """Numerical inverse kinematics: damped least squares (DLS) with adaptive damping.
 
-The iteration (chapter 6, {eq}`eq-ch06-dls`) is
+The iteration (chapter 6, :eq:`eq-ch06-dls`) is
 
 ``q <- clip(q + J^T (J J^T + lambda^2 I)^-1 e, qlim)``
 

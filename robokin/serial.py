@@ -1,7 +1,7 @@
 """Serial arms from Denavit-Hartenberg tables: FK, every link frame, geometric Jacobian.
 
 Two DH conventions are in use and they are **not** interchangeable
-(chapter 5, {eq}`eq-ch05-std` and {eq}`eq-ch05-mod`):
+(chapter 5, :eq:`eq-ch05-std` and :eq:`eq-ch05-mod`):
 
 * ``"standard"`` (Denavit-Hartenberg, Spong, UR's published tables):
   ``A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)``; joint ``i`` turns about
@@ -373,7 +373,7 @@ class SerialArm:
         """Geometric Jacobian in the base frame, rows ``[v; omega]``.
 
         Column ``i`` is ``[z_i x (p_e - o_i); z_i]`` with ``z_i, o_i`` the axis and a
-        point of joint ``i`` ({eq}`eq-ch05-jac`) and ``p_e`` the tool origin, so that
+        point of joint ``i`` (:eq:`eq-ch05-jac`) and ``p_e`` the tool origin, so that
         ``[v_e; omega] = J(q) qdot`` with ``v_e`` the tool-origin velocity (m/s) and
         ``omega`` the angular velocity (rad/s), both in the base frame.
 

@@ -234,7 +234,7 @@ class Stewart:
         return self._legs(q)[1]
 
     def ik(self, pose, *, on_unreachable="raise"):
-        """Leg lengths of a pose (equation {eq}`eq-ch09-ik`): ``L_i = |x + R p_i - b_i|``.
+        """Leg lengths of a pose (equation :eq:`eq-ch09-ik`): ``L_i = |x + R p_i - b_i|``.
 
         Parameters
         ----------
@@ -288,7 +288,7 @@ class Stewart:
 
     # ---------------------------------------------------------------- Jacobians
     def jacobian(self, pose):
-        """Twist Jacobian: leg rates from ``[v_centre; omega]`` (equation {eq}`eq-ch09-jac`).
+        """Twist Jacobian: leg rates from ``[v_centre; omega]`` (equation :eq:`eq-ch09-jac`).
 
         Row ``i`` is ``[n_i^T, ((R p_i) x n_i)^T]`` with ``n_i`` the unit leg
         vector. The twist is the platform-centre velocity ``v`` and the angular
@@ -334,7 +334,7 @@ class Stewart:
         return S
 
     def jacobian_pose_rates(self, pose):
-        """``dL/dq``: leg rates from pose rates, ``J(q) @ S(q)`` (equation {eq}`eq-ch09-jq`).
+        """``dL/dq``: leg rates from pose rates, ``J(q) @ S(q)`` (equation :eq:`eq-ch09-jq`).
 
         Equals the finite-difference derivative of :meth:`ik` with respect to
         ``[x, y, z, roll, pitch, yaw]``.
@@ -420,7 +420,7 @@ class Stewart:
         return g
 
     def fk(self, lengths, *, guess=None, tol=1e-10, max_iter=50, full_output=False):
-        """Pose from leg lengths by Newton iteration on ``ik(q) - L = 0`` (equation {eq}`eq-ch09-newton`).
+        """Pose from leg lengths by Newton iteration on ``ik(q) - L = 0`` (equation :eq:`eq-ch09-newton`).
 
         ``q <- q + Jq(q)^-1 (L - ik(q))`` with ``Jq`` = :meth:`jacobian_pose_rates`,
         run on the whole batch at once; converged samples are frozen. The
@@ -609,7 +609,7 @@ class StewartDynamics:
     """Task-space rigid-body dynamics of a Stewart platform (chapter 10).
 
     Generalised coordinates are the pose ``q = [x, y, z, roll, pitch, yaw]``;
-    the equations of motion are (equation {eq}`eq-ch10-eom`)
+    the equations of motion are (equation :eq:`eq-ch10-eom`)
 
     ``M(q) qdd + h(q, qd) + G(q) = Jq(q)^T (f - f_fric(Ldot))``
 

@@ -5,8 +5,8 @@ branch sequence -> piecewise-quintic joint trajectory with continuous
 position, velocity and acceleration -> segment durations that respect
 per-joint velocity, acceleration and jerk limits, as short as possible.
 
-Conventions
------------
+Conventions:
+
 * Time in seconds, joint positions in radians (or metres for prismatic
   joints), SI everywhere.
 * A quintic segment is ``q(tau) = sum_i c_i tau**i`` in **local** time

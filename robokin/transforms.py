@@ -159,7 +159,7 @@ def rpy_to_matrix(rpy):
     """ZYX roll-pitch-yaw to a rotation matrix.
 
     ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` for ``rpy = [roll, pitch, yaw]``
-    (equation {eq}`eq-rpy` in chapter 1).
+    (equation :eq:`eq-ch1-rpy` in chapter 1).
 
     Parameters
     ----------

@@ -20,6 +20,7 @@ import numpy as np
 
 from robokin.control import demo_setup, quintic_reference, sample_arms, simulate, simulate_ivp, tracking_controller
 from robokin.dynamics import rnea, rnea_mass_matrix
+from robokin.ur5 import UR5, inertial_parameters
 from _timing import median_time as _median_time  # benchmarks/ is on sys.path when a script runs
 
 
@@ -51,16 +52,8 @@ def bench_monte_carlo(n, n_ivp):
 
 
 def _ur5():
-    a = np.array([0.0, -0.425, -0.39225, 0.0, 0.0, 0.0])
-    d = np.array([0.089159, 0.0, 0.0, 0.10915, 0.09465, 0.0823])
-    alpha = np.array([np.pi / 2, 0.0, 0.0, np.pi / 2, -np.pi / 2, 0.0])
-    masses = np.array([3.7, 8.393, 2.275, 1.219, 1.219, 0.1879])
-    coms = np.array([[0.0, -0.02561, 0.00193], [0.2125, 0.0, 0.11336], [0.15, 0.0, 0.0265],
-                     [0.0, -0.0018, 0.01634], [0.0, 0.0018, 0.01634], [0.0, 0.0, -0.001159]])
-    inertias = np.array([np.diag(v) for v in ([0.0103, 0.0103, 0.0067], [0.0151, 0.1338, 0.1339],
-                                              [0.0041, 0.0312, 0.0313], [0.0021, 0.0021, 0.0022],
-                                              [0.0021, 0.0021, 0.0022], [0.0001, 0.0001, 0.0001])])
-    return dict(a=a, alpha=alpha, d=d, convention="standard", masses=masses, coms=coms, inertias=inertias,
+    """UR5 DH table and the stated inertial parameters of ``robokin.ur5.inertial_parameters``."""
+    return dict(a=UR5.a, alpha=UR5.alpha, d=UR5.d, convention="standard", **inertial_parameters(),
                 gravity=np.array([0.0, 0.0, -9.81]))
 
 

@@ -34,7 +34,7 @@ from .serial import SerialArm
 from .transforms import check_rotation, wrap_to_pi
 
 __all__ = ["D1", "A2", "A3", "D4", "D5", "D6", "ALPHA", "UR5", "make_ur5", "BRANCH_LABELS", "BRANCH_SIGNS",
-           "ik", "nearest", "pose_residual", "validate"]
+           "ik", "nearest", "pose_residual", "inertial_parameters", "validate"]
 
 D1, A2, A3, D4, D5, D6 = 0.089159, -0.425, -0.39225, 0.10915, 0.09465, 0.0823
 ALPHA = (np.pi / 2, 0.0, 0.0, np.pi / 2, -np.pi / 2, 0.0)
@@ -55,6 +55,31 @@ def make_ur5(*, d1=D1, qlim=QLIM):
 
 #: The official UR5 (standard DH, d1 = 0.089159 m, joint limits +-2 pi).
 UR5 = make_ur5()
+
+
+def inertial_parameters():
+    """A stated set of UR5 link inertial parameters, for the dynamics chapters and peer checks.
+
+    Masses (kg) and centres of mass (m, in each standard-DH link frame) are UR's published values; the
+    principal inertias about each centre of mass (kg m^2) are a solid-cylinder estimate, not official data.
+
+    Returns
+    -------
+    dict
+        ``masses`` (6,), ``coms`` (6, 3) and diagonal ``inertias`` (6, 3, 3); new arrays on every call.
+
+    Examples
+    --------
+    >>> p = inertial_parameters()
+    >>> round(float(p["masses"].sum()), 4), p["coms"].shape, p["inertias"].shape
+    (16.9939, (6, 3), (6, 3, 3))
+    """
+    masses = np.array([3.7, 8.393, 2.275, 1.219, 1.219, 0.1879])
+    coms = np.array([[0.0, -0.02561, 0.00193], [0.2125, 0.0, 0.11336], [0.15, 0.0, 0.0265],
+                     [0.0, -0.0018, 0.01634], [0.0, 0.0018, 0.01634], [0.0, 0.0, -0.001159]])
+    principal = np.array([[0.0103, 0.0103, 0.0067], [0.0151, 0.1338, 0.1339], [0.0041, 0.0312, 0.0313],
+                          [0.0021, 0.0021, 0.0022], [0.0021, 0.0021, 0.0022], [0.0001, 0.0001, 0.0001]])
+    return {"masses": masses, "coms": coms, "inertias": np.array([np.diag(v) for v in principal])}
 
 # Branch k uses the sign triple BRANCH_SIGNS[k] = (shoulder, elbow, wrist) chosen in the
 # theta1 (+-acos), theta3 and theta5 (+-acos) formulas; the order is shoulder-major.

@@ -5,27 +5,24 @@ check exercises our RNEA, not a shared model loader.
 
 Inertial parameters of the UR5 used here (stated, not official beyond the masses):
 masses (kg) are UR's published values [3.7, 8.393, 2.275, 1.219, 1.219, 0.1879]; centres of mass (m, in
-each DH link frame) are UR's published ones; inertia tensors about the centre of mass are a solid-cylinder
-estimate plus small products of inertia, listed in ``UR5_INERTIAS`` below.
+each DH link frame) are UR's published ones; inertia tensors about the centre of mass are the solid-cylinder
+estimate of ``robokin.ur5.inertial_parameters`` plus small products of inertia (``UR5_INERTIAS`` below).
 """
 
 import numpy as np
 import pytest
 
 from robokin.dynamics import rnea, rnea_mass_matrix
+from robokin.ur5 import UR5, inertial_parameters
 
 pin = pytest.importorskip("pinocchio")
 
-UR5_A = np.array([0.0, -0.425, -0.39225, 0.0, 0.0, 0.0])
-UR5_D = np.array([0.089159, 0.0, 0.0, 0.10915, 0.09465, 0.0823])
-UR5_ALPHA = np.array([np.pi / 2, 0.0, 0.0, np.pi / 2, -np.pi / 2, 0.0])
-UR5_MASSES = np.array([3.7, 8.393, 2.275, 1.219, 1.219, 0.1879])
-UR5_COMS = np.array([[0.0, -0.02561, 0.00193], [0.2125, 0.0, 0.11336], [0.15, 0.0, 0.0265],
-                     [0.0, -0.0018, 0.01634], [0.0, 0.0018, 0.01634], [0.0, 0.0, -0.001159]])
-_DIAG = np.array([[0.0103, 0.0103, 0.0067], [0.0151, 0.1338, 0.1339], [0.0041, 0.0312, 0.0313],
-                  [0.0021, 0.0021, 0.0022], [0.0021, 0.0021, 0.0022], [0.0001, 0.0001, 0.0001]])
-UR5_INERTIAS = np.array([np.diag(dg) + 0.05 * dg.min() * np.array([[0, 1, -1], [1, 0, 2], [-1, 2, 0]])
-                         for dg in _DIAG])
+UR5_A, UR5_ALPHA, UR5_D = UR5.a, UR5.alpha, UR5.d
+_P = inertial_parameters()
+UR5_MASSES, UR5_COMS = _P["masses"], _P["coms"]
+# small products of inertia on top of the principal values, so the full tensor is exercised
+UR5_INERTIAS = np.array([J + 0.05 * np.diag(J).min() * np.array([[0, 1, -1], [1, 0, 2], [-1, 2, 0]])
+                         for J in _P["inertias"]])
 GRAVITY = np.array([0.0, 0.0, -9.81])
 
 
@@ -92,7 +89,7 @@ def test_modified_dh_chain_matches_pinocchio(samples):
     # the modified-DH table circulating for the UR5 (COURSE.md ch. 5), with the same inertial parameters
     a = np.array([0.0, 0.0, 0.425, 0.39225, 0.0, 0.0])
     alpha = np.array([0.0, -np.pi / 2, 0.0, 0.0, np.pi / 2, -np.pi / 2])
-    d = np.array([0.089159, 0.0, 0.0, 0.10915, 0.09465, 0.0823])
+    d = UR5_D
     _compare("modified", a, alpha, d, UR5_MASSES, UR5_COMS, UR5_INERTIAS, samples)
 
 

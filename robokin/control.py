@@ -33,6 +33,8 @@ __all__ = [
     "steady_state_error",
     "sample_arms",
     "tracking_metrics",
+    "converged",
+    "clopper_pearson",
     "MonteCarloResult",
     "monte_carlo",
     "validate",
@@ -292,6 +294,42 @@ def _batch_shape(plant, fv, fc):
     return (S,) if batched else ()
 
 
+def _step_count(t_final, dt, record_every):
+    """Number of RK4 steps; the horizon must be a whole number of steps and of recording intervals.
+
+    A step that does not divide the horizon would end the run before or after ``t_final`` while the
+    result claims ``t_final`` (and ``dt > t_final`` would take no step at all), so both raise.
+    """
+    ratio = t_final / dt
+    nsteps = int(round(ratio))
+    if nsteps < 1:
+        raise ValueError(f"dt = {dt:g} s is longer than the horizon t_final = {t_final:g} s: no step would be taken")
+    if abs(ratio - nsteps) > 1e-9 * max(1.0, ratio):
+        raise ValueError(f"dt = {dt:g} s does not divide t_final = {t_final:g} s into whole steps "
+                         f"(t_final / dt = {ratio:.6g}); use e.g. dt = {t_final / max(1, int(np.ceil(ratio))):.6g}")
+    if nsteps % record_every:
+        raise ValueError(f"record_every = {record_every} does not divide the {nsteps} steps: the last record would "
+                         f"not be at t_final; choose a divisor of {nsteps}")
+    return nsteps
+
+
+def _call_ref(ref, t):
+    """Evaluate the reference callback at the times ``t`` (shape (K,)) and fail fast on bad output."""
+    out = ref(t)
+    if not isinstance(out, (tuple, list)) or len(out) != 3:
+        raise ValueError("ref(t) must return a tuple (q_ref, qd_ref, qdd_ref)")
+    R = [np.asarray(x, dtype=float) for x in out]
+    want = np.shape(t) + (2,)
+    if any(x.shape != want for x in R):
+        raise ValueError(f"ref(t) must return three arrays of shape {want}, got {[x.shape for x in R]}")
+    for x, nm in zip(R, ("q_ref", "qd_ref", "qdd_ref")):
+        bad = ~np.isfinite(x)
+        if bad.any():
+            k = np.flatnonzero(bad.any(axis=-1))[0]
+            raise ValueError(f"ref(t) returned a non-finite {nm} ({x[k].tolist()}) at t = {np.ravel(t)[k]:.6g} s")
+    return R
+
+
 def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.0, record_every=10):
     """Closed-loop simulation with fixed-step RK4, vectorised across a batch of plants.
 
@@ -307,11 +345,14 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
         ``ref(t) -> (q_ref, qd_ref, qdd_ref)``, vectorised over ``t`` (shape (...) -> (..., 2)),
         e.g. :func:`quintic_reference`.
     t_final, dt : float
-        Duration and step (s). The reference is sampled at the RK4 stage times.
+        Duration and step (s); ``dt`` must divide ``t_final`` into a whole number of steps (else
+        ``ValueError``: the run would not end at ``t_final``). The reference is sampled at the RK4
+        stage times and must be finite there (else ``ValueError``).
     fv, fc : float or array_like, shape (2,) or (S, 2)
         True viscous / Coulomb friction (unknown to the controller).
     record_every : int
-        Keep every k-th step (memory: S x K x 6 floats).
+        Keep every k-th step (memory: S x K x 6 floats); must divide the number of steps, so that the
+        last record is the state at ``t_final``.
 
     Returns
     -------
@@ -324,6 +365,10 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
     >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=2.0)
     >>> bool(np.abs(res.error).max() < 1e-6)   # exact model: tracking is exact
     True
+    >>> simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=1.0, dt=10.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: dt = 10 s is longer than the horizon t_final = 1 s: no step would be taken
     """
     q0, qd0, t_final, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_final, dt, fv, fc)
     if not callable(ref):
@@ -331,11 +376,9 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
     if isinstance(record_every, bool) or not isinstance(record_every, (int, np.integer)) or record_every < 1:
         raise ValueError(f"record_every must be a positive integer, got {record_every!r}")
     shape = _batch_shape(plant, fv, fc)
-    nsteps = int(round(t_final / dt))
+    nsteps = _step_count(t_final, dt, record_every)
     th = np.arange(2 * nsteps + 1) * (dt / 2)
-    R = [np.asarray(x, dtype=float) for x in ref(th)]
-    if any(x.shape != (th.size, 2) for x in R):
-        raise ValueError("ref(t) must return three arrays of shape (len(t), 2)")
+    R = _call_ref(ref, th)
     rc = [R[0][:, 0], R[0][:, 1], R[1][:, 0], R[1][:, 1], R[2][:, 0], R[2][:, 1]]
     fv = np.broadcast_to(fv, shape + (2,))
     fc = np.broadcast_to(fc, shape + (2,))
@@ -411,8 +454,14 @@ def simulate_ivp(plant, controller, *, q0, qd0, ref, t_final, t_eval, fv=0.0, fc
     fv = np.broadcast_to(fv, (2,))
     fc = np.broadcast_to(fc, (2,))
 
+    if not callable(ref):
+        raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
+    _call_ref(ref, np.asarray(t_eval, dtype=float).ravel())   # fail fast before integrating
+
     def rhs(t, x):
         qr, qdr, qddr = ref(t)
+        if not (np.all(np.isfinite(qr)) and np.all(np.isfinite(qdr)) and np.all(np.isfinite(qddr))):
+            raise ValueError(f"ref(t) returned a non-finite value at t = {t:.6g} s")
         tau = controller.torque(x[0:2], x[2:4], x[4:6], qr, qdr, qddr)
         tau = tau - fv * x[2:4] - fc * np.tanh(x[2:4] / V_EPS)
         qdd = plant._accel(x[0], x[1], x[2], x[3], tau[0], tau[1])
@@ -559,6 +608,80 @@ def tracking_metrics(res, *, q_start, band=0.02):
     final = np.where(np.isfinite(final), final, np.inf)
     return {"max_error": max_error, "overshoot": overshoot, "settling_time": settling, "final_error": final}
 
+
+
+def converged(res, *, tol, hold):
+    """Runs that end *settled*: finite throughout and ``|e| < tol`` on both joints for the last ``hold`` seconds.
+
+    Stricter than ``res.stable`` (bounded, within pi of the reference): a run that stays bounded but
+    keeps oscillating, drifts, or creeps towards the goal too slowly fails it.
+
+    Parameters
+    ----------
+    res : SimResult
+    tol : float
+        Error bound (rad).
+    hold : float
+        Length of the final window (s), at most the recorded horizon.
+
+    Returns
+    -------
+    ndarray of bool, shape (B...)
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
+    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=2.0)
+    >>> bool(converged(res, tol=1e-3, hold=0.5))
+    True
+    """
+    if not isinstance(res, SimResult):
+        raise ValueError("res must be a SimResult from simulate or simulate_ivp")
+    tol = positive(tol, "tol")
+    hold = positive(hold, "hold")
+    span = res.t[-1] - res.t[0]
+    if hold > span:
+        raise ValueError(f"hold = {hold:g} s is longer than the recorded horizon ({span:g} s)")
+    window = res.t >= res.t[-1] - hold - 1e-12
+    with np.errstate(invalid="ignore"):
+        err = np.abs(res.error[..., window, :])
+        ok = np.all(np.isfinite(err), axis=(-2, -1)) & np.all(err < tol, axis=(-2, -1))
+    return np.asarray(ok & res.stable)
+
+
+def clopper_pearson(k, n, *, confidence=0.95):
+    """Exact (Clopper-Pearson) two-sided confidence interval for a rate ``k / n``.
+
+    With ``k = n`` the lower bound is ``((1 - confidence) / 2) ** (1 / n)``: 1000 successes in 1000
+    trials only show that the true rate exceeds about 0.9963 (95 %).
+
+    Returns
+    -------
+    (lower, upper) : tuple of float
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson(1000, 1000)
+    >>> round(lo, 4), hi
+    (0.9963, 1.0)
+    >>> clopper_pearson(0, 10)[0]
+    0.0
+    """
+    from scipy.stats import beta
+
+    for v, nm in ((k, "k"), (n, "n")):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ValueError(f"{nm} must be an integer, got {v!r}")
+    if n < 1 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    confidence = finite_scalar(confidence, "confidence")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    a = 1 - confidence
+    lo = 0.0 if k == 0 else float(beta.ppf(a / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta.ppf(1 - a / 2, k + 1, n - k))
+    return lo, hi
 
 @dataclass(frozen=True, eq=False)
 class MonteCarloResult:

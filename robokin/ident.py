@@ -22,12 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array, finite_scalar, positive
+from ._validate import as_array, choice, finite_scalar, positive
 from .control import V_EPS
 from .dynamics import TwoLinkArm
 
-__all__ = ["PARAM_NAMES", "base_parameters", "arm_from_base_parameters", "regressor", "gravity_regressor", "fourier_excitation",
-           "IdentResult", "least_squares", "validate"]
+__all__ = ["PARAM_NAMES", "base_parameters", "arm_from_base_parameters", "regressor", "gravity_regressor",
+           "fourier_excitation", "encoder_reading", "estimate_derivatives", "lowpass", "IdentResult", "least_squares",
+           "validate"]
 
 PARAM_NAMES = ("θ1", "θ2", "θ3", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")
 
@@ -207,6 +208,150 @@ def fourier_excitation(t, a, b, *, wf, q0):
     qd = np.sum(a * c + b * s, axis=-1)
     qdd = np.sum(-a * w * s + b * w * c, axis=-1)
     return q, qd, qdd
+
+
+# ---------------------------------------------------------------------------- measured joint angles
+def encoder_reading(q, *, counts_per_rev, noise_std=0.0, rng=None):
+    """What a joint encoder reports: ``q`` plus optional white noise, quantised to ``2 pi / counts_per_rev``.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 2)
+        True joint angles (rad).
+    counts_per_rev : int
+        Encoder resolution (counts per revolution, after any quadrature decoding).
+    noise_std : float
+        Standard deviation of additive noise before quantisation (rad), e.g. electrical noise or
+        backlash jitter; 0 for a pure quantiser.
+    rng : numpy.random.Generator
+        Required when ``noise_std > 0``.
+
+    Returns
+    -------
+    ndarray, shape (..., 2)
+        Readings, integer multiples of ``2 pi / counts_per_rev`` (rad).
+
+    Examples
+    --------
+    >>> r = encoder_reading([0.1234, -0.5], counts_per_rev=4096)
+    >>> np.round(r / (2 * np.pi / 4096), 9).tolist()
+    [80.0, -326.0]
+    """
+    q = as_array(q, "q", trailing=(2,))
+    if isinstance(counts_per_rev, bool) or not isinstance(counts_per_rev, (int, np.integer)) or counts_per_rev < 1:
+        raise ValueError(f"counts_per_rev must be a positive integer, got {counts_per_rev!r}")
+    noise_std = finite_scalar(noise_std, "noise_std")
+    if noise_std < 0:
+        raise ValueError(f"noise_std must be non-negative, got {noise_std}")
+    if noise_std > 0:
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError("rng must be a seeded numpy.random.Generator when noise_std > 0")
+        q = q + rng.normal(0.0, noise_std, q.shape)
+    res = 2 * np.pi / counts_per_rev
+    return np.round(q / res) * res
+
+
+def _check_signal(x, name, dt):
+    x = as_array(x, name)
+    if x.ndim < 1 or x.shape[0] < 3:
+        raise ValueError(f"{name} must have shape (N, ...) with N >= 3 samples along axis 0, got {x.shape}")
+    return x, positive(dt, "dt")
+
+
+def lowpass(x, *, dt, cutoff, order=4):
+    """Zero-phase Butterworth low-pass along axis 0 (``scipy.signal.butter`` + ``filtfilt``).
+
+    Use the same filter on the torques as on the angles, so both keep the same (zero) delay and the
+    same attenuation. ``filtfilt`` runs the filter forwards and backwards: no phase lag, squared
+    magnitude response (effective order ``2 * order``).
+
+    Parameters
+    ----------
+    x : array_like, shape (N, ...)
+        Samples at uniform spacing ``dt`` (s).
+    cutoff : float
+        Cut-off frequency (Hz), below the Nyquist frequency ``1 / (2 dt)``.
+    order : int
+        Butterworth order of the single pass.
+
+    Examples
+    --------
+    >>> t = np.arange(0, 2, 0.001)
+    >>> y = lowpass(np.sin(2 * np.pi * t) + 0.1 * np.sin(2 * np.pi * 200 * t), dt=0.001, cutoff=20)
+    >>> bool(np.abs(y - np.sin(2 * np.pi * t))[200:-200].max() < 1e-3)
+    True
+    """
+    from scipy.signal import butter, filtfilt
+
+    x, dt = _check_signal(x, "x", dt)
+    cutoff = positive(cutoff, "cutoff")
+    if cutoff >= 0.5 / dt:
+        raise ValueError(f"cutoff = {cutoff:g} Hz must be below the Nyquist frequency {0.5 / dt:g} Hz")
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 1:
+        raise ValueError(f"order must be a positive integer, got {order!r}")
+    b, a = butter(order, cutoff, fs=1.0 / dt)
+    if x.shape[0] <= 3 * max(len(a), len(b)):
+        raise ValueError(f"need more than {3 * max(len(a), len(b))} samples for filtfilt with order {order}")
+    return filtfilt(b, a, x, axis=0)
+
+
+def estimate_derivatives(q, *, dt, method, window=None, polyorder=4, cutoff=None, order=4):
+    """Angles, rates and accelerations from sampled (noisy, quantised) joint angles.
+
+    Parameters
+    ----------
+    q : array_like, shape (N, ...)
+        Angles (rad) sampled every ``dt`` seconds along axis 0.
+    dt : float
+        Sample period (s).
+    method : {"central", "savgol", "butterworth"}
+        ``"central"``: second-order central differences twice, no filter (what one writes first).
+        ``"savgol"``: Savitzky-Golay fit of degree ``polyorder`` over ``window`` samples, differentiated
+        analytically (``scipy.signal.savgol_filter`` with ``deriv=0, 1, 2``).
+        ``"butterworth"``: zero-phase low-pass :func:`lowpass` at ``cutoff`` Hz, then central differences.
+    window : int
+        Odd window length (samples) for ``"savgol"``, larger than ``polyorder``.
+    polyorder : int
+        Polynomial degree for ``"savgol"`` (at least 2, for an acceleration).
+    cutoff : float
+        Cut-off frequency (Hz) for ``"butterworth"``.
+    order : int
+        Butterworth order for ``"butterworth"``.
+
+    Returns
+    -------
+    q_f, qd, qdd : ndarray, each the shape of ``q``
+        Filtered angles (rad), rates (rad/s), accelerations (rad/s^2). Filters distort the first and
+        last few windows: discard those samples.
+
+    Examples
+    --------
+    >>> t = np.arange(0, 1, 0.01)
+    >>> q = np.stack([t**2, t**3], -1)
+    >>> _, qd, qdd = estimate_derivatives(q, dt=0.01, method="savgol", window=11, polyorder=4)
+    >>> bool(np.allclose(qdd, np.stack([2 + 0 * t, 6 * t], -1)))
+    True
+    """
+    from scipy.signal import savgol_filter
+
+    choice(method, "method", ("central", "savgol", "butterworth"))
+    q, dt = _check_signal(q, "q", dt)
+    if method == "savgol":
+        for v, nm in ((window, "window"), (polyorder, "polyorder")):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"{nm} must be an integer for method='savgol', got {v!r}")
+        if polyorder < 2:
+            raise ValueError(f"polyorder must be >= 2 to estimate an acceleration, got {polyorder}")
+        if window % 2 == 0 or window <= polyorder or window > q.shape[0]:
+            raise ValueError(f"window must be odd, larger than polyorder ({polyorder}) and at most the number of "
+                             f"samples ({q.shape[0]}); got {window}")
+        return tuple(savgol_filter(q, window, polyorder, deriv=k, delta=dt, axis=0) for k in (0, 1, 2))
+    if method == "butterworth":
+        if cutoff is None:
+            raise ValueError("method='butterworth' needs cutoff (Hz)")
+        q = lowpass(q, dt=dt, cutoff=cutoff, order=order)
+    qd = np.gradient(q, dt, axis=0, edge_order=2)
+    return q, qd, np.gradient(qd, dt, axis=0, edge_order=2)
 
 
 @dataclass(frozen=True)

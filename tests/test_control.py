@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robokin.control import (Controller, SimResult, demo_setup, friction_torque, gravity_compensation, monte_carlo,
+from robokin.control import (Controller, SimResult, clopper_pearson, converged, demo_setup, friction_torque,
+                             gravity_compensation, monte_carlo,
                              quintic, quintic_reference, sample_arms, simulate, simulate_ivp, steady_state_error,
                              tracking_controller, tracking_metrics, validate)
 
@@ -218,3 +219,142 @@ def test_bad_inputs_raise_value_error():
     with pytest.raises(ValueError, match="non-zero step"):
         tracking_metrics(res, q_start=res.q_ref[-1])
     assert isinstance(CT, Controller)
+
+
+# ------------------------------------------------------------------------ horizon and callbacks (issue #16 item 1)
+REF = quintic_reference(Q0, QF, 1.0)
+
+
+@pytest.mark.parametrize("t_final,dt,match", [(1.0, 10.0, "no step"), (1.0, 0.3, "whole steps"),
+                                              (0.5, 0.0007, "whole steps")])
+def test_simulate_refuses_a_horizon_it_would_not_simulate(t_final, dt, match):
+    # the old code took round(t_final / dt) steps: none for dt > t_final, yet reported stable=True
+    with pytest.raises(ValueError, match=match):
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=t_final, dt=dt)
+
+
+def test_simulate_last_record_is_t_final():
+    with pytest.raises(ValueError, match="record_every"):
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.1, dt=1e-3, record_every=30)
+    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.1, dt=1e-3, record_every=25)
+    assert res.t[-1] == pytest.approx(0.1) and res.t.size == 5
+
+
+def _nan_after(t_bad):
+    def ref(t):
+        q, qd, qdd = REF(t)
+        q = np.where(np.asarray(t)[..., None] > t_bad, np.nan, q)
+        return q, qd, qdd
+    return ref
+
+
+def test_non_finite_reference_fails_fast_with_the_time():
+    with pytest.raises(ValueError, match=r"non-finite q_ref .* t = 0\.30"):
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=_nan_after(0.3), t_final=1.0)
+    with pytest.raises(ValueError, match="non-finite"):
+        simulate_ivp(PLANT, CT, q0=Q0, qd0=[0, 0], ref=_nan_after(0.3), t_final=1.0, t_eval=[0.5, 1.0])
+    with pytest.raises(ValueError, match="tuple"):
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=lambda t: np.zeros((np.size(t), 2)), t_final=0.01)
+
+
+# ------------------------------------------------------------------------ mutation-proofing against closed forms
+def test_quintic_equals_the_sympy_boundary_value_solution():
+    import sympy as sp
+
+    t, T, a = sp.Symbol("t"), sp.Rational(17, 10), sp.symbols("a0:6")
+    p = sum(c * t**k for k, c in enumerate(a))
+    eqs = [p.subs(t, 0), p.diff(t).subs(t, 0), p.diff(t, 2).subs(t, 0),
+           p.subs(t, T) - 1, p.diff(t).subs(t, T), p.diff(t, 2).subs(t, T)]
+    p = p.subs(sp.solve(eqs, a))
+    fs = [sp.lambdify(t, p.diff(t, k)) for k in range(3)]
+    q0, qf = np.array([0.2, -1.0]), np.array([1.0, 0.5])
+    tt = np.linspace(0, 1.7, 37)
+    got = quintic(q0, qf, 1.7, tt)
+    for k in range(3):
+        want = (0 if k else q0) + np.outer(np.vectorize(fs[k])(tt), qf - q0)
+        assert np.allclose(got[k], want, atol=1e-12), k
+    # mid-point values (s = 1/2): q = (q0 + qf) / 2, qd = 15/8 dq / T, qdd = 0
+    m = quintic([0.0], [1.0], 2.0, [1.0])
+    assert m[0][0, 0] == pytest.approx(0.5) and m[1][0, 0] == pytest.approx(15 / 16) and abs(m[2][0, 0]) < 1e-12
+
+
+def test_friction_torque_closed_form_values():
+    # fv qd + fc tanh(qd / 0.01): the smoothing speed and both signs are pinned
+    f = friction_torque([0.01, -0.02], [0.2, 0.1], [0.3, 0.5])
+    assert np.allclose(f, [0.2 * 0.01 + 0.3 * np.tanh(1.0), -0.1 * 0.02 - 0.5 * np.tanh(2.0)], atol=1e-15)
+    assert np.allclose(friction_torque([0.01, 0.0], 0.0, 1.0, v_eps=0.02), [np.tanh(0.5), 0.0])
+
+
+def test_simulators_apply_the_documented_friction():
+    # an independent right-hand side built from friction_torque and TwoLinkArm.forward_dynamics
+    from scipy.integrate import solve_ivp
+
+    fv, fc = np.array([0.3, 0.2]), np.array([0.2, 0.1])
+    ctl = tracking_controller(NOM, kind="pd_gravity", kp=[20.0, 5.0], kd=[2.0, 0.5])
+
+    def rhs(t, x):
+        qr, qdr, qddr = REF(t)
+        tau = ctl.torque(x[:2], x[2:4], x[4:], qr, qdr, qddr) - friction_torque(x[2:4], fv, fc)
+        return np.r_[x[2:4], PLANT.forward_dynamics(x[:2], x[2:4], tau), qr - x[:2]]
+
+    rk = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.6, fv=fv, fc=fc, record_every=20)
+    sol = solve_ivp(rhs, (0, 0.6), np.r_[Q0, 0, 0, 0, 0], method="DOP853", rtol=1e-10, atol=1e-10, t_eval=rk.t)
+    iv = simulate_ivp(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.6, t_eval=rk.t, fv=fv, fc=fc)
+    assert np.max(np.abs(rk.q - sol.y[:2].T)) < 1e-7
+    assert np.max(np.abs(iv.q - sol.y[:2].T)) < 1e-8
+    # and friction matters here (a flipped sign would not go unnoticed)
+    nofric = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.6, record_every=20)
+    assert np.max(np.abs(nofric.q - rk.q)) > 1e-3
+
+
+@pytest.mark.parametrize("kind", ["pd", "pd_gravity", "computed_torque"])
+def test_control_laws_match_their_formulas(kind):
+    rng = np.random.default_rng(7)
+    q, qd, z, qr, qdr, qddr = rng.uniform(-2, 2, (6, 25, 2))
+    kp, kd, ki = np.array([90.0, 40.0]), np.array([15.0, 7.0]), np.array([30.0, 11.0])
+    ctl = tracking_controller(NOM, kind=kind, kp=kp, kd=kd, ki=ki)
+    u = kp * (qr - q) + kd * (qdr - qd) + ki * z
+    if kind == "pd":
+        want = u
+    elif kind == "pd_gravity":
+        want = u + NOM.G(q)
+    else:
+        want = NOM.inverse_dynamics(q, qd, qddr + u)
+    assert np.allclose(ctl.torque(q, qd, z, qr, qdr, qddr), want, atol=1e-12)
+
+
+# ------------------------------------------------------------------------ success criterion and rate intervals
+def test_converged_is_stricter_than_bounded():
+    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=2.0, dt=1e-3)
+    e_ss = float(np.abs(res.error[-1]).max())
+    assert e_ss > 1e-3 and bool(res.stable)
+    assert converged(res, tol=2 * e_ss, hold=0.5) and not converged(res, tol=0.5 * e_ss, hold=0.5)
+    # a decaying oscillation: settled by t = 6 s, not yet in the last 0.5 s of a 2 s run
+    for t_end, want in ((6.0, True), (2.0, False)):
+        t = np.linspace(0, t_end, 601)
+        e = np.exp(-t) * np.cos(10 * t)
+        q = np.stack([1 - e, 1 - e], -1)
+        osc = SimResult(t=t, q=q, qd=0 * q, z=0 * q, q_ref=np.ones_like(q), stable=np.array(True))
+        assert bool(converged(osc, tol=0.01, hold=0.5)) is want
+    with pytest.raises(ValueError, match="longer"):
+        converged(res, tol=0.1, hold=5.0)
+    with pytest.raises(ValueError):
+        converged(res, tol=-0.1, hold=0.5)
+
+
+@pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (997, 1000), (1000, 1000)])
+def test_clopper_pearson_matches_scipy(k, n):
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    lo, hi = clopper_pearson(k, n)
+    assert lo == pytest.approx(ci.low, abs=1e-12) and hi == pytest.approx(ci.high, abs=1e-12)
+    assert lo <= k / n <= hi
+
+
+def test_clopper_pearson_bad_input():
+    for args in ((5, 3), (-1, 3), (1, 0), (1.5, 3)):
+        with pytest.raises(ValueError):
+            clopper_pearson(*args)
+    with pytest.raises(ValueError):
+        clopper_pearson(1, 3, confidence=1.0)

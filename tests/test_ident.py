@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from robokin.control import demo_setup, friction_torque
 from robokin.dynamics import TwoLinkArm
 from robokin.errors import SingularityWarning
-from robokin.ident import (arm_from_base_parameters, base_parameters, fourier_excitation, gravity_regressor, least_squares, regressor,
+from robokin.ident import (arm_from_base_parameters, base_parameters, encoder_reading, estimate_derivatives,
+                           fourier_excitation, gravity_regressor, least_squares, lowpass, regressor,
                            validate)
 
 ARM = demo_setup()["nominal"]
@@ -146,3 +147,120 @@ def test_bad_inputs():
         least_squares(np.ones((10, 3, 5)), np.ones((10, 3)))
     with pytest.raises(ValueError):
         least_squares(np.full((10, 2, 2), np.nan), np.ones((10, 2)))
+
+
+# ------------------------------------------------------------------------ regressor against an independent derivation
+def test_regressor_matches_an_independent_lagrangian_derivation():
+    # Lagrange's equations in sympy, written from the link energies (not from TwoLinkArm): a flipped sign or a
+    # changed constant in any regressor column changes these torques
+    import sympy as sp
+
+    q1, q2, v1, v2, a1, a2 = sp.symbols("q1 q2 v1 v2 a1 a2")
+    m1, m2, l1, lc1, lc2, I1, I2, g = 1.3, 0.7, 0.45, 0.2, 0.15, 0.04, 0.01, 9.81
+    tt = sp.Symbol("t")
+    f1, f2 = sp.Function("f1")(tt), sp.Function("f2")(tt)
+    p1 = sp.Matrix([lc1 * sp.cos(f1), lc1 * sp.sin(f1)])
+    p2 = sp.Matrix([l1 * sp.cos(f1) + lc2 * sp.cos(f1 + f2), l1 * sp.sin(f1) + lc2 * sp.sin(f1 + f2)])
+    T = (m1 * p1.diff(tt).dot(p1.diff(tt)) + m2 * p2.diff(tt).dot(p2.diff(tt))
+         + I1 * f1.diff(tt) ** 2 + I2 * (f1.diff(tt) + f2.diff(tt)) ** 2) / 2
+    L = T - g * (m1 * p1[1] + m2 * p2[1])
+    sub = {f1.diff(tt, 2): a1, f2.diff(tt, 2): a2, f1.diff(tt): v1, f2.diff(tt): v2}
+    tau = [(L.diff(f.diff(tt)).diff(tt) - L.diff(f)).subs(sub).subs({f1: q1, f2: q2}) for f in (f1, f2)]
+    f_tau = sp.lambdify((q1, q2, v1, v2, a1, a2), tau)
+    arm = TwoLinkArm(m1=m1, m2=m2, l1=l1, l2=0.3, lc1=lc1, lc2=lc2, I1=I1, I2=I2)
+    fv, fc = np.array([0.2, 0.1]), np.array([0.3, 0.05])
+    th = base_parameters(arm, fv=fv, fc=fc)
+    x = np.random.default_rng(8).uniform(-3, 3, (40, 6))
+    want = np.array([f_tau(*r) for r in x], dtype=float)
+    want += fv * x[:, 2:4] + fc * np.tanh(x[:, 2:4] / 0.01)      # friction as documented
+    got = regressor(x[:, :2], x[:, 2:4], x[:, 4:], friction=True) @ th
+    assert np.allclose(got, want, rtol=0, atol=1e-11)
+    # the friction columns sit where PARAM_NAMES says
+    Y = regressor([0.0, 0.0], [0.01, -0.02], [0.0, 0.0], friction=True)
+    assert np.allclose(Y[0, 5:], [0.01, 0, np.tanh(1.0), 0]) and np.allclose(Y[1, 5:], [0, -0.02, 0, -np.tanh(2.0)])
+
+
+# ------------------------------------------------------------------------ encoder readings and derivative estimates
+def test_encoder_reading_quantises_within_half_a_count():
+    q = np.random.default_rng(9).uniform(-3, 3, (500, 2))
+    res = 2 * np.pi / 4096
+    r = encoder_reading(q, counts_per_rev=4096)
+    assert np.allclose(r / res, np.round(r / res), atol=1e-9)
+    assert np.abs(r - q).max() <= res / 2 + 1e-15 and np.abs(r - q).max() > 0.45 * res
+    noisy = encoder_reading(q, counts_per_rev=2**20, noise_std=1e-3, rng=np.random.default_rng(0))
+    assert 0.9e-3 < np.std(noisy - q) < 1.1e-3
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.lists(st.floats(-2, 2), min_size=8, max_size=8), st.sampled_from([7, 11, 21]))
+def test_savgol_is_exact_on_polynomials_of_its_degree(c, window):
+    t = np.arange(0, 0.5, 0.005)
+    q = np.stack([c[0] + c[1] * t + c[2] * t**2 + c[3] * t**3, c[4] + c[5] * t + c[6] * t**2 + c[7] * t**3], -1)
+    qd = np.stack([c[1] + 2 * c[2] * t + 3 * c[3] * t**2, c[5] + 2 * c[6] * t + 3 * c[7] * t**2], -1)
+    qdd = np.stack([2 * c[2] + 6 * c[3] * t, 2 * c[6] + 6 * c[7] * t], -1)
+    got = estimate_derivatives(q, dt=0.005, method="savgol", window=window, polyorder=3)
+    for g_, w in zip(got, (q, qd, qdd)):
+        assert np.allclose(g_, w, atol=1e-7)
+
+
+def test_filters_recover_a_slow_motion_and_central_differences_amplify_noise():
+    dt = 0.002
+    t = np.arange(0, 4, dt)
+    w = 2 * np.pi * 0.5
+    q = np.stack([np.sin(w * t), 0.5 * np.cos(w * t)], -1)
+    qdd = -w**2 * q
+    rng = np.random.default_rng(10)
+    meas = encoder_reading(q, counts_per_rev=2**14, noise_std=2e-4, rng=rng)
+    inner = slice(250, -250)
+    errs = {}
+    for method, kw in (("central", {}), ("savgol", dict(window=101, polyorder=4)),
+                       ("butterworth", dict(cutoff=5.0))):
+        _, _, a = estimate_derivatives(meas, dt=dt, method=method, **kw)
+        errs[method] = np.abs(a - qdd)[inner].max()
+    # central differences: noise / dt^2 swamps a 10 rad/s^2 signal; both filters stay within a few percent
+    assert errs["central"] > w**2 and errs["savgol"] < 0.05 * w**2 and errs["butterworth"] < 0.05 * w**2
+    # without noise central differences are second-order accurate
+    _, _, a = estimate_derivatives(q, dt=dt, method="central")
+    assert np.abs(a - qdd)[inner].max() < w**4 * dt**2
+
+
+def test_lowpass_is_zero_phase_and_attenuates():
+    dt = 0.001
+    t = np.arange(0, 3, dt)
+    slow, fast = np.sin(2 * np.pi * 1.0 * t), np.sin(2 * np.pi * 100 * t)
+    y = lowpass(slow + fast, dt=dt, cutoff=10.0)
+    assert np.abs(y - slow)[300:-300].max() < 2e-3            # no delay on the slow part, fast part gone
+
+
+def test_measurement_bad_inputs():
+    q = np.zeros((50, 2))
+    with pytest.raises(ValueError):
+        encoder_reading(q, counts_per_rev=0)
+    with pytest.raises(ValueError):
+        encoder_reading(q, counts_per_rev=1024.0)
+    with pytest.raises(ValueError, match="rng"):
+        encoder_reading(q, counts_per_rev=1024, noise_std=1e-3)
+    with pytest.raises(ValueError):
+        encoder_reading(q, counts_per_rev=1024, noise_std=-1.0, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError):
+        encoder_reading([0.0, np.nan], counts_per_rev=1024)
+    with pytest.raises(ValueError, match="method"):
+        estimate_derivatives(q, dt=0.01, method="spline")
+    with pytest.raises(ValueError):
+        estimate_derivatives(q, dt=0.0, method="central")
+    with pytest.raises(ValueError, match="window"):
+        estimate_derivatives(q, dt=0.01, method="savgol", window=10, polyorder=3)
+    with pytest.raises(ValueError, match="window"):
+        estimate_derivatives(q, dt=0.01, method="savgol", window=3, polyorder=3)
+    with pytest.raises(ValueError, match="polyorder"):
+        estimate_derivatives(q, dt=0.01, method="savgol", window=5, polyorder=1)
+    with pytest.raises(ValueError, match="cutoff"):
+        estimate_derivatives(q, dt=0.01, method="butterworth")
+    with pytest.raises(ValueError, match="Nyquist"):
+        estimate_derivatives(q, dt=0.01, method="butterworth", cutoff=60.0)
+    with pytest.raises(ValueError):
+        estimate_derivatives(np.zeros((2, 2)), dt=0.01, method="central")
+    with pytest.raises(ValueError):
+        estimate_derivatives(np.full((50, 2), np.nan), dt=0.01, method="central")
+    with pytest.raises(ValueError, match="order"):
+        lowpass(q, dt=0.01, cutoff=1.0, order=0)

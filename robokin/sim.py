@@ -1,0 +1,740 @@
+"""Multibody simulation with MuJoCo: models generated from robokin's own objects (chapter 13).
+
+MuJoCo {cite}`todorov2012` is an independent rigid-body engine. This module writes MJCF
+(MuJoCo's XML) **from the parameters of robokin objects** (a :class:`~robokin.fivebar.FiveBar`
+and stated link masses, a :class:`~robokin.dynamics.TwoLinkArm`, a DH
+:class:`~robokin.serial.SerialArm` with :func:`robokin.ur5.inertial_parameters`), so that the
+hand-derived models of the course can be checked against it. It also runs a controller at a
+fixed rate and reads states, torques and contact forces.
+
+MuJoCo is an optional dependency (the ``book`` extra): ``import robokin`` works without it,
+and the first call that needs it raises an ``ImportError`` that says how to install it.
+
+Conventions
+-----------
+* Five-bar models: the five-bar plane ``(x, y)`` of chapter 3 is MuJoCo's ``(x, z)`` plane
+  (``y`` up becomes ``z`` up, gravity along ``-z``), so every hinge axis is ``(0, -1, 0)``:
+  a positive joint angle turns ``+x`` towards ``+z``, counter-clockwise in the five-bar
+  figures. Motor A sits at the origin of the mounting frame, motor B at ``(d, 0, 0)``.
+  Joint order in ``qpos``: ``motor_A, knee_C, motor_B, knee_D`` (knee angles relative to
+  their thigh). The loop is closed at the foot by a ``connect`` equality between the sites
+  ``foot_C`` (end of shank CE) and ``foot_D`` (end of shank DE).
+* Links are uniform rods unless inertias are given: centre of mass at mid-length, inertia
+  ``m l^2 / 12`` about the hinge axis through the centre of mass (kg m^2).
+* SI units, radians. Gravity magnitude ``g`` along ``-z`` (five-bar, UR5) or ``-y`` (the
+  planar 2-link arm of chapter 11, whose joints turn about ``z``).
+
+Examples
+--------
+>>> from robokin.fivebar import FiveBar
+>>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+>>> model = fivebar_model(leg, masses=(0.05, 0.05, 0.08, 0.08))
+>>> model.nq, model.nu, model.neq
+(4, 2, 1)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_array, callback_output, choice, finite_scalar, positive
+from .errors import IntegrationError
+
+__all__ = [
+    "require_mujoco",
+    "FIVEBAR_JOINTS",
+    "ACTUATORS",
+    "INTEGRATORS",
+    "fivebar_mjcf",
+    "fivebar_model",
+    "fivebar_qpos",
+    "fivebar_feet",
+    "fivebar_motor_angles",
+    "fivebar_static_torques",
+    "two_link_mjcf",
+    "two_link_model",
+    "two_link_terms",
+    "dh_mjcf",
+    "dh_model",
+    "inverse_dynamics",
+    "run_controller",
+    "contact_normal_force",
+    "MotorModel",
+    "validate",
+]
+
+#: Joint names of a five-bar model, in ``qpos`` order.
+FIVEBAR_JOINTS = ("motor_A", "knee_C", "motor_B", "knee_D")
+#: Actuation of the two motors: servo to a commanded angle, torque, or none.
+ACTUATORS = ("position", "torque", "none")
+#: MuJoCo integrators accepted by the builders.
+INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+
+
+def require_mujoco():
+    """Import and return the ``mujoco`` module, or raise an ``ImportError`` that says how to install it.
+
+    Examples
+    --------
+    >>> require_mujoco().__name__
+    'mujoco'
+    """
+    try:
+        import mujoco
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError("robokin.sim needs MuJoCo: pip install mujoco (or pip install 'robokin[book]')") from exc
+    return mujoco
+
+
+def _f(x):
+    """Number to MJCF text, full precision (repr of a Python float round-trips)."""
+    return repr(float(x))
+
+
+def _vec(v):
+    return " ".join(_f(x) for x in np.ravel(v))
+
+
+def _option(timestep, integrator, gravity):
+    timestep = positive(timestep, "timestep")
+    integrator = choice(integrator, "integrator", INTEGRATORS)
+    g = as_array(gravity, "gravity", trailing=(3,))
+    return f'<option timestep="{_f(timestep)}" integrator="{integrator}" gravity="{_vec(g)}"/>'
+
+
+def _soft(solref, solimp):
+    """solref / solimp attributes of a constraint, validated (MuJoCo's defaults when None)."""
+    out = ""
+    if solref is not None:
+        sr = as_array(solref, "solref", trailing=(2,))
+        if sr.ndim != 1:
+            raise ValueError(f"solref must have shape (2,), got {sr.shape}")
+        if sr[0] <= 0 or sr[1] <= 0:
+            raise ValueError(f"solref = (timeconst, dampratio) must be positive, got {sr.tolist()}")
+        out += f' solref="{_vec(sr)}"'
+    if solimp is not None:
+        si = as_array(solimp, "solimp")
+        if si.shape not in ((3,), (5,)) or not (0 < si[0] < 1 and 0 < si[1] < 1 and si[2] > 0):
+            raise ValueError("solimp must be (dmin, dmax, width[, midpoint, power]) with 0 < dmin, dmax < 1 "
+                             f"and width > 0, got {si.tolist()}")
+        out += f' solimp="{_vec(si)}"'
+    return out
+
+
+def _masses_inertias(lengths, masses, inertias):
+    m = as_array(masses, "masses", trailing=(len(lengths),))
+    if m.ndim != 1 or np.any(m <= 0):
+        raise ValueError(f"masses must be {len(lengths)} positive link masses (kg), got {np.ravel(m).tolist()}")
+    if inertias is None:
+        inertia = m * np.asarray(lengths) ** 2 / 12.0
+    else:
+        inertia = as_array(inertias, "inertias", trailing=(len(lengths),))
+        if inertia.ndim != 1 or np.any(inertia <= 0):
+            raise ValueError("inertias must be positive moments of inertia about each link's centre of mass "
+                             f"(kg m^2; MuJoCo rejects zero inertia on a moving body), got {np.ravel(inertia).tolist()}")
+    return m, inertia
+
+
+def _rod_body(name, pos, length, mass, inertia, radius, joint, axis, *, quat=None, extra="", jattr=""):
+    """Opening tag and contents of a link body: hinge at its origin, rod along local +x."""
+    q = "" if quat is None else f' quat="{_vec(quat)}"'
+    i_small = max(0.5 * mass * radius**2, 1e-9)  # about the rod axis; does not enter planar motion
+    return (f'<body name="{name}" pos="{_vec(pos)}"{q}>'
+            f'<joint name="{joint}" type="hinge" axis="{_vec(axis)}"{jattr}/>'
+            f'<inertial pos="{_f(length / 2)} 0 0" mass="{_f(mass)}" '
+            f'diaginertia="{_f(i_small)} {_f(inertia)} {_f(inertia)}"/>'
+            f'<geom type="capsule" fromto="0 0 0 {_f(length)} 0 0" size="{_f(radius)}"/>' + extra)
+
+
+def _fivebar_xml(fb, prefix, masses, inertias, radius, *, wheel="", pos=(0.0, 0.0, 0.0), motor_attr=""):
+    """Bodies of one five-bar leg mounted at ``pos`` of the parent frame (MJCF fragment)."""
+    L = (fb.l1, fb.l3, fb.l2, fb.l4)
+    m, inertia = _masses_inertias(L, masses, inertias)
+    ax = (0.0, -1.0, 0.0)
+    p0 = np.asarray(pos, dtype=float)
+    left = (_rod_body(f"{prefix}thigh_A", p0, fb.l1, m[0], inertia[0], radius, f"{prefix}motor_A", ax,
+                        jattr=motor_attr)
+            + _rod_body(f"{prefix}shank_C", (fb.l1, 0, 0), fb.l3, m[1], inertia[1], radius, f"{prefix}knee_C", ax,
+                        extra=f'<site name="{prefix}foot_C" pos="{_f(fb.l3)} 0 0" size="{_f(radius)}"/>' + wheel)
+            + "</body></body>")
+    right = (_rod_body(f"{prefix}thigh_B", p0 + (fb.d, 0, 0), fb.l2, m[2], inertia[2], radius, f"{prefix}motor_B", ax,
+                         jattr=motor_attr)
+             + _rod_body(f"{prefix}shank_D", (fb.l2, 0, 0), fb.l4, m[3], inertia[3], radius, f"{prefix}knee_D", ax,
+                         extra=f'<site name="{prefix}foot_D" pos="{_f(fb.l4)} 0 0" size="{_f(radius)}"/>')
+             + "</body></body>")
+    return left + right
+
+
+def _check_fivebar(fb):
+    for name in ("l1", "l2", "l3", "l4", "d", "fk", "ik", "jacobian"):
+        if not hasattr(fb, name):
+            raise ValueError(f"fivebar must be a robokin.fivebar.FiveBar, got {type(fb).__name__}")
+    return fb
+
+
+def fivebar_mjcf(fivebar, *, masses, inertias=None, radius=0.008, actuator="position", kp=200.0, kv=2.0,
+                 timestep=1e-3, integrator="RK4", g=9.81, solref=None, solimp=None, armature=0.0,
+                 damping=0.0):
+    """MJCF text of a five-bar leg: two serial chains closed at the foot by an equality constraint.
+
+    Parameters
+    ----------
+    fivebar : robokin.fivebar.FiveBar
+        Link lengths ``l1, l2, l3, l4`` and motor spacing ``d`` (m).
+    masses : array_like, shape (4,)
+        Masses of thigh AC, shank CE, thigh BD, shank DE (kg), uniform rods.
+    inertias : array_like, shape (4,), optional
+        Moments of inertia about each centre of mass, hinge axis (kg m^2); default ``m l^2 / 12``.
+    radius : float
+        Capsule radius for drawing (m); the links do not collide.
+    actuator : {"position", "torque", "none"}
+        ``"position"``: servo ``tau = kp (q_cmd - q) - kv qdot`` on each motor (motion mode);
+        ``"torque"``: ``ctrl`` is the motor torque (N m); ``"none"``: no actuators.
+    kp, kv : float
+        Servo gains (N m/rad, N m s/rad), used with ``actuator="position"``.
+    timestep : float
+        Integration step (s).
+    integrator : {"Euler", "RK4", "implicit", "implicitfast"}
+    g : float
+        Gravity magnitude (m/s^2) along ``-z`` (five-bar ``-y``); 0 switches gravity off.
+    solref, solimp : array_like, optional
+        Soft-constraint parameters of the loop closure (MuJoCo's defaults when omitted).
+    armature, damping : float
+        Reflected rotor inertia (kg m^2) and viscous damping (N m s/rad) of the two motor joints.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from robokin.fivebar import FiveBar
+    >>> xml = fivebar_mjcf(FiveBar(0.06, 0.06, 0.10, 0.10, 0.07), masses=(0.05, 0.05, 0.08, 0.08))
+    >>> '<connect site1="foot_C" site2="foot_D"' in xml
+    True
+    >>> fivebar_mjcf(FiveBar(0.06, 0.06, 0.10, 0.10, 0.07), masses=(0.05, 0.05, 0.08, 0.08), actuator="servo")
+    Traceback (most recent call last):
+    ...
+    ValueError: actuator must be one of 'position', 'torque', 'none'; got 'servo'
+    """
+    fb = _check_fivebar(fivebar)
+    actuator = choice(actuator, "actuator", ACTUATORS)
+    radius = positive(radius, "radius")
+    g = finite_scalar(g, "g")
+    if g < 0:
+        raise ValueError(f"g is the gravity magnitude (m/s^2) and must be >= 0, got {g}")
+    armature, damping = finite_scalar(armature, "armature"), finite_scalar(damping, "damping")
+    if armature < 0 or damping < 0:
+        raise ValueError("armature and damping must be >= 0")
+    head = ("<mujoco model=\"fivebar\"><compiler angle=\"radian\" autolimits=\"true\"/>"
+            + _option(timestep, integrator, (0.0, 0.0, -g))
+            + '<default><geom contype="0" conaffinity="0" rgba="0.3 0.5 0.8 1"/></default>')
+    jattr = f' armature="{_f(armature)}" damping="{_f(damping)}"'
+    body = "<worldbody>" + _fivebar_xml(fb, "", masses, inertias, radius, motor_attr=jattr) + "</worldbody>"
+    eq = f'<equality><connect site1="foot_C" site2="foot_D"{_soft(solref, solimp)}/></equality>'
+    act = ""
+    if actuator == "position":
+        kp, kv = positive(kp, "kp"), finite_scalar(kv, "kv")
+        act = "".join(f'<position joint="{j}" kp="{_f(kp)}" kv="{_f(kv)}"/>' for j in ("motor_A", "motor_B"))
+    elif actuator == "torque":
+        act = "".join(f'<motor joint="{j}" gear="1"/>' for j in ("motor_A", "motor_B"))
+    if act:
+        act = f"<actuator>{act}</actuator>"
+    return head + body + eq + act + "</mujoco>"
+
+
+def fivebar_model(fivebar, **options):
+    """Compiled ``mujoco.MjModel`` of :func:`fivebar_mjcf` (same keyword options).
+
+    Examples
+    --------
+    >>> from robokin.fivebar import FiveBar
+    >>> m = fivebar_model(FiveBar(0.06, 0.06, 0.10, 0.10, 0.07), masses=(0.05, 0.05, 0.08, 0.08),
+    ...                   actuator="torque", armature=1e-4)
+    >>> [m.joint(j).name for j in range(m.njnt)]
+    ['motor_A', 'knee_C', 'motor_B', 'knee_D']
+    >>> float(m.dof_armature[0]), float(m.dof_armature[1])
+    (0.0001, 0.0)
+    """
+    return require_mujoco().MjModel.from_xml_string(fivebar_mjcf(fivebar, **options))
+
+
+def fivebar_qpos(fivebar, q, *, assembly="down"):
+    """Joint vector ``[motor_A, knee_C, motor_B, knee_D]`` of an assembled five-bar from motor angles.
+
+    The knee angles are the shank directions (from ``FiveBar.fk``) relative to their thighs.
+
+    Parameters
+    ----------
+    fivebar : robokin.fivebar.FiveBar
+    q : array_like, shape (..., 2)
+        Motor angles ``[theta1, theta2]`` (rad).
+    assembly : {"down", "up"}
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> from robokin.fivebar import FiveBar
+    >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+    >>> np.round(fivebar_qpos(leg, leg.ik([0.035, -0.12])), 4)
+    array([-2.1954,  1.4012, -0.9462, -1.4012])
+    """
+    fb = _check_fivebar(fivebar)
+    q = as_array(q, "q", trailing=(2,))
+    J = fb.joints(q, assembly=assembly)
+    if np.isnan(J).any():
+        fb.fk(q, assembly=assembly)  # raises UnreachableError with the reason
+    C, D, E = J[..., 2, :], J[..., 3, :], J[..., 4, :]
+    a3 = np.arctan2(E[..., 1] - C[..., 1], E[..., 0] - C[..., 0])
+    a4 = np.arctan2(E[..., 1] - D[..., 1], E[..., 0] - D[..., 0])
+    wrap = lambda a: (a + np.pi) % (2 * np.pi) - np.pi  # noqa: E731
+    return np.stack([q[..., 0], wrap(a3 - q[..., 0]), q[..., 1], wrap(a4 - q[..., 1])], axis=-1)
+
+
+def _adr(model, names, kind="qpos"):
+    out = []
+    for n in names:
+        j = model.joint(n)
+        out.append(int(j.qposadr[0] if kind == "qpos" else j.dofadr[0]))
+    return out
+
+
+def fivebar_motor_angles(model, data, *, prefix=""):
+    """Motor angles ``[theta1, theta2]`` (rad) of the five-bar in ``data`` (five-bar convention)."""
+    i = _adr(model, (f"{prefix}motor_A", f"{prefix}motor_B"))
+    return np.array([data.qpos[i[0]], data.qpos[i[1]]])
+
+
+def fivebar_feet(model, data, *, prefix="", frame_origin=(0.0, 0.0, 0.0)):
+    """Foot positions of both chains in the five-bar frame: ``(E_C, E_D)``, each ``[x, y]`` (m).
+
+    ``E_C`` is the end of shank CE, ``E_D`` the end of shank DE; ``|E_C - E_D|`` is the
+    loop-closure violation. Positions are MuJoCo world ``(x, z)`` minus ``frame_origin``
+    (the world position of motor A for a fixed leg).
+    """
+    o = np.asarray(frame_origin, dtype=float)
+    a = data.site(f"{prefix}foot_C").xpos - o
+    b = data.site(f"{prefix}foot_D").xpos - o
+    return np.array([a[0], a[2]]), np.array([b[0], b[2]])
+
+
+def fivebar_static_torques(model, fivebar, q, force, *, assembly="down"):
+    """Motor torques that hold a foot force, from MuJoCo's kinematics and constraint Jacobian.
+
+    MuJoCo statics of the closed chain: the generalised force of the foot load
+    (``mj_applyFT`` at the foot site of chain C) plus the loop-closure force ``J_c^T lambda``
+    must vanish on the passive knees; ``lambda`` follows by least squares, and the motor
+    torques are what is left on the motor rows. Independent of ``FiveBar.jacobian``.
+
+    Parameters
+    ----------
+    model : mujoco.MjModel
+        From :func:`fivebar_model` with ``g=0`` (the course's statics is massless).
+    fivebar : robokin.fivebar.FiveBar
+        Used only to assemble the configuration (``fivebar_qpos``).
+    q : array_like, shape (n, 2) or (2,)
+        Motor angles (rad).
+    force : array_like, shape (n, 2) or (2,)
+        Force the leg applies at the foot, five-bar ``[x, y]`` (N), as in ``FiveBar.static_torques``.
+
+    Returns
+    -------
+    ndarray, shape (n, 2) or (2,)
+        Motor torques (N m), five-bar sign convention.
+    """
+    mujoco = require_mujoco()
+    q = as_array(q, "q", trailing=(2,))
+    F = as_array(force, "force", trailing=(2,))
+    qb, Fb = np.broadcast_arrays(np.atleast_2d(q), np.atleast_2d(F))
+    if np.any(model.opt.gravity != 0):
+        raise ValueError("fivebar_static_torques needs a model built with g=0 (massless statics)")
+    data = mujoco.MjData(model)
+    qpos = fivebar_qpos(fivebar, qb, assembly=assembly)
+    site_body = model.site("foot_C").bodyid[0]
+    motors = _adr(model, ("motor_A", "motor_B"), "dof")
+    knees = _adr(model, ("knee_C", "knee_D"), "dof")
+    out = np.empty(qb.shape)
+    for k in range(qb.shape[0]):
+        data.qpos[:] = qpos[k]
+        data.qvel[:] = 0.0
+        mujoco.mj_forward(model, data)
+        Jc = data.efc_J.reshape(-1, model.nv) if data.nefc else np.zeros((0, model.nv))
+        Jc = Jc[data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
+        # the ground pushes on the foot with -F (the leg applies F): external load on the model
+        ext = np.zeros(model.nv)
+        mujoco.mj_applyFT(model, data, np.array([-Fb[k, 0], 0.0, -Fb[k, 1]]), np.zeros(3),
+                          data.site("foot_C").xpos.copy(), site_body, ext)
+        lam = np.linalg.lstsq(Jc[:, knees].T, -ext[knees], rcond=None)[0]
+        out[k] = -(ext[motors] + Jc[:, motors].T @ lam)
+    return out.reshape(np.broadcast_shapes(q.shape, F.shape))
+
+
+# ----------------------------------------------------------------------------- serial arms
+def two_link_mjcf(arm, *, timestep=1e-3, integrator="RK4"):
+    """MJCF of the planar 2-link arm of chapter 11 (``robokin.dynamics.TwoLinkArm``).
+
+    Joints turn about ``+z``, gravity ``(0, -g, 0)``, links along local ``+x``; centres of
+    mass at ``lc1``, ``lc2``; ``I1``, ``I2`` about ``z``. The in-plane-irrelevant inertias about
+    ``x`` and ``y`` are set equal to ``I_i`` so that MuJoCo accepts the body.
+
+    Examples
+    --------
+    >>> from robokin.dynamics import TwoLinkArm
+    >>> xml = two_link_mjcf(TwoLinkArm(1.2, 0.8, 0.5, 0.4, 0.22, 0.17, 0.03, 0.012))
+    >>> 'gravity="0.0 -9.81 0.0"' in xml
+    True
+    """
+    for name in ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2", "g"):
+        if not hasattr(arm, name):
+            raise ValueError(f"arm must be a robokin.dynamics.TwoLinkArm, got {type(arm).__name__}")
+    if arm.batch_size != 1:
+        raise ValueError("two_link_mjcf needs one arm (scalar parameters)")
+    if arm.I1 <= 0 or arm.I2 <= 0:
+        raise ValueError("MuJoCo needs positive link inertias I1, I2 (a point-mass link has no valid body)")
+    z = (0.0, 0.0, 1.0)
+
+    def link(name, pos, m, lc, inertia, length):
+        return (f'<body name="{name}" pos="{_vec(pos)}"><joint name="{name}_joint" type="hinge" axis="{_vec(z)}"/>'
+                f'<inertial pos="{_f(lc)} 0 0" mass="{_f(m)}" diaginertia="{_vec([inertia] * 3)}"/>'
+                f'<geom type="capsule" fromto="0 0 0 {_f(length)} 0 0" size="0.01" contype="0" conaffinity="0"/>')
+
+    return ('<mujoco model="two_link"><compiler angle="radian"/>' + _option(timestep, integrator, (0, -arm.g, 0))
+            + "<worldbody>" + link("link1", (0, 0, 0), arm.m1, arm.lc1, arm.I1, arm.l1)
+            + link("link2", (arm.l1, 0, 0), arm.m2, arm.lc2, arm.I2, arm.l2)
+            + "</body></body></worldbody></mujoco>")
+
+
+def two_link_model(arm, **options):
+    """Compiled model of :func:`two_link_mjcf`."""
+    return require_mujoco().MjModel.from_xml_string(two_link_mjcf(arm, **options))
+
+
+def two_link_terms(model, q, qd):
+    """MuJoCo's ``M(q)``, ``C(q, qd) qd`` and ``G(q)`` of a 2-link (or any all-hinge) model.
+
+    ``M`` from ``mj_fullM``; ``qfrc_bias`` (``mj_forward``) is ``C qd + G``, so ``G`` is the bias
+    at ``qd = 0`` and ``C qd`` the difference.
+
+    Parameters
+    ----------
+    q, qd : array_like, shape (n, nv) or (nv,)
+
+    Returns
+    -------
+    M : ndarray, shape (n, nv, nv)
+    Cqd, G : ndarray, shape (n, nv)
+    """
+    mujoco = require_mujoco()
+    q = np.atleast_2d(as_array(q, "q", trailing=(model.nv,)))
+    qd = np.atleast_2d(as_array(qd, "qd", trailing=(model.nv,)))
+    q, qd = np.broadcast_arrays(q, qd)
+    data = mujoco.MjData(model)
+    n = q.shape[0]
+    M = np.zeros((n, model.nv, model.nv))
+    Cqd, G = np.zeros((n, model.nv)), np.zeros((n, model.nv))
+    for k in range(n):
+        data.qpos[:] = q[k]
+        data.qvel[:] = 0.0
+        mujoco.mj_forward(model, data)
+        mujoco.mj_fullM(model, data, M[k])
+        G[k] = data.qfrc_bias
+        data.qvel[:] = qd[k]
+        mujoco.mj_forward(model, data)
+        Cqd[k] = data.qfrc_bias - G[k]
+    return M, Cqd, G
+
+
+def _rotx(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[1.0, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def _rotz(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
+
+
+def _quat(R):
+    mujoco = require_mujoco()
+    out = np.zeros(4)
+    mujoco.mju_mat2Quat(out, np.ascontiguousarray(R, dtype=float).ravel())
+    return out
+
+
+def dh_mjcf(arm, *, masses, coms, inertias, gravity=(0.0, 0.0, -9.81), timestep=1e-3, integrator="RK4"):
+    """MJCF of a revolute standard-DH arm (e.g. ``robokin.ur5.UR5``) with link inertial parameters.
+
+    Body ``link{i}`` is frame ``i-1`` turned by ``theta_i`` about its ``z`` axis (the joint axis
+    of the standard convention); link ``i``'s DH frame is ``Tz(d_i) Tx(a_i) Rx(alpha_i)`` inside it,
+    so its centre of mass and inertia (given in DH frame ``i``, as for :func:`robokin.dynamics.rnea`)
+    are moved there. The arm's ``base`` transform places the chain; the tool carries no mass.
+
+    Parameters
+    ----------
+    arm : robokin.serial.SerialArm
+        Standard-DH arm.
+    masses : array_like, shape (n,)
+    coms : array_like, shape (n, 3)
+    inertias : array_like, shape (n, 3, 3)
+        About each centre of mass, DH frame ``i`` axes; symmetric positive definite.
+    gravity : array_like, shape (3,)
+
+    Examples
+    --------
+    >>> from robokin import ur5
+    >>> xml = dh_mjcf(ur5.UR5, **ur5.inertial_parameters())
+    >>> xml.count("<joint ")
+    6
+    """
+    if getattr(arm, "convention", None) != "standard":
+        raise ValueError("dh_mjcf needs a robokin.serial.SerialArm in the standard DH convention")
+    n = arm.n
+    m = as_array(masses, "masses", trailing=(n,))
+    c = as_array(coms, "coms", trailing=(n, 3))
+    inertia = as_array(inertias, "inertias", trailing=(n, 3, 3))
+    if m.shape != (n,) or c.shape != (n, 3) or inertia.shape != (n, 3, 3):
+        raise ValueError(f"need masses (n,), coms (n, 3), inertias (n, 3, 3) for n = {n} joints")
+    if np.any(m <= 0):
+        raise ValueError(f"masses must be positive (kg), got {m.tolist()}")
+    for i in range(n):
+        Ii = inertia[i]
+        if not np.allclose(Ii, Ii.T, rtol=1e-9, atol=1e-12):
+            raise ValueError(f"inertia of link {i + 1} is not symmetric")
+        ev = np.linalg.eigvalsh(Ii)
+        if ev.min() <= 0 or ev[2] > ev[0] + ev[1] + 1e-12 * ev[2]:
+            raise ValueError(f"inertia of link {i + 1} is not physical: principal moments {ev.tolist()} must be "
+                             "positive and satisfy the triangle inequality")
+    base = np.asarray(arm.base, dtype=float)
+    xml = ('<mujoco model="dh_arm"><compiler angle="radian"/>' + _option(timestep, integrator, gravity)
+           + "<worldbody>")
+    pos, R = base[:3, 3], base[:3, :3]
+    for i in range(n):
+        Rb = R @ _rotz(float(arm.offset[i]))
+        Ra = _rotx(float(arm.alpha[i]))
+        p_dh = np.array([arm.a[i], 0.0, arm.d[i]])
+        com = p_dh + Ra @ c[i]
+        Ib = Ra @ inertia[i] @ Ra.T
+        full = [Ib[0, 0], Ib[1, 1], Ib[2, 2], Ib[0, 1], Ib[0, 2], Ib[1, 2]]
+        xml += (f'<body name="link{i + 1}" pos="{_vec(pos)}" quat="{_vec(_quat(Rb))}">'
+                f'<joint name="joint{i + 1}" type="hinge" axis="0 0 1"/>'
+                f'<inertial pos="{_vec(com)}" mass="{_f(m[i])}" fullinertia="{_vec(full)}"/>')
+        pos, R = p_dh, Ra
+    return xml + "</body>" * n + "</worldbody></mujoco>"
+
+
+def dh_model(arm, **options):
+    """Compiled model of :func:`dh_mjcf`."""
+    return require_mujoco().MjModel.from_xml_string(dh_mjcf(arm, **options))
+
+
+def inverse_dynamics(model, q, qd, qdd):
+    """Joint torques from MuJoCo's ``mj_inverse``: ``tau = M qdd + C qd + G`` (no constraints).
+
+    Parameters
+    ----------
+    q, qd, qdd : array_like, shape (n, nv) or (nv,)
+
+    Returns
+    -------
+    ndarray, shape (n, nv) or (nv,)
+    """
+    mujoco = require_mujoco()
+    arrs = [as_array(x, name, trailing=(model.nv,)) for x, name in ((q, "q"), (qd, "qd"), (qdd, "qdd"))]
+    shape = np.broadcast_shapes(*(a.shape for a in arrs))
+    q, qd, qdd = (np.broadcast_to(a, shape).reshape(-1, model.nv) for a in arrs)
+    data = mujoco.MjData(model)
+    out = np.empty(q.shape)
+    for k in range(q.shape[0]):
+        data.qpos[:], data.qvel[:], data.qacc[:] = q[k], qd[k], qdd[k]
+        mujoco.mj_inverse(model, data)
+        out[k] = data.qfrc_inverse
+    return out.reshape(shape)
+
+
+# ----------------------------------------------------------------------------- running
+def run_controller(model, data, controller, *, t_end, rate, record=None, max_qacc=1e8):
+    """Step ``data`` to ``t_end`` with a discrete controller held constant between its ticks.
+
+    At every tick ``t_k = k / rate`` the controller is called as ``controller(t_k, data)`` and
+    must return ``model.nu`` finite actuator inputs; they are held (zero-order hold) for
+    ``round(1 / (rate * timestep))`` MuJoCo steps. ``record(t, data)`` (optional) is called at
+    every tick before the controller and its return values are stacked.
+
+    Parameters
+    ----------
+    model, data : mujoco.MjModel, mujoco.MjData
+    controller : callable ``(t, data) -> array (nu,)``
+    t_end : float
+        Duration (s) from the current ``data.time``.
+    rate : float
+        Controller rate (Hz); ``1 / rate`` must be a whole number of timesteps.
+    record : callable ``(t, data) -> array``, optional
+    max_qacc : float
+        A joint acceleration above this (or a non-finite state) counts as divergence.
+
+    Returns
+    -------
+    t : ndarray, shape (k,)
+    rec : ndarray, shape (k, ...) or None
+
+    Raises
+    ------
+    ValueError
+        The controller returned NaN/inf or the wrong shape, or ``rate`` does not divide the step.
+    robokin.errors.IntegrationError
+        The simulation diverged (non-finite or huge accelerations, or MuJoCo's own
+        bad-acceleration warning).
+    """
+    mujoco = require_mujoco()
+    t_end, rate = positive(t_end, "t_end"), positive(rate, "rate")
+    sub = 1.0 / (rate * model.opt.timestep)
+    n_sub = int(round(sub))
+    if n_sub < 1 or abs(sub - n_sub) > 1e-6 * sub:
+        raise ValueError(f"the control period 1/rate = {1 / rate:g} s must be a whole number of timesteps "
+                         f"({model.opt.timestep:g} s)")
+    if not callable(controller):
+        raise ValueError("controller must be a callable (t, data) -> actuator inputs")
+    n_ticks = int(round(t_end * rate))
+    t0 = float(data.time)
+    mujoco.mj_forward(model, data)  # positions, sites and forces consistent with qpos before the first record
+    ts, rec = [], []
+    bad_before = int(data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
+    for k in range(n_ticks):
+        t = t0 + k / rate
+        if record is not None:
+            rec.append(np.array(record(t, data), dtype=float))
+            ts.append(t)
+        u = callback_output(controller(t, data), "controller", (model.nu,), t=t)
+        data.ctrl[:] = u
+        for _ in range(n_sub):
+            mujoco.mj_step(model, data)
+        bad = int(data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number) > bad_before
+        if bad or not np.all(np.isfinite(data.qpos)) or np.abs(data.qacc).max(initial=0.0) > max_qacc:
+            raise IntegrationError(float(data.time), t0 + t_end, (k + 1) * n_sub,
+                                   "robokin.sim.run_controller: the simulation diverged (non-finite state or "
+                                   f"|qacc| > {max_qacc:g}); reduce the timestep or soften the command")
+    return np.array(ts), (np.array(rec) if record is not None else None)
+
+
+def contact_normal_force(model, data, geom):
+    """Total normal contact force (N) on the geom named ``geom``, summed over its contacts.
+
+    Uses ``mj_contactForce`` (the first component of the contact-frame force is the normal).
+    """
+    mujoco = require_mujoco()
+    gid = model.geom(geom).id
+    f6 = np.zeros(6)
+    total = 0.0
+    for i in range(data.ncon):
+        con = data.contact[i]
+        if gid in (con.geom1, con.geom2):
+            mujoco.mj_contactForce(model, data, i, f6)
+            total += f6[0]
+    return total
+
+
+@dataclass(frozen=True)
+class MotorModel:
+    """A motor with a linear torque-speed envelope behind a gearbox.
+
+    Parameters
+    ----------
+    tau_stall : float
+        Motor stall torque (N m).
+    omega_free : float
+        Motor no-load speed (rad/s).
+    eta : float
+        Gearbox efficiency in (0, 1].
+    rotor_inertia : float
+        Rotor inertia (kg m^2); reflected to the joint as ``N^2 J``.
+
+    Examples
+    --------
+    >>> mot = MotorModel(3.0, 220.0, 0.85, 2e-5)
+    >>> float(mot.max_joint_torque(10.0, 0.0)), float(mot.max_joint_torque(10.0, 22.0))
+    (25.5, 0.0)
+    """
+
+    tau_stall: float
+    omega_free: float
+    eta: float
+    rotor_inertia: float = 0.0
+
+    def __post_init__(self):
+        positive(self.tau_stall, "tau_stall")
+        positive(self.omega_free, "omega_free")
+        eta = positive(self.eta, "eta")
+        if eta > 1:
+            raise ValueError(f"eta is an efficiency in (0, 1], got {eta}")
+        if finite_scalar(self.rotor_inertia, "rotor_inertia") < 0:
+            raise ValueError("rotor_inertia must be >= 0")
+
+    def max_joint_torque(self, N, joint_speed):
+        """Largest joint torque magnitude (N m) at a joint speed (rad/s) through gear ratio ``N``."""
+        N = positive(N, "N")
+        w = np.abs(as_array(joint_speed, "joint_speed")) * N
+        return N * self.eta * self.tau_stall * np.clip(1.0 - w / self.omega_free, 0.0, 1.0)
+
+    def saturate(self, tau, N, joint_speed):
+        """Clip joint torques to the envelope at the current joint speeds."""
+        tau = as_array(tau, "tau")
+        lim = self.max_joint_torque(N, joint_speed)
+        return np.clip(tau, -lim, lim)
+
+
+def validate(*, rng=None, fast=False):
+    """Headline checks of chapter 13: MuJoCo against the package's hand-derived models.
+
+    Returns
+    -------
+    list of robokin.checks.CheckReport
+    """
+    from .checks import check_close
+    from .dynamics import TwoLinkArm, rnea
+    from .fivebar import FiveBar
+    from . import ur5
+
+    rng = np.random.default_rng(13) if rng is None else rng
+    n = 20 if fast else 100
+    reports = []
+    leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+    m0 = fivebar_model(leg, masses=(0.05, 0.05, 0.08, 0.08), g=0.0, actuator="none")
+    p = np.stack([rng.uniform(0.01, 0.06, n), rng.uniform(-0.14, -0.08, n)], -1)
+    q = leg.ik(p)
+    F = rng.normal(0, 50, (n, 2))
+    tau_mj = fivebar_static_torques(m0, leg, q, F)
+    tau_rk = leg.static_torques(q, F)
+    reports.append(check_close("five-bar statics: MuJoCo constraint Jacobian vs J^T F", tau_mj, tau_rk, tol=1e-9,
+                               scale=np.abs(tau_rk).max(), raise_on_fail=False))
+    mujoco = require_mujoco()
+    d0 = mujoco.MjData(m0)
+    errs = []
+    for qp in fivebar_qpos(leg, q):
+        d0.qpos[:] = qp
+        mujoco.mj_kinematics(m0, d0)
+        eC, eD = fivebar_feet(m0, d0)
+        errs.append(max(np.abs(eC - leg.fk(qp[[0, 2]])).max(), np.abs(eD - eC).max()))
+    reports.append(check_close("five-bar FK: MuJoCo foot sites vs FiveBar.fk", np.array(errs), 0.0, tol=1e-12,
+                               unit="m", raise_on_fail=False))
+    arm = TwoLinkArm(1.2, 0.8, 0.5, 0.4, 0.22, 0.17, 0.03, 0.012)
+    q2, qd2 = rng.uniform(-np.pi, np.pi, (n, 2)), rng.normal(0, 2, (n, 2))
+    M, Cqd, G = two_link_terms(two_link_model(arm), q2, qd2)
+    reports.append(check_close("2-link M(q): MuJoCo mj_fullM vs TwoLinkArm.M", M, arm.M(q2), tol=1e-12,
+                               scale=np.abs(arm.M(q2)).max(), raise_on_fail=False))
+    Cref = np.einsum("...ij,...j->...i", arm.C(q2, qd2), qd2)
+    reports.append(check_close("2-link C qd + G: MuJoCo qfrc_bias vs TwoLinkArm", Cqd + G, Cref + arm.G(q2),
+                               tol=1e-12, scale=np.abs(Cref + arm.G(q2)).max(), raise_on_fail=False))
+    ip = ur5.inertial_parameters()
+    q6, qd6, qdd6 = (rng.uniform(-np.pi, np.pi, (n, 6)), rng.normal(0, 1, (n, 6)), rng.normal(0, 1, (n, 6)))
+    tau_mj = inverse_dynamics(dh_model(ur5.UR5, **ip), q6, qd6, qdd6)
+    tau_rk = rnea(ur5.UR5.a, ur5.UR5.alpha, ur5.UR5.d, q6, qd6, qdd6, convention="standard", **ip,
+                  gravity=[0.0, 0.0, -9.81])
+    reports.append(check_close("UR5 inverse dynamics: MuJoCo mj_inverse vs robokin RNEA", tau_mj, tau_rk, tol=1e-10,
+                               scale=np.abs(tau_rk).max(), raise_on_fail=False))
+    return reports

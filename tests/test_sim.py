@@ -1,0 +1,185 @@
+"""Tests of robokin.sim: MuJoCo models built from robokin objects agree with the package's own models."""
+
+import numpy as np
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+from robokin import sim, ur5  # noqa: E402
+from robokin.dynamics import TwoLinkArm, rnea  # noqa: E402
+from robokin.errors import IntegrationError  # noqa: E402
+from robokin.fivebar import FiveBar  # noqa: E402
+
+LEG = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+MASSES = (0.05, 0.08, 0.05, 0.08)
+ARM = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
+
+
+def _targets(rng, n):
+    return np.stack([rng.uniform(0.0, 0.07, n), rng.uniform(-0.145, -0.075, n)], -1)
+
+
+def test_fivebar_model_matches_parameters():
+    fb = FiveBar(0.15, 0.14, 0.25, 0.24, 0.108)
+    masses = (0.3, 0.2, 0.31, 0.21)
+    m = sim.fivebar_model(fb, masses=masses)
+    names = [m.body(i).name for i in range(1, m.nbody)]
+    assert names == ["thigh_A", "shank_C", "thigh_B", "shank_D"]
+    np.testing.assert_allclose(m.body_mass[1:], masses, rtol=0, atol=0)
+    L = (fb.l1, fb.l3, fb.l2, fb.l4)
+    # centre of mass at mid-length, inertia m l^2 / 12 about the hinge axis (local y)
+    np.testing.assert_allclose(m.body_ipos[1:, 0], np.array(L) / 2, rtol=1e-15)
+    iy = []
+    for b in range(1, m.nbody):  # body_inertia is principal; find the axis aligned with y
+        R = np.zeros(9)
+        mujoco.mju_quat2Mat(R, m.body_iquat[b])
+        I = R.reshape(3, 3) @ np.diag(m.body_inertia[b]) @ R.reshape(3, 3).T
+        iy.append(I[1, 1])
+    np.testing.assert_allclose(iy, np.array(masses) * np.array(L) ** 2 / 12, rtol=1e-12)
+    # joint axes: all (0, -1, 0); bodies placed at l1, d, l2 from their parents
+    np.testing.assert_array_equal(m.jnt_axis, np.tile([0.0, -1.0, 0.0], (4, 1)))
+    np.testing.assert_allclose(m.body_pos[1:, 0], [0.0, fb.l1, fb.d, fb.l2], rtol=0, atol=0)
+    np.testing.assert_allclose([m.site("foot_C").pos[0], m.site("foot_D").pos[0]], [fb.l3, fb.l4])
+    assert m.neq == 1 and m.eq_type[0] == mujoco.mjtEq.mjEQ_CONNECT
+
+
+def test_fivebar_fk_random_configurations():
+    rng = np.random.default_rng(1)
+    m = sim.fivebar_model(LEG, masses=MASSES)
+    d = mujoco.MjData(m)
+    for knees in ("out", "in"):
+        p = _targets(rng, 60)
+        q, ok = LEG.ik(p, knees=knees, on_unreachable="nan")
+        q = q[ok]
+        asm = LEG.assembly_of(q, p[ok])
+        for qi, a in zip(q, asm):
+            d.qpos[:] = sim.fivebar_qpos(LEG, qi, assembly=str(a))
+            mujoco.mj_kinematics(m, d)
+            eC, eD = sim.fivebar_feet(m, d)
+            np.testing.assert_allclose(eC, LEG.fk(qi, assembly=str(a)), atol=1e-14)
+            np.testing.assert_allclose(eD, eC, atol=1e-14)  # the loop is closed
+
+
+def test_fivebar_statics_random_configurations():
+    rng = np.random.default_rng(2)
+    m = sim.fivebar_model(LEG, masses=MASSES, g=0.0, actuator="none")
+    q = LEG.ik(_targets(rng, 80))
+    F = rng.normal(0, 80, (80, 2))
+    tau = sim.fivebar_static_torques(m, LEG, q, F)
+    ref = LEG.static_torques(q, F)
+    assert np.abs(tau - ref).max() <= 1e-9 * np.abs(ref).max()
+    # a wrong load direction must not agree (the check can fail)
+    assert np.abs(sim.fivebar_static_torques(m, LEG, q, -F) - ref).max() > 1.0
+
+
+def test_fivebar_statics_needs_zero_gravity():
+    m = sim.fivebar_model(LEG, masses=MASSES)
+    with pytest.raises(ValueError, match="g=0"):
+        sim.fivebar_static_torques(m, LEG, LEG.ik([0.035, -0.12]), [0.0, -10.0])
+
+
+def test_motion_mode_tracks_fk():
+    m = sim.fivebar_model(LEG, masses=MASSES, kp=20.0, kv=0.2)
+    d = mujoco.MjData(m)
+    target = lambda t: np.array([0.035 + 0.02 * np.cos(2 * np.pi * t), -0.11 + 0.02 * np.sin(2 * np.pi * t)])  # noqa
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik(target(0.0)))
+
+    def rec(t, d):
+        eC, eD = sim.fivebar_feet(m, d)
+        return np.r_[eC, eD, sim.fivebar_motor_angles(m, d)]
+
+    t, R = sim.run_controller(m, d, lambda t, d: LEG.ik(target(t)), t_end=0.5, rate=500, record=rec)
+    assert t.shape == (250,) and R.shape == (250, 6)
+    err = np.abs(R[:, :2] - LEG.fk(R[:, 4:])).max()
+    loop = np.linalg.norm(R[:, :2] - R[:, 2:4], axis=1).max()
+    assert err < 1e-3 and loop < 1e-3  # soft loop closure: sub-millimetre under gravity and motion
+
+
+def test_two_link_terms_match():
+    rng = np.random.default_rng(3)
+    q, qd = rng.uniform(-np.pi, np.pi, (50, 2)), rng.normal(0, 3, (50, 2))
+    M, Cqd, G = sim.two_link_terms(sim.two_link_model(ARM), q, qd)
+    np.testing.assert_allclose(M, ARM.M(q), atol=1e-12)
+    np.testing.assert_allclose(Cqd, np.einsum("...ij,...j->...i", ARM.C(q, qd), qd), atol=1e-12)
+    np.testing.assert_allclose(G, ARM.G(q), atol=1e-12)
+    # a different arm gives a different mass matrix
+    M2, _, _ = sim.two_link_terms(sim.two_link_model(ARM.replace(m2=0.9)), q, qd)
+    assert np.abs(M2 - ARM.M(q)).max() > 1e-3
+
+
+def test_ur5_inverse_dynamics_matches_rnea():
+    rng = np.random.default_rng(4)
+    ip = ur5.inertial_parameters()
+    model = sim.dh_model(ur5.UR5, **ip)
+    assert model.nv == 6
+    np.testing.assert_allclose(model.body_mass[1:], ip["masses"], rtol=0, atol=0)
+    q, qd, qdd = rng.uniform(-np.pi, np.pi, (40, 6)), rng.normal(size=(40, 6)), rng.normal(size=(40, 6))
+    tau = sim.inverse_dynamics(model, q, qd, qdd)
+    ref = rnea(ur5.UR5.a, ur5.UR5.alpha, ur5.UR5.d, q, qd, qdd, convention="standard", **ip,
+               gravity=[0, 0, -9.81])
+    np.testing.assert_allclose(tau, ref, atol=1e-10 * np.abs(ref).max())
+    # joint axes are each frame's z: the kinematics agree with the package's FK
+    d = mujoco.MjData(model)
+    d.qpos[:] = q[0]
+    mujoco.mj_kinematics(model, d)
+    T = ur5.UR5.fk_all(q[0])  # (7, 4, 4): base frame 0, then frames 1..6
+    for i in range(1, 7):  # body link{i} sits at the origin of DH frame i-1
+        np.testing.assert_allclose(d.xpos[i], T[i - 1][:3, 3], atol=1e-12)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="actuator"):
+        sim.fivebar_model(LEG, masses=MASSES, actuator="velocity")
+    with pytest.raises(ValueError, match="integrator"):
+        sim.fivebar_model(LEG, masses=MASSES, integrator="Verlet")
+    with pytest.raises(ValueError, match="masses"):
+        sim.fivebar_model(LEG, masses=(0.05, -0.08, 0.05, 0.08))
+    with pytest.raises(ValueError, match="inertias"):
+        sim.fivebar_model(LEG, masses=MASSES, inertias=(1e-4, 0.0, 1e-4, 1e-4))
+    with pytest.raises(ValueError, match="solref"):
+        sim.fivebar_model(LEG, masses=MASSES, solref=(-0.02, 1.0))
+    with pytest.raises(ValueError, match="solimp"):
+        sim.fivebar_model(LEG, masses=MASSES, solimp=(0.9, 1.5, 0.001))
+    with pytest.raises(ValueError, match="fivebar"):
+        sim.fivebar_model("leg", masses=MASSES)
+    with pytest.raises(ValueError, match="inertia"):
+        sim.two_link_model(ARM.replace(I1=0.0))
+    bad = ur5.inertial_parameters()
+    bad["inertias"][2] = np.diag([0.001, 0.001, 0.01])  # violates the triangle inequality
+    with pytest.raises(ValueError, match="not physical"):
+        sim.dh_model(ur5.UR5, **bad)
+    with pytest.raises(ValueError, match="MotorModel|eta"):
+        sim.MotorModel(3.0, 220.0, 1.5)
+
+
+def test_controller_nan_and_rate_errors():
+    m = sim.fivebar_model(LEG, masses=MASSES, actuator="torque")
+    d = mujoco.MjData(m)
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]))
+    with pytest.raises(ValueError, match="controller"):
+        sim.run_controller(m, d, lambda t, d: np.array([np.nan, 0.0]), t_end=0.01, rate=1000)
+    with pytest.raises(ValueError, match="shape"):
+        sim.run_controller(m, d, lambda t, d: np.zeros(3), t_end=0.01, rate=1000)
+    with pytest.raises(ValueError, match="whole number"):
+        sim.run_controller(m, d, lambda t, d: np.zeros(2), t_end=0.01, rate=300)
+
+
+def test_divergence_is_reported():
+    # a huge step with a stiff servo blows up; run_controller must say so instead of returning NaN
+    m = sim.fivebar_model(LEG, masses=MASSES, kp=2000.0, kv=0.0, timestep=0.02, integrator="Euler")
+    d = mujoco.MjData(m)
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]))
+    with pytest.raises(IntegrationError):
+        sim.run_controller(m, d, lambda t, d: LEG.ik([0.035, -0.12]) + 0.5, t_end=2.0, rate=50)
+
+
+def test_motor_model():
+    mot = sim.MotorModel(3.0, 220.0, 0.85, 2e-5)
+    assert mot.max_joint_torque(10.0, 0.0) == pytest.approx(25.5)
+    assert mot.max_joint_torque(10.0, 11.0) == pytest.approx(12.75)
+    np.testing.assert_allclose(mot.saturate([100.0, -100.0, 1.0], 10.0, 0.0), [25.5, -25.5, 1.0])
+
+
+def test_validate_passes():
+    reps = sim.validate(fast=True)
+    assert len(reps) == 5 and all(r.passed for r in reps)

@@ -1,6 +1,6 @@
 """Multibody simulation with MuJoCo: models generated from robokin's own objects (chapter 13).
 
-MuJoCo {cite}`todorov2012` is an independent rigid-body engine. This module writes MJCF
+MuJoCo (Todorov, Erez and Tassa, IROS 2012) is an independent rigid-body engine. This module writes MJCF
 (MuJoCo's XML) **from the parameters of robokin objects** (a :class:`~robokin.fivebar.FiveBar`
 and stated link masses, a :class:`~robokin.dynamics.TwoLinkArm`, a DH
 :class:`~robokin.serial.SerialArm` with :func:`robokin.ur5.inertial_parameters`), so that the
@@ -141,7 +141,7 @@ def _masses_inertias(lengths, masses, inertias):
 def _rod_body(name, pos, length, mass, inertia, radius, joint, axis, *, quat=None, extra="", jattr=""):
     """Opening tag and contents of a link body: hinge at its origin, rod along local +x."""
     q = "" if quat is None else f' quat="{_vec(quat)}"'
-    i_small = max(0.5 * mass * radius**2, 1e-9)  # about the rod axis; does not enter planar motion
+    i_small = min(0.5 * mass * radius**2, inertia)  # about the rod axis (no planar effect); keeps A + B >= C
     return (f'<body name="{name}" pos="{_vec(pos)}"{q}>'
             f'<joint name="{joint}" type="hinge" axis="{_vec(axis)}"{jattr}/>'
             f'<inertial pos="{_f(length / 2)} 0 0" mass="{_f(mass)}" '
@@ -602,7 +602,10 @@ def run_controller(model, data, controller, *, t_end, rate, record=None, max_qac
         raise ValueError("controller must be a callable (t, data) -> actuator inputs")
     n_ticks = int(round(t_end * rate))
     t0 = float(data.time)
-    mujoco.mj_forward(model, data)  # positions, sites and forces consistent with qpos before the first record
+    mujoco.mj_forward(model, data)  # sites and sensors consistent with qpos for the first controller call
+    u = callback_output(controller(t0, data), "controller", (model.nu,), t=t0)
+    data.ctrl[:] = u
+    mujoco.mj_forward(model, data)  # actuator forces of the first command in the first record
     ts, rec = [], []
     bad_before = int(data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
     for k in range(n_ticks):
@@ -610,8 +613,9 @@ def run_controller(model, data, controller, *, t_end, rate, record=None, max_qac
         if record is not None:
             rec.append(np.array(record(t, data), dtype=float))
             ts.append(t)
-        u = callback_output(controller(t, data), "controller", (model.nu,), t=t)
-        data.ctrl[:] = u
+        if k > 0:  # tick 0 was computed above
+            u = callback_output(controller(t, data), "controller", (model.nu,), t=t)
+            data.ctrl[:] = u
         for _ in range(n_sub):
             mujoco.mj_step(model, data)
         bad = int(data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number) > bad_before

@@ -19,6 +19,7 @@ __all__ = [
     "CheckReport",
     "check_errors",
     "check_close",
+    "check_rate",
     "jacobian_fd",
     "check_jacobian",
     "residual_scan",
@@ -113,9 +114,9 @@ def check_errors(name, errors, *, tol, unit="", raise_on_fail=True):
     ...
     robokin.checks.CheckFailed: [FAIL] demo: max error 1.00e-03 over 1 samples (tol 1e-09), worst at (0,)
     """
-    if not (np.isscalar(tol) and np.isfinite(tol) and tol >= 0):
+    if isinstance(tol, bool) or not (np.isscalar(tol) and np.isreal(tol) and np.isfinite(tol) and tol >= 0):
         raise ValueError(f"tol must be a finite non-negative number, got {tol!r}")
-    e = np.abs(np.asarray(errors, dtype=float))
+    e = np.abs(as_array(errors, "errors", finite=False, max_abs=None))  # inf/NaN/huge are failures, not errors
     if e.size == 0:
         raise ValueError(f"check {name!r} got no samples: an empty check cannot fail, so it is refused")
     e = np.where(np.isnan(e), np.inf, e)
@@ -136,18 +137,84 @@ def check_errors(name, errors, *, tol, unit="", raise_on_fail=True):
 def check_close(name, actual, expected, *, tol, scale=1.0, unit="", raise_on_fail=True):
     """Compare two arrays entry-wise: error ``|actual - expected| / scale``.
 
+    ``scale`` (a positive finite number or array broadcasting against the inputs) makes the error relative;
+    ``scale=inf`` or 0 would make every comparison pass or fail regardless of the data, so it is refused.
+
     Examples
     --------
     >>> print(check_close("sympy vs numpy", [1.0, 2.0], [1.0, 2.0 + 1e-15], tol=1e-12))
     [PASS] sympy vs numpy: max error 8.88e-16 over 2 samples (tol 1e-12), worst at (1,)
+    >>> check_close("x", [1.0], [2.0], tol=1e-9, scale=np.inf)
+    Traceback (most recent call last):
+    ...
+    ValueError: scale must be positive and finite (inf would pass any comparison), got inf
     """
-    a = np.asarray(actual, dtype=float)
-    b = np.asarray(expected, dtype=float)
+    sc = as_array(scale, "scale", finite=False, max_abs=None)
+    if not (sc.size and np.all(np.isfinite(sc)) and np.all(sc > 0)):
+        shown = scale if np.ndim(scale) == 0 else f"array with min {np.min(sc) if sc.size else 'none'}"
+        raise ValueError(f"scale must be positive and finite (inf would pass any comparison), got {shown}")
+    a = as_array(actual, "actual", finite=False, max_abs=None)
+    b = as_array(expected, "expected", finite=False, max_abs=None)
     try:
         a, b = np.broadcast_arrays(a, b)
     except ValueError as exc:
         raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not match") from exc
-    return check_errors(name, np.abs(a - b) / scale, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
+    return check_errors(name, np.abs(a - b) / sc, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
+
+
+def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
+    """Statistical bar on a failure rate: one-sided exact binomial test at false-alarm probability ``alpha``.
+
+    Rule: with ``k`` failures in ``n`` independent samples, the check fails when
+    ``P(X >= k | n, max_rate) < alpha`` for ``X ~ Binomial(n, max_rate)``; equivalently, when the one-sided
+    Clopper-Pearson lower confidence bound of the rate (level ``1 - alpha``) exceeds ``max_rate``. If the true
+    rate is at most ``max_rate``, the check fails by bad luck with probability at most ``alpha``, whatever ``n``.
+    Comparing the observed ``k / n`` with the bar instead fails about half the time at a true rate on the bar
+    (and, for example, one failure in 1,000 gives ``1 - 0.999 = 1.0000000000000009e-3 > 1e-3``).
+
+    The report's ``max_error`` is that lower bound (0 when ``k = 0``) and ``tol`` is ``max_rate``, so
+    ``passed`` is ``lower bound <= max_rate``; the name records ``k of n``.
+
+    Parameters
+    ----------
+    name : str
+        What rate is checked (say over which population).
+    failed : array_like of bool
+        One entry per independent sample, True where it failed.
+    max_rate : float
+        The bar on the true failure rate, in ``[0, 1)``.
+    alpha : float
+        False-alarm probability, in ``(0, 0.5]`` (default 1e-3).
+    raise_on_fail : bool
+        Raise :class:`CheckFailed` on failure (default) or just return.
+
+    Examples
+    --------
+    >>> print(check_rate("demo", np.arange(1000) == 0, max_rate=1e-3))  # 1 in 1000: consistent with 1e-3
+    [PASS] demo (1 of 1000 failed; one-sided binomial test, alpha 0.001): max error 1.00e-06 rate, lower bound over 1000 samples (tol 1e-03)
+    >>> check_rate("demo", np.arange(1000) < 10, max_rate=1e-3)  # 10 in 1000: not consistent with 1e-3
+    Traceback (most recent call last):
+    ...
+    robokin.checks.CheckFailed: [FAIL] demo (10 of 1000 failed; one-sided binomial test, alpha 0.001): max error 2.97e-03 rate, lower bound over 1000 samples (tol 1e-03)
+    """
+    from scipy.stats import beta
+
+    f = np.asarray(failed)
+    if f.dtype != bool:
+        raise ValueError(f"failed must be a boolean array (True where a sample failed), got dtype {f.dtype}")
+    if f.size == 0:
+        raise ValueError(f"check {name!r} got no samples: an empty check cannot fail, so it is refused")
+    if isinstance(max_rate, bool) or not (np.isscalar(max_rate) and np.isreal(max_rate) and 0 <= max_rate < 1):
+        raise ValueError(f"max_rate must be a number in [0, 1), got {max_rate!r}")
+    if isinstance(alpha, bool) or not (np.isscalar(alpha) and np.isreal(alpha) and 0 < alpha <= 0.5):
+        raise ValueError(f"alpha must be a number in (0, 0.5], got {alpha!r}")
+    n, k = int(f.size), int(np.count_nonzero(f))
+    lower = float(beta.ppf(alpha, k, n - k + 1)) if k else 0.0
+    report = CheckReport(name=f"{name} ({k} of {n} failed; one-sided binomial test, alpha {alpha:g})", samples=n,
+                         max_error=lower, tol=float(max_rate), unit="rate, lower bound")
+    if raise_on_fail and not report.passed:
+        raise CheckFailed(report)
+    return report
 
 
 def jacobian_fd(f, x, *, eps=1e-6, vectorized=True):

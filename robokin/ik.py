@@ -7,9 +7,9 @@ The iteration (chapter 6, :eq:`eq-ch06-dls`) is
 with the 6-D pose error ``e = [p_t - p; log(R_t R^T)]`` in the base frame (the
 rotation vector, never a difference of Euler angles, which is not a velocity and
 wraps at +-pi), the geometric Jacobian ``J`` in the base frame, and a damping that
-switches on only near a singularity {cite}`wampler1986,buss2004`:
-``lambda^2 = (1 - (sigma_min / eps)^2) * lambda_max^2`` when ``sigma_min < eps``,
-else 0 (plain Gauss-Newton, quadratic convergence).
+switches on only near a singularity {cite}`wampler1986,buss2004` and fades with the error:
+``lambda^2 = (1 - (sigma_min / eps)^2) * lambda_max^2 * min(1, |e| / e_0)^2`` when ``sigma_min < eps``,
+else 0 (plain Gauss-Newton, quadratic convergence); see :func:`damping_squared`.
 
 Every answer is confirmed by forward kinematics and by the joint limits before
 ``success`` is set; a failure always carries a ``reason``.
@@ -24,9 +24,12 @@ import numpy as np
 from ._validate import as_array, choice
 from .checks import check_errors
 from .errors import ConvergenceError
-from .serial import SerialArm, pose_error
+from .serial import SerialArm, _pose_error
+from .transforms import ROTATION_TOL, _check_transform
 
-__all__ = ["IKResult", "ik_dls", "validate"]
+__all__ = ["IKResult", "ik_dls", "damping_squared", "POPULATIONS", "validate"]
+
+FADE = 1e-2  #: e_0 of the damping law: the error (m, rad) below which the damping fades out
 
 
 @dataclass(frozen=True)
@@ -116,10 +119,7 @@ def ik_dls(arm, T, *, q0, tol=1e-10, max_iter=100, damping=0.01, sigma_threshold
     if restarts and not isinstance(rng, np.random.Generator):
         raise ValueError("restarts > 0 needs rng=np.random.default_rng(seed) (no hidden global seed)")
     n = arm.n
-    T = as_array(T, "T", trailing=(4, 4))
-    from .transforms import check_rotation
-
-    check_rotation(T[..., :3, :3], "T[..., :3, :3]", tol=1e-6)
+    T = _check_transform(T, "T", ROTATION_TOL)  # bottom row [0, 0, 0, 1] and rotation block
     q0 = as_array(q0, "q0", trailing=(n,))
     lim = arm.qlim if qlim is None else as_array(qlim, "qlim", trailing=(2,))
     if lim is not None:
@@ -134,7 +134,7 @@ def ik_dls(arm, T, *, q0, tol=1e-10, max_iter=100, damping=0.01, sigma_threshold
     if not isinstance(adaptive, (bool, np.bool_)):
         raise ValueError(f"adaptive must be True or False, got {adaptive!r}")
     eps = sigma_threshold if adaptive else np.inf
-    fade = 1e-2 if adaptive else 0.0
+    fade = FADE if adaptive else 0.0
     q, it, reason = _solve(arm, Tf, q, tol, max_iter, damping, eps, max_step, lim, fade)
     for _ in range(restarts):
         bad = reason != "converged"
@@ -146,7 +146,7 @@ def ik_dls(arm, T, *, q0, tol=1e-10, max_iter=100, damping=0.01, sigma_threshold
         q[bad], it[bad], reason[bad] = q2, it[bad] + it2, np.where(r2 == "converged", r2, reason[bad])
 
     # independent confirmation: FK of the returned q, and the joint limits
-    e = np.linalg.norm(pose_error(Tf, arm.fk(q)), axis=-1)
+    e = np.linalg.norm(_pose_error(Tf, arm.fk(q)), axis=-1)
     inside = np.ones(len(q), bool) if lim is None else np.all((q >= lim[:, 0]) & (q <= lim[:, 1]), -1)
     ok = (e <= tol) & inside
     reason = np.where(ok, "converged",
@@ -165,6 +165,31 @@ def ik_dls(arm, T, *, q0, tol=1e-10, max_iter=100, damping=0.01, sigma_threshold
     return out
 
 
+def damping_squared(sigma_min, err, *, damping, sigma_threshold, fade=FADE):
+    """The damping law of :func:`ik_dls`: ``lambda^2`` per sample (:eq:`eq-ch06-dls`).
+
+    ``lambda^2 = (1 - (sigma_min / eps)^2) lambda_max^2 min(1, |e| / e_0)^2`` when ``sigma_min < eps``, else 0;
+    with ``sigma_threshold = inf`` (``adaptive=False``) the constant ``lambda_max^2``. The first factor switches
+    the damping on smoothly as the smallest singular value drops below ``eps``; the second lets it fade as the
+    error shrinks, so the last steps are Gauss-Newton steps. Squaring that fade matters near singular targets:
+    with the linear fade a step keeps a fraction ``lambda^2 / (sigma^2 + lambda^2)`` of the error along a small
+    singular direction, which decays only linearly in ``|e|``, and 36 % of targets with ``|q5| = 1e-4`` ran out
+    of iterations.
+
+    Examples
+    --------
+    >>> damping_squared(np.array([0.02, 0.005, 0.0]), np.array([1.0, 1.0, 1e-3]), damping=0.1, sigma_threshold=0.01)
+    array([0.    , 0.0075, 0.0001])
+    >>> damping_squared(np.array([0.02]), np.array([1.0]), damping=0.1, sigma_threshold=np.inf)
+    array([0.01])
+    """
+    smin = np.asarray(sigma_min, dtype=float)
+    if np.isinf(sigma_threshold):  # constant damping (textbook DLS)
+        return np.full(smin.shape, damping**2)
+    on = np.where(smin < sigma_threshold, (1 - (smin / sigma_threshold) ** 2) * damping**2, 0.0)
+    return on * np.minimum(1.0, np.asarray(err, dtype=float) / fade) ** 2
+
+
 def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
     """Batched DLS loop; samples drop out of the active set as they converge or stall."""
     m = len(q)
@@ -176,7 +201,7 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         if idx.size == 0:
             break
         qa = q[idx]
-        e = pose_error(T[idx], arm.fk(qa))
+        e = _pose_error(T[idx], arm.fk(qa))
         err = np.linalg.norm(e, axis=-1)
         done = err <= tol
         reason[idx[done]] = "converged"
@@ -192,10 +217,7 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         smin = sv[:, -1]
         # damping only near a singularity, and fading with the error so that the last
         # iterations are undamped Gauss-Newton steps (quadratic convergence)
-        if np.isinf(eps):  # constant damping
-            lam2 = np.full(len(idx), lam_max**2)
-        else:
-            lam2 = np.where(smin < eps, (1 - (smin / eps) ** 2) * lam_max**2, 0.0) * np.minimum(1.0, err[go] / fade)
+        lam2 = damping_squared(smin, err[go], damping=lam_max, sigma_threshold=eps, fade=fade)
         # dq = V diag(s / (s^2 + lambda^2)) U^T e : the damped pseudo-inverse
         f = sv / (sv**2 + lam2[:, None])
         dq = np.einsum("bji,bj,bkj,bk->bi", Vt, f, U, e)
@@ -212,33 +234,53 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
     return q, it, reason
 
 
+#: Success bars of :func:`validate` per population of targets (seeds 0.1 rad away, N(0, 0.1^2) per joint):
+#: ``(label, |q5| or None for uniform q5, max failure rate)``. Near the wrist singularity (``sin q5 -> 0``,
+#: except exactly 0 where the error has no component along the lost direction) the Jacobian's smallest
+#: singular value is ~|q5| and damped steps converge more slowly, so the bar there is looser; measured
+#: failure rates (2000 targets each, seed 7): uniform 0, |q5| = 1e-2: 3.5e-3, 1e-3: 4e-3, 1e-4: 2.5e-3
+#: (before the squared fade of the damping: 7.5e-3, 5.1e-2 and 0.36).
+POPULATIONS = (
+    ("q uniform in [-pi, pi)^6", None, 1e-3),
+    ("q5 = +-1e-3 (near the wrist singularity)", 1e-3, 1e-2),
+    ("q5 = +-1e-4 (nearer the wrist singularity)", 1e-4, 1e-2),
+)
+
+
 def validate(*, rng=None, fast=False):
     """Headline checks of DLS on the UR5 (chapter 6), against the bars of COURSE.md section 7.
 
-    1. Success rate from seeds 0.1 rad away: at least 99.9 % (failure rate <= 1e-3).
+    1. Success rate from seeds 0.1 rad away (each joint perturbed by N(0, 0.1^2)), per population of targets
+       (:data:`POPULATIONS`): targets with ``q`` uniform in ``[-pi, pi)^6`` fail at most 1e-3 of the time (the
+       99.9 % bar); targets within 1e-3 or 1e-4 rad of the wrist singularity at most 1e-2. Each bar is judged
+       by :func:`robokin.checks.check_rate` (one-sided binomial test, false alarm <= 1e-3), not by comparing
+       the observed rate with the bar.
     2. No silent failure: every reported success is confirmed by FK (residual <= 1e-10) and every
        failure carries a reason.
 
     Examples
     --------
     >>> [r.passed for r in validate(rng=np.random.default_rng(2), fast=True)]
-    [True, True]
+    [True, True, True, True]
     """
+    from .checks import check_rate
     from .ur5 import UR5
 
     rng = np.random.default_rng(7) if rng is None else rng
-    # the failure rate sits near 6e-4 (near-singular targets), so it needs >= 1e4 samples to be judged against 1e-3
-    N = 1_000 if fast else 10_000
-    q = rng.uniform(-np.pi, np.pi, (N, 6))
-    q0 = q + rng.normal(scale=0.1, size=q.shape)
-    res = ik_dls(UR5, UR5.fk(q), q0=q0)
-    success = np.asarray(res.success, dtype=bool)
-    reason = np.asarray(res.reason, dtype=str)
-    # error per sample: the FK residual of a claimed success; 0 for a failure that says why; inf for a silent one
-    honest = np.where(success, res.residual, np.where(np.char.str_len(reason) > 0, 0.0, np.inf))
-    return [
-        check_errors("UR5 DLS IK from seeds 0.1 rad away: failure rate", [1.0 - success.mean()], tol=1e-3,
-                     raise_on_fail=False),
-        check_errors("UR5 DLS IK: successes confirmed by FK, failures carry a reason (m, rad)", honest, tol=1e-10,
-                     raise_on_fail=False),
-    ]
+    reports, honest = [], []
+    for label, q5, bar in POPULATIONS:
+        N = (1_000 if fast else 10_000) if q5 is None else (500 if fast else 2_000)
+        q = rng.uniform(-np.pi, np.pi, (N, 6))
+        if q5 is not None:
+            q[:, 4] = q5 * rng.choice([-1.0, 1.0], N)
+        q0 = q + rng.normal(scale=0.1, size=q.shape)
+        res = ik_dls(UR5, UR5.fk(q), q0=q0)
+        success = np.asarray(res.success, dtype=bool)
+        reason = np.asarray(res.reason, dtype=str)
+        reports.append(check_rate(f"UR5 DLS IK from seeds 0.1 rad away, {label}: failure rate <= {bar:g}",
+                                  ~success, max_rate=bar, raise_on_fail=False))
+        # error per sample: FK residual of a claimed success; 0 for a failure that says why; inf for a silent one
+        honest.append(np.where(success, res.residual, np.where(np.char.str_len(reason) > 0, 0.0, np.inf)))
+    reports.append(check_errors("UR5 DLS IK: successes confirmed by FK, failures carry a reason (m, rad)",
+                                np.concatenate(honest), tol=1e-10, raise_on_fail=False))
+    return reports

@@ -23,7 +23,8 @@ import numpy as np
 
 from ._validate import as_array, choice
 from .checks import check_close, check_jacobian, check_rigid
-from .transforms import make_transform, rotx, rotz, so3_log
+from . import transforms as _tf
+from .transforms import ROTATION_TOL, _check_transform, make_transform, rotx, rotz, so3_log
 
 __all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error", "validate"]
 
@@ -132,7 +133,7 @@ def _frame(X, Y, Z, P):
     return T
 
 
-def pose_error(T_target, T_current):
+def pose_error(T_target, T_current, *, tol=ROTATION_TOL):
     """6-D pose error ``[p_t - p_c; log(R_t R_c^T)]`` in the base frame.
 
     The orientation part is the rotation vector (axis * angle, rad) that takes the
@@ -142,7 +143,9 @@ def pose_error(T_target, T_current):
     Parameters
     ----------
     T_target, T_current : array_like, shape (..., 4, 4)
-        Poses in the base frame (broadcast).
+        Rigid poses in the base frame (broadcast); bottom row and rotation block checked within ``tol``.
+    tol : float
+        Tolerance of the transform checks.
 
     Returns
     -------
@@ -155,8 +158,11 @@ def pose_error(T_target, T_current):
     >>> np.round(pose_error(T1, np.eye(4)), 12)
     array([1. , 0. , 0. , 0. , 0. , 0.3])
     """
-    Tt = as_array(T_target, "T_target", trailing=(4, 4))
-    Tc = as_array(T_current, "T_current", trailing=(4, 4))
+    return _pose_error(_check_transform(T_target, "T_target", tol), _check_transform(T_current, "T_current", tol))
+
+
+def _pose_error(Tt, Tc):
+    """:func:`pose_error` without the input checks (inner loops, inputs already checked or from FK)."""
     dp = Tt[..., :3, 3] - Tc[..., :3, 3]
     dR = Tt[..., :3, :3] @ np.swapaxes(Tc[..., :3, :3], -1, -2)
     return np.concatenate([dp, so3_log(dR, tol=1e-5)], axis=-1)
@@ -318,8 +324,21 @@ class SerialArm:
         q = self._q(q)
         if q.ndim == 1:
             return self._chain_single(q)
-        return np.stack([np.broadcast_to(_frame(*f), q.shape[:-1] + (4, 4)) for f in self._columns(q)],
-                        axis=-3)
+        return self._batched(q, (self.n + 1, 4, 4), lambda qc: np.stack(
+            [np.broadcast_to(_frame(*f), (len(qc), 4, 4)) for f in self._columns(qc)], axis=-3))
+
+    def _batched(self, q, tail, fn):
+        """``fn`` over chunks of the flattened batch ``q`` (..., n), into one output of shape ``(...,) + tail``.
+
+        Large batches run chunk by chunk (``transforms._CHUNK`` items), so temporaries stay bounded and time per
+        item stays flat; every item's arithmetic is the same as in one call, so the result is identical.
+        """
+        lead = q.shape[:-1]
+        qf = q.reshape(-1, self.n)
+        out = np.empty((len(qf),) + tail)
+        for sl in _tf._chunks(len(qf)):
+            out[sl] = fn(qf[sl])
+        return out.reshape(lead + tail)
 
     def fk(self, q):
         """End-effector pose ``base @ A_1(q_1) ... A_n(q_n) @ tool`` in the base frame.
@@ -342,11 +361,15 @@ class SerialArm:
         q = self._q(q)
         if q.ndim == 1:
             T = self._chain_single(q)[-1]
-        else:
-            for X, Y, Z, P in self._columns(q):
+            return T @ self.tool if self._has_tool else T
+
+        def one(qc):
+            for X, Y, Z, P in self._columns(qc):
                 pass
-            T = np.broadcast_to(_frame(X, Y, Z, P), q.shape[:-1] + (4, 4)).copy()
-        return T @ self.tool if self._has_tool else T
+            T = _frame(X, Y, Z, P)
+            return T @ self.tool if self._has_tool else T
+
+        return self._batched(q, (4, 4), one)
 
     def joint_axes(self, q):
         """Unit joint axes ``z`` and a point ``o`` on each axis, base frame.
@@ -397,12 +420,32 @@ class SerialArm:
                [1., 1.]])
         """
         q = self._q(q)
-        F = self.fk_all(q)
-        sel = slice(0, self.n) if self.convention == "standard" else slice(1, self.n + 1)
-        z, o = F[..., sel, :3, 2], F[..., sel, :3, 3]
-        pe = (F[..., -1, :, :] @ self.tool if self._has_tool else F[..., -1, :, :])[..., None, :3, 3]
-        Jv = np.cross(z, pe - o)
-        return np.swapaxes(np.concatenate([Jv, z], axis=-1), -1, -2)
+        if q.ndim == 1:
+            F = self.fk_all(q)
+            sel = slice(0, self.n) if self.convention == "standard" else slice(1, self.n + 1)
+            z, o = F[..., sel, :3, 2], F[..., sel, :3, 3]
+            pe = (F[..., -1, :, :] @ self.tool if self._has_tool else F[..., -1, :, :])[..., None, :3, 3]
+            Jv = np.cross(z, pe - o)
+            return np.swapaxes(np.concatenate([Jv, z], axis=-1), -1, -2)
+        return self._batched(q, (6, self.n), self._jacobian_cols)
+
+    def _jacobian_cols(self, q):
+        """Batched Jacobian ``(m, n) -> (m, 6, n)`` from the column recursion (no 4x4 frames)."""
+        frames = list(self._columns(q))
+        X, Y, Z, P = frames[-1]
+        if self._has_tool:  # tool origin: P + R_n @ p_tool
+            t = self.tool[:3, 3]
+            P = tuple(P[i] + X[i] * t[0] + Y[i] * t[1] + Z[i] * t[2] for i in range(3))
+        joints = frames[:-1] if self.convention == "standard" else frames[1:]
+        J = np.empty((len(q), 6, self.n))
+        for j, (_, _, z, o) in enumerate(joints):
+            d = [P[i] - o[i] for i in range(3)]
+            J[:, 0, j] = z[1] * d[2] - z[2] * d[1]
+            J[:, 1, j] = z[2] * d[0] - z[0] * d[2]
+            J[:, 2, j] = z[0] * d[1] - z[1] * d[0]
+            for i in range(3):
+                J[:, 3 + i, j] = z[i]
+        return J
 
     def singular_values(self, q, *, part="full"):
         """Singular values of the Jacobian, descending.

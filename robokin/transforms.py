@@ -46,6 +46,13 @@ __all__ = [
 ]
 
 ROTATION_TOL = 1e-6  # default tolerance for "is this a rotation matrix?"
+_CHUNK = 8192  # items per chunk for large batches (bounded temporaries; see benchmarks/bench_memory.py)
+
+
+def _chunks(n):
+    """Slices that cut ``range(n)`` into chunks of ``_CHUNK`` items (one slice when ``n`` is small)."""
+    step = max(int(_CHUNK), 1)
+    return [slice(i, min(i + step, n)) for i in range(0, max(n, 1), step)]
 
 
 def wrap_to_pi(angle):
@@ -284,21 +291,39 @@ def vee(S):
 
 
 def _sinc_terms(theta):
-    """A = sin t / t, B = (1 - cos t) / t^2, C = (t - sin t) / t^3, with series near 0."""
-    t2 = theta * theta
+    """A = sin t / t, B = (1 - cos t) / t^2, C = (t - sin t) / t^3, accurate to round-off for every t >= 0.
+
+    ``B`` is evaluated as ``2 sin^2(t/2) / t^2``: the textbook ``1 - cos t`` cancels (at ``t = 2e-4`` it keeps
+    only 8 digits). ``C`` cancels in ``t - sin t`` (relative error ``~6 eps / t^2``), so its Taylor series is used
+    below ``t = 0.2`` (truncation < 1e-18); ``A`` and ``B`` use theirs below ``1e-4``.
+    """
     small = theta < 1e-4
+    mid = theta < 0.2
     ts = np.where(small, 1.0, theta)  # avoid 0/0; the series branch is used there
+    t2 = np.where(mid, theta, 0.0) ** 2  # series arguments only where the series is used (no overflow)
     A = np.where(small, 1 - t2 / 6 + t2 * t2 / 120, np.sin(ts) / ts)
-    B = np.where(small, 0.5 - t2 / 24 + t2 * t2 / 720, (1 - np.cos(ts)) / ts**2)
-    C = np.where(small, 1 / 6 - t2 / 120 + t2 * t2 / 5040, (ts - np.sin(ts)) / ts**3)
+    h = np.sin(ts / 2) / (ts / 2)
+    B = np.where(small, 0.5 - t2 / 24 + t2 * t2 / 720, 0.5 * h * h)
+    Cs = 1 / 6 + t2 * (-1 / 120 + t2 * (1 / 5040 + t2 * (-1 / 362880 + t2 * (1 / 39916800 - t2 / 6227020800))))
+    tm = np.where(mid, 1.0, theta)
+    C = np.where(mid, Cs, (tm - np.sin(tm)) / tm**3)
     return A, B, C
+
+
+def _dinv_term(theta, A, B):
+    """D = (1 - A / (2B)) / t^2 of ``V^-1 = I - W/2 + D W^2``, with its series below ``t = 0.2``."""
+    mid = theta < 0.2
+    t2 = np.where(mid, theta, 0.0) ** 2
+    Ds = 1 / 12 + t2 * (1 / 720 + t2 * (1 / 30240 + t2 * (1 / 1209600 + t2 * (1 / 47900160 + t2 * 691 / 1307674368000))))
+    tm = np.where(mid, 1.0, theta)
+    return np.where(mid, Ds, (1 - A / (2 * np.where(mid, 1.0, B))) / tm**2)
 
 
 def so3_exp(omega):
     """Rotation vector (axis * angle) to rotation matrix, by Rodrigues' formula.
 
-    ``R = I + A [w] + B [w]^2`` with ``A = sin t / t``, ``B = (1 - cos t) / t^2``
-    and ``t = |w|``; a Taylor series is used for ``t < 1e-4``.
+    ``R = I + A [w] + B [w]^2`` with ``A = sin t / t``, ``B = (1 - cos t) / t^2 = 2 sin^2(t/2) / t^2``
+    (the second form does not cancel) and ``t = |w|``; Taylor series are used for ``t < 1e-4``.
 
     Parameters
     ----------
@@ -377,8 +402,10 @@ def so3_log(R, *, tol=ROTATION_TOL):
     v = q[..., 1:]
     n = np.linalg.norm(v, axis=-1)
     theta = 2.0 * np.arctan2(n, q[..., 0])
-    # theta / n -> 2 / w as n -> 0 (w -> 1); both forms agree to round-off there
-    scale = np.where(n > 1e-12, theta / np.where(n > 1e-12, n, 1.0), 2.0 / q[..., 0])
+    # theta / n -> 2 / w as n -> 0 (w -> 1); both forms agree to round-off there. Each branch only divides
+    # where it is used: on an exact half-turn w = 0 (and 2 / w would raise under warnings-as-errors).
+    tiny = n <= 1e-12
+    scale = np.where(tiny, 2.0 / np.where(tiny, q[..., 0], 1.0), theta / np.where(tiny, 1.0, n))
     return v * scale[..., None]
 
 
@@ -414,8 +441,21 @@ def is_rotation(R, *, tol=ROTATION_TOL):
     (True, False)
     """
     R = as_array(R, "R", trailing=(3, 3))
-    orth = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
-    return (orth <= tol) & (np.abs(np.linalg.det(R) - 1.0) <= tol)
+    orth, det_err = _rotation_errors(R)
+    return (orth <= tol) & (det_err <= tol)
+
+
+def _rotation_errors(R):
+    """Per matrix: ``max|R^T R - I|`` and ``|det R - 1|``, in chunks (bounded temporaries for big batches)."""
+    lead = R.shape[:-2]
+    Rf = R.reshape(-1, 3, 3)
+    orth = np.empty(len(Rf))
+    det = np.empty(len(Rf))
+    for sl in _chunks(len(Rf)):
+        Rc = Rf[sl]
+        orth[sl] = np.abs(np.swapaxes(Rc, -1, -2) @ Rc - np.eye(3)).max(axis=(-2, -1), initial=0.0)
+        det[sl] = np.abs(np.linalg.det(Rc) - 1.0)
+    return orth.reshape(lead), det.reshape(lead)
 
 
 def check_rotation(R, name="R", *, tol=ROTATION_TOL):
@@ -429,9 +469,9 @@ def check_rotation(R, name="R", *, tol=ROTATION_TOL):
     ValueError: R is not a rotation matrix (R^T R != I or det R != 1 within tol=1e-06); 1 of 1 fail, worst orthogonality error 3
     """
     R = as_array(R, name, trailing=(3, 3))
-    ok = is_rotation(R, tol=tol)
+    orth, det_err = _rotation_errors(R)
+    ok = (orth <= tol) & (det_err <= tol)
     if not np.all(ok):
-        orth = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
         raise ValueError(
             f"{name} is not a rotation matrix (R^T R != I or det R != 1 within tol={tol:g}); "
             f"{np.size(ok) - np.count_nonzero(ok)} of {np.size(ok)} fail, "
@@ -470,9 +510,10 @@ def make_transform(R, p, *, tol=ROTATION_TOL):
 
 
 def _check_transform(T, name, tol):
+    """``T`` as float64 ``(..., 4, 4)``, or ValueError unless bottom row ``[0, 0, 0, 1]`` and rotation block hold."""
     T = as_array(T, name, trailing=(4, 4))
     bottom = np.abs(T[..., 3, :] - [0, 0, 0, 1]).max() if T.size else 0.0
-    if bottom > tol:
+    if not bottom <= tol:
         raise ValueError(f"{name} is not homogeneous: bottom row differs from [0, 0, 0, 1] by {bottom:.3g}")
     check_rotation(T[..., :3, :3], f"{name}[..., :3, :3]", tol=tol)
     return T
@@ -496,14 +537,17 @@ def transform_inverse(T, *, tol=ROTATION_TOL):
     return out
 
 
-def transform_points(T, points):
-    """Apply transforms to 3-D points: ``R @ p + t``.
+def transform_points(T, points, *, tol=ROTATION_TOL):
+    """Apply rigid transforms to 3-D points: ``R @ p + t``.
 
     Parameters
     ----------
     T : array_like, shape (..., 4, 4)
+        Rigid transforms: bottom row ``[0, 0, 0, 1]`` and rotation block checked within ``tol``.
     points : array_like, shape (..., 3)
         Broadcast against the leading axes of ``T``.
+    tol : float
+        Tolerance of the transform check.
 
     Returns
     -------
@@ -514,7 +558,7 @@ def transform_points(T, points):
     >>> transform_points(make_transform(rotz(np.pi / 2), [1, 0, 0]), [1.0, 0, 0]).round(12)
     array([1., 1., 0.])
     """
-    T = as_array(T, "T", trailing=(4, 4))
+    T = _check_transform(T, "T", tol)
     p = as_array(points, "points", trailing=(3,))
     return (T[..., :3, :3] @ p[..., None])[..., 0] + T[..., :3, 3]
 
@@ -557,10 +601,9 @@ def se3_log(T, *, tol=ROTATION_TOL):
     w = so3_log(T[..., :3, :3], tol=tol)
     theta = np.linalg.norm(w, axis=-1)
     A, B, _ = _sinc_terms(theta)
-    small = theta < 1e-4
-    ts = np.where(small, 1.0, theta)
-    # V^-1 = I - W/2 + D W^2 with D = (1 - A / (2B)) / theta^2 -> 1/12 near 0
-    D = np.where(small, 1 / 12 + theta**2 / 720, (1 - A / (2 * B)) / ts**2)
+    # V^-1 = I - W/2 + D W^2 with D = (1 - A / (2B)) / theta^2 -> 1/12 near 0. B without cancellation keeps
+    # D exact to round-off; (1 - cos) / theta^2 here lost ~8 digits just above theta = 1e-4.
+    D = _dinv_term(theta, A, B)
     W = hat(w)
     Vinv = np.eye(3) - 0.5 * W + D[..., None, None] * (W @ W)
     v = (Vinv @ T[..., :3, 3:4])[..., 0]

@@ -24,17 +24,19 @@ orientation, then a planar 3R problem for theta2, theta3, theta4.
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
+from . import transforms as _tf
 from ._validate import as_array, choice
 from .checks import check_errors
 from .errors import SingularityWarning, UnreachableError
 from .serial import SerialArm
-from .transforms import check_rotation, wrap_to_pi
+from .transforms import ROTATION_TOL, _check_transform, wrap_to_pi
 
 __all__ = ["D1", "A2", "A3", "D4", "D5", "D6", "ALPHA", "UR5", "make_ur5", "BRANCH_LABELS", "BRANCH_SIGNS",
-           "ik", "nearest", "pose_residual", "inertial_parameters", "validate"]
+           "ik", "IKInfo", "INPUT_ERROR_GAIN", "nearest", "pose_residual", "inertial_parameters", "validate"]
 
 D1, A2, A3, D4, D5, D6 = 0.089159, -0.425, -0.39225, 0.10915, 0.09465, 0.0823
 ALPHA = (np.pi / 2, 0.0, 0.0, np.pi / 2, -np.pi / 2, 0.0)
@@ -109,6 +111,7 @@ def pose_residual(T_a, T_b):
     Parameters
     ----------
     T_a, T_b : array_like, shape (..., 4, 4)
+        Rigid transforms (bottom row and rotation block checked within 1e-6), broadcast together.
 
     Returns
     -------
@@ -120,38 +123,75 @@ def pose_residual(T_a, T_b):
     >>> round(float(pose_residual(np.eye(4), make_transform(rotz(1e-6), [0, 0, 0]))), 12)
     1e-06
     """
-    T_a = as_array(T_a, "T_a", trailing=(4, 4))
-    T_b = as_array(T_b, "T_b", trailing=(4, 4))
+    T_a = _check_transform(T_a, "T_a", ROTATION_TOL)
+    T_b = _check_transform(T_b, "T_b", ROTATION_TOL)
     dp = np.linalg.norm(T_a[..., :3, 3] - T_b[..., :3, 3], axis=-1) / (abs(A2) + abs(A3))
     dR = np.sqrt(np.sum((T_a[..., :3, :3] - T_b[..., :3, :3]) ** 2, axis=(-2, -1)) / 2)
     return dp + dR
 
 
-def ik(T, *, tol=1e-9, singular_tol=1e-9, q6_singular=0.0, on_unreachable="nan", warn=True):
+#: Per-pose validity tolerance is ``tol + INPUT_ERROR_GAIN * e_in``, with ``e_in`` the pose's own inconsistency
+#: (``max(max|R^T R - I|, |det R - 1|)``, which ``ik`` accepts up to 1e-6). Measured over random poses perturbed
+#: by 1e-9..1e-6, the FK residual of the analytic branches stays below ~4 e_in (tests/test_ur5.py); 10 is the margin.
+INPUT_ERROR_GAIN = 10.0
+
+
+class IKInfo(NamedTuple):
+    """Diagnostics of :func:`ik` (``full_output=True``); arrays over the poses' leading axes.
+
+    Attributes
+    ----------
+    residual : ndarray, shape (..., 8)
+        ``pose_residual(FK(q_k), T)`` of every branch that exists (NaN where it does not).
+    tol : ndarray, shape (...)
+        The validity tolerance used per pose: ``tol + INPUT_ERROR_GAIN * input_error``.
+    input_error : ndarray, shape (...)
+        ``max(max|R^T R - I|, |det R - 1|)`` of the given rotation (float32 or rounded poses: ~1e-8..1e-7).
+    wrist_singular : ndarray of bool, shape (..., 8)
+        Branches at the wrist singularity: a one-parameter family (theta6 free, theta4 and theta2..3
+        compensating); the returned member follows the ``q6_singular`` rule.
+    """
+
+    residual: np.ndarray
+    tol: np.ndarray
+    input_error: np.ndarray
+    wrist_singular: np.ndarray
+
+
+def ik(T, *, tol=1e-9, singular_tol=1e-9, q6_singular=0.0, on_unreachable="nan", warn=True, full_output=False):
     """All 8 analytic IK branches of the official UR5, vectorised over poses.
 
     Parameters
     ----------
     T : array_like, shape (..., 4, 4)
-        Target tool poses (frame 6) in the base frame; rotation part checked.
+        Target tool poses (frame 6) in the base frame. Bottom row ``[0, 0, 0, 1]`` and rotation block
+        (``max|R^T R - I| <= 1e-6``, ``|det R - 1| <= 1e-6``) are checked.
     tol : float
-        A branch is valid when ``pose_residual(FK(q), T) <= tol`` (position relative to
-        ``|a2| + |a3|``, orientation in rad). Every returned branch is confirmed by FK.
-        Arguments of ``arccos`` within ``tol`` outside ``[-1, 1]`` are clamped
+        A branch is valid when ``pose_residual(FK(q), T) <= tol + INPUT_ERROR_GAIN * e_in``, with ``e_in`` the
+        pose's own inconsistency ``max(max|R^T R - I|, |det R - 1|)`` (0 up to round-off for an exact pose;
+        ~1e-7 for a pose stored in float32, ~1e-8 for one rounded to 8 decimals): a slightly non-orthonormal
+        rotation has no exact solution, and the residual it forces is proportional to ``e_in``. Every returned
+        branch is confirmed by FK; ``full_output=True`` returns the residuals and the tolerance used.
+        Arguments of ``arccos`` within that tolerance outside ``[-1, 1]`` are clamped
         (boundary of the workspace: the two branches merge there).
     singular_tol : float
-        Wrist singularity when ``|sin theta5| < singular_tol``: the axes of joints 2, 3, 4
-        and 6 are then all parallel and the arm has a one-parameter self-motion, so
-        theta6 is free. We set ``theta6 = q6_singular`` (default 0), solve theta2..4 for
-        it and emit a :class:`~robokin.errors.SingularityWarning` (if ``warn``).
-    q6_singular : float
-        The theta6 chosen at the wrist singularity (rad).
+        Wrist singularity when ``|sin theta5| < singular_tol + INPUT_ERROR_GAIN * e_in``: the axes of joints
+        2, 3, 4 and 6 are then all parallel and the arm has a one-parameter self-motion, so theta6 is free.
+        It is chosen by the ``q6_singular`` rule below, theta2..4 are solved for it, and a
+        :class:`~robokin.errors.SingularityWarning` is emitted (if ``warn``).
+    q6_singular : float or array_like, shape (...)
+        Preferred theta6 at the wrist singularity (rad), e.g. the previous solution's theta6 when tracking a
+        path; broadcast against the poses. **Rule**: per branch, theta6 = ``q6_singular`` if the wrist point
+        is then reachable by the planar 3R step; otherwise the reachable theta6 nearest to it (the reachable
+        set is an arc, computed in closed form). So every reachable singular pose gets its branches.
     on_unreachable : {"nan", "raise"}
         ``"nan"`` (default): branches that do not exist get NaN rows and
         ``valid = False``. ``"raise"``: raise :class:`~robokin.errors.UnreachableError`
         when some pose has no valid branch at all.
     warn : bool
         Emit ``SingularityWarning`` at wrist or shoulder singularities.
+    full_output : bool
+        Also return an :class:`IKInfo` (residuals, tolerances, input error, wrist-singular family mask).
 
     Returns
     -------
@@ -159,6 +199,8 @@ def ik(T, *, tol=1e-9, singular_tol=1e-9, q6_singular=0.0, on_unreachable="nan",
         Joint angles in ``[-pi, pi)``; branch ``k`` is labelled ``BRANCH_LABELS[k]``
         (shoulder, elbow, wrist). Rows are NaN **exactly** where ``valid`` is False.
     valid : ndarray of bool, shape (..., 8)
+    info : IKInfo
+        Only with ``full_output=True``.
 
     Notes
     -----
@@ -166,15 +208,11 @@ def ik(T, *, tol=1e-9, singular_tol=1e-9, q6_singular=0.0, on_unreachable="nan",
       ``d6`` along the tool z axis) at horizontal distance ``r >= d4`` from the base
       axis. At ``r = d4`` the two shoulder branches merge (shoulder singularity, warned);
       for ``r < d4`` no branch exists.
-    * Wrist: ``|sin theta5| < singular_tol`` as described above; ``valid`` stays True
-      because the returned q reaches the pose (confirmed by FK), but it is one of
-      infinitely many solutions.
+    * Wrist: ``|sin theta5|`` below the singular tolerance as described above; ``valid`` stays True
+      because the returned q reaches the pose (confirmed by FK), but it is one member of a family
+      (``IKInfo.wrist_singular``).
     * Elbow: ``theta3 = 0`` (arm stretched) merges the two elbow branches.
-    * At the wrist singularity the returned branches are those with
-      ``theta6 = q6_singular``. Near the edge of the workspace (arm almost stretched) that
-      theta6 may put the wrist out of reach; those branches are then reported invalid
-      (the mask says so; nothing is silent). Pass the current theta6 as ``q6_singular``
-      when tracking a path through the singularity.
+    * Large batches are solved in chunks of a few thousand poses (bounded memory, flat time per pose).
 
     Examples
     --------
@@ -184,86 +222,170 @@ def ik(T, *, tol=1e-9, singular_tol=1e-9, q6_singular=0.0, on_unreachable="nan",
     ((8, 6), 8)
     >>> bool(np.any(np.all(np.abs(Q - q) < 1e-9, axis=-1)))
     True
+    >>> Q, valid, info = ik(UR5.fk(q).astype(np.float32), full_output=True)  # float32 pose: still 8 branches
+    >>> int(valid.sum()), bool(info.residual[valid].max() <= info.tol)
+    (8, True)
     """
     choice(on_unreachable, "on_unreachable", ("nan", "raise"))
     for name, v in (("tol", tol), ("singular_tol", singular_tol)):
-        if not (np.isscalar(v) and np.isfinite(v) and v > 0):
+        if isinstance(v, bool) or not (np.isscalar(v) and np.isreal(v) and np.isfinite(v) and v > 0):
             raise ValueError(f"{name} must be a positive finite number, got {v!r}")
-    if not (np.isscalar(q6_singular) and np.isfinite(q6_singular)):
-        raise ValueError(f"q6_singular must be a finite number, got {q6_singular!r}")
-    T = as_array(T, "T", trailing=(4, 4))
-    check_rotation(T[..., :3, :3], "T[..., :3, :3]", tol=1e-6)
+    T = _check_transform(T, "T", ROTATION_TOL)
     lead = T.shape[:-2]
-    # branch axes (shoulder, elbow, wrist) of size 2 each; every quantity is computed at the
-    # smallest multiplicity it needs (theta1: 2, theta5/theta6: 4, theta2..4: 8)
-    S = BRANCH_SIGNS[:, 0].reshape(2, 2, 2)[:, :1, :1]
-    E = BRANCH_SIGNS[:, 1].reshape(2, 2, 2)[:1, :, :1]
-    W = BRANCH_SIGNS[:, 2].reshape(2, 2, 2)[:1, :1, :]
-    R = T[..., None, None, None, :3, :3]
-    p = T[..., None, None, None, :3, 3]
-
-    # shoulder: wrist point p05 = p - d6 * z6 (theta1 is Hawkins' eq. with the +-acos)
-    p05x = p[..., 0] - D6 * R[..., 0, 2]
-    p05y = p[..., 1] - D6 * R[..., 1, 2]
-    r = np.hypot(p05x, p05y)
-    ok1 = r >= D4 * (1 - tol)
-    th1 = np.arctan2(p05y, p05x) + S * np.arccos(np.clip(D4 / np.where(r > 0, r, 1.0), -1.0, 1.0)) + np.pi / 2
-    s1, c1 = np.sin(th1), np.cos(th1)
-    # wrist: cos theta5 from the tool position along the shoulder-plane normal n = (s1, -c1, 0);
-    # |sin theta5| from the tool x, y axes along n (Hawkins' theta6 terms). atan2 of both keeps
-    # theta5 accurate near 0, where arccos(c5) alone loses half the digits (1e-16 -> 1e-8 rad).
-    c5 = (p[..., 0] * s1 - p[..., 1] * c1 - D4) / D6
-    ok5 = np.abs(c5) <= 1 + tol
-    x6 = R[..., 0, 0] * s1 - R[..., 1, 0] * c1
-    y6 = -R[..., 0, 1] * s1 + R[..., 1, 1] * c1
-    th5 = W * np.arctan2(np.hypot(x6, y6), np.clip(c5, -1.0, 1.0))
-    s5 = np.sin(th5)
-    sing5 = np.abs(s5) < singular_tol
-    # theta6 = atan2(y6 / s5, x6 / s5); multiplying by sign(s5) instead of dividing is the same
-    sg = np.where(s5 >= 0, 1.0, -1.0)
-    y6, x6 = y6 * sg, x6 * sg
-    th6 = np.where(sing5, q6_singular, np.arctan2(y6, x6))
-
-    # planar 3R: T14 = A1^-1 T (A5 A6)^-1 is Rz(theta2+theta3+theta4) Rx(pi/2) with origin (x, y, d4)
-    x, y, x4x, x4y = _planar_t14(R, p, s1, c1, th5, th6)
-    c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
-    ok3 = np.abs(c3) <= 1 + tol
-    th3 = E * S * np.arccos(np.clip(c3, -1.0, 1.0))
-    th2 = np.arctan2(y, x) - np.arctan2(A3 * np.sin(th3), A2 + A3 * np.cos(th3))
-    th4 = np.arctan2(x4y, x4x) - th2 - th3
-
-    full = lead + (2, 2, 2)
-    ths = [th1, th2, th3, th4, th5, th6]
-    q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths], axis=-1).reshape(lead + (8, 6))
-    exists = np.broadcast_to(ok1 & ok5 & ok3, full).reshape(lead + (8,))
-    # confirm every branch by forward kinematics (cos/sin of the very angles returned)
-    cs = [np.cos(t) for t in ths]
-    ss = [np.sin(t) for t in ths]
-    res = _residual_cols(UR5, cs, ss, R, p).reshape(lead + (8,))
-    valid = exists & (res <= tol)
-    q = np.where(valid[..., None], q, np.nan)
-    sing5 = np.broadcast_to(sing5, full).reshape(lead + (8,))
-    r = np.broadcast_to(r, full).reshape(lead + (8,))
+    h = as_array(q6_singular, "q6_singular")
+    try:
+        h = np.broadcast_to(h, lead)
+    except ValueError as exc:
+        raise ValueError(f"q6_singular of shape {h.shape} does not broadcast to the poses' shape {lead}") from exc
+    Tf, hf = T.reshape(-1, 4, 4), h.reshape(-1)
+    N = len(Tf)
+    q = np.empty((N, 8, 6))
+    valid = np.empty((N, 8), bool)
+    res = np.empty((N, 8))
+    sing = np.empty((N, 8), bool)
+    near1 = np.empty((N, 8), bool)
+    tol_k = np.empty(N)
+    e_in = np.empty(N)
+    for sl in _tf._chunks(N):
+        (q[sl], valid[sl], res[sl], sing[sl], near1[sl], tol_k[sl], e_in[sl]) = _ik_flat(
+            Tf[sl], hf[sl], float(tol), float(singular_tol))
 
     if warn:
-        if np.any(sing5 & valid):
+        if np.any(sing):
             warnings.warn(SingularityWarning(np.inf, f"UR5 ik: wrist singularity |sin theta5| < {singular_tol:g} in "
-                                             f"{int(np.count_nonzero(np.any(sing5 & valid, -1)))} pose(s); "
-                                             f"theta6 is free (axes 2, 3, 4, 6 parallel) and set to {q6_singular:g}"),
+                                             f"{int(np.count_nonzero(np.any(sing, -1)))} pose(s); theta6 is free "
+                                             f"(axes 2, 3, 4, 6 parallel): the branches returned use the q6_singular "
+                                             f"rule (preferred {float(np.mean(hf)):g} on average)"),
                           stacklevel=2)
-        near1 = valid & (np.abs(r - D4) <= max(tol, 1e-9) * D4)
-        if np.any(near1):
+        if np.any(near1 & valid):
             warnings.warn(SingularityWarning(np.inf, "UR5 ik: shoulder singularity (wrist point at distance d4 "
                                              "from the base axis); the two shoulder branches coincide"),
                           stacklevel=2)
     if on_unreachable == "raise":
         none = ~np.any(valid, axis=-1)
         if np.any(none):
-            idx = np.argwhere(none)[0] if none.ndim else ()
-            raise UnreachableError(int(np.count_nonzero(none)), T[tuple(idx)][:3, 3], total=int(none.size),
+            k = int(np.argmax(none))
+            raise UnreachableError(int(np.count_nonzero(none)), Tf[k, :3, 3], total=int(N),
                                    reason="no analytic UR5 branch reaches the pose")
-    assert q.shape == lead + (8, 6)
+    q, valid = q.reshape(lead + (8, 6)), valid.reshape(lead + (8,))
+    if full_output:
+        return q, valid, IKInfo(res.reshape(lead + (8,)), tol_k.reshape(lead), e_in.reshape(lead),
+                                sing.reshape(lead + (8,)))
     return q, valid
+
+
+def _ik_flat(T, hint, tol, singular_tol):
+    """Core of :func:`ik` on a flat chunk of checked poses ``(m, 4, 4)``; per-branch arrays ``(m, 8)``."""
+    m = len(T)
+    orth, det_err = _tf._rotation_errors(T[:, :3, :3])
+    e_in = np.maximum(orth, det_err)
+    tk = tol + INPUT_ERROR_GAIN * e_in  # per-pose tolerance
+    stol = (singular_tol + INPUT_ERROR_GAIN * e_in)[:, None, None, None]
+    t4 = tk[:, None, None, None]
+    # branch axes (shoulder, elbow, wrist) of size 2 each; every quantity is computed at the
+    # smallest multiplicity it needs (theta1: 2, theta5/theta6: 4, theta2..4: 8)
+    S = BRANCH_SIGNS[:, 0].reshape(2, 2, 2)[:, :1, :1]
+    E = BRANCH_SIGNS[:, 1].reshape(2, 2, 2)[:1, :, :1]
+    W = BRANCH_SIGNS[:, 2].reshape(2, 2, 2)[:1, :1, :]
+    R = T[:, None, None, None, :3, :3]
+    p = T[:, None, None, None, :3, 3]
+
+    # shoulder: wrist point p05 = p - d6 * z6 (theta1 is Hawkins' eq. with the +-acos)
+    p05x = p[..., 0] - D6 * R[..., 0, 2]
+    p05y = p[..., 1] - D6 * R[..., 1, 2]
+    r = np.hypot(p05x, p05y)
+    ok1 = r >= D4 * (1 - t4)
+    th1 = np.arctan2(p05y, p05x) + S * np.arccos(np.clip(D4 / np.where(r > 0, r, 1.0), -1.0, 1.0)) + np.pi / 2
+    s1, c1 = np.sin(th1), np.cos(th1)
+    # wrist: cos theta5 from the tool position along the shoulder-plane normal n = (s1, -c1, 0);
+    # |sin theta5| from the tool x, y axes along n (Hawkins' theta6 terms). atan2 of both keeps
+    # theta5 accurate near 0, where arccos(c5) alone loses half the digits (1e-16 -> 1e-8 rad).
+    c5 = (p[..., 0] * s1 - p[..., 1] * c1 - D4) / D6
+    ok5 = np.abs(c5) <= 1 + t4
+    x6 = R[..., 0, 0] * s1 - R[..., 1, 0] * c1
+    y6 = -R[..., 0, 1] * s1 + R[..., 1, 1] * c1
+    th5 = W * np.arctan2(np.hypot(x6, y6), np.clip(c5, -1.0, 1.0))
+    s5 = np.sin(th5)
+    sing5 = np.abs(s5) < stol
+    # theta6 = atan2(y6 / s5, x6 / s5); multiplying by sign(s5) instead of dividing is the same. Its error is
+    # ~ (round-off + e_in) / |s5|, so at the wrist singularity the preferred theta6 (hint) is tried first and
+    # the computed one only where the hint's branch fails the FK check.
+    sg = np.where(s5 >= 0, 1.0, -1.0)
+    th6c = np.arctan2(y6 * sg, x6 * sg)
+    th6 = np.where(sing5, hint[:, None, None, None], th6c)
+    q, exists, res = _branches(R, p, S, E, th1, s1, c1, th5, s5, th6, t4, m)
+    valid = exists & (res <= tk[:, None])
+    retry = np.broadcast_to(sing5, (m, 2, 2, 2)).reshape(m, 8) & ~valid
+    if np.any(retry):
+        q2, exists2, res2 = _branches(R, p, S, E, th1, s1, c1, th5, s5, th6c, t4, m)
+        take = retry & exists2 & (res2 <= tk[:, None])
+        q, exists, res = np.where(take[..., None], q2, q), exists | take, np.where(take, res2, res)
+        valid = valid | take
+    q = np.where(valid[..., None], q, np.nan)
+    res = np.where(exists, res, np.nan)
+    full = (m, 2, 2, 2)
+    sing5 = np.broadcast_to(sing5, full).reshape(m, 8) & exists
+    near1 = np.broadcast_to(np.abs(r - D4) <= np.maximum(t4, 1e-9) * D4, full).reshape(m, 8)
+    exists &= np.broadcast_to(ok1 & ok5, full).reshape(m, 8)
+    valid &= exists
+    return q, valid, res, sing5, near1, tk, e_in
+
+
+def _branches(R, p, S, E, th1, s1, c1, th5, s5, th6, t4, m):
+    """theta2..4 for given theta1, theta5, theta6 (planar 3R), and the FK residual of all 8 branches."""
+    # planar 3R: T14 = A1^-1 T (A5 A6)^-1 is Rz(theta2+theta3+theta4) Rx(pi/2) with origin (x, y, d4)
+    x, y, x4x, x4y = _planar_t14(R, p, s1, c1, th5, th6)
+    c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
+    # near the wrist singularity a theta6 (the hint, or one blurred by e_in / |s5|) may put the wrist out of the
+    # planar step's reach although the pose is reachable: move it to the nearest reachable theta6 (FK judges)
+    fix = (np.abs(c3) > 1 + t4) & (np.abs(s5) < 1e-3)
+    if np.any(fix):
+        th6 = np.where(fix, _theta6_singular(R, p, s1, c1, th6), th6)
+        x, y, x4x, x4y = _planar_t14(R, p, s1, c1, th5, th6)
+        c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
+    ok3 = np.abs(c3) <= 1 + t4
+    th3 = E * S * np.arccos(np.clip(c3, -1.0, 1.0))
+    th2 = np.arctan2(y, x) - np.arctan2(A3 * np.sin(th3), A2 + A3 * np.cos(th3))
+    th4 = np.arctan2(x4y, x4x) - th2 - th3
+
+    full = (m, 2, 2, 2)
+    ths = [th1, th2, th3, th4, th5, th6]
+    q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths], axis=-1).reshape(m, 8, 6)
+    exists = np.broadcast_to(ok3, full).reshape(m, 8)
+    # confirm every branch by forward kinematics (cos/sin of the very angles returned)
+    cs = [np.cos(t) for t in ths]
+    ss = [np.sin(t) for t in ths]
+    res = _residual_cols(UR5, cs, ss, R, p).reshape(m, 8)
+    return q, exists, res
+
+
+def _theta6_singular(R, p, s1, c1, hint):
+    """theta6 near the wrist singularity: ``hint`` if the planar 3R step can then reach, else the nearest that can.
+
+    With ``sin theta5 = 0`` the tool x, y axes lie in the arm plane, and the frame-4 origin seen by the planar
+    step is ``c0 + d5 (sin theta6 a + cos theta6 b)`` (``a, b`` those axes in the plane, orthonormal): a circle
+    of radius d5. Its distance from the shoulder must lie in ``[|a2| - |a3|, |a2| + |a3|]``, which holds on an
+    arc ``|theta6 - phi| in [dmin, dmax]``. We clamp the hint into that arc (an empty arc leaves the hint:
+    the pose is then unreachable for this branch and the mask says so).
+    """
+    x0 = c1 * (p[..., 0] - D6 * R[..., 0, 2]) + s1 * (p[..., 1] - D6 * R[..., 1, 2])
+    y0 = p[..., 2] - D6 * R[..., 2, 2] - D1
+    ax, ay = c1 * R[..., 0, 0] + s1 * R[..., 1, 0], R[..., 2, 0]
+    bx, by = c1 * R[..., 0, 1] + s1 * R[..., 1, 1], R[..., 2, 1]
+    g, h = x0 * ax + y0 * ay, x0 * bx + y0 * by  # |c0 + d5 u|^2 = |c0|^2 + d5^2 + 2 d5 (s6 g + c6 h)
+    K = np.hypot(g, h)
+    phi = np.arctan2(g, h)  # s6 g + c6 h = K cos(theta6 - phi)
+    base = x0 * x0 + y0 * y0 + D5 * D5
+    rmin, rmax = abs(abs(A2) - abs(A3)), abs(A2) + abs(A3)
+    Kd = 2 * D5 * np.where(K > 0, K, 1.0)
+    lo = np.clip((rmin * rmin - base) / Kd, -1.0, 1.0)  # need lo <= cos(theta6 - phi) <= hi
+    hi = np.clip((rmax * rmax - base) / Kd, -1.0, 1.0)
+    dmin, dmax = np.arccos(hi), np.arccos(lo)
+    d = _wrap(hint - phi)
+    sgn = np.where(d < 0, -1.0, 1.0)
+    clamped = phi + sgn * np.clip(np.abs(d), dmin, dmax)
+    feasible = (K > 0) & (dmin <= dmax)
+    return np.where(feasible, clamped, hint)
 
 
 def _wrap(a):

@@ -109,3 +109,65 @@ def test_check_answer_diagnoses(value, expected, hint):
 def test_check_answer_success(capsys):
     assert checks.check_answer("x", [1.0, 2.0], [1.0, 2.0])
     assert "correct" in capsys.readouterr().out
+
+
+# ---- issue #16 -------------------------------------------------------------------------------
+def test_check_report_passes_only_within_tol():
+    assert checks.CheckReport("x", 1, 1e-9, 1e-9).passed
+    assert not checks.CheckReport("x", 1, 2e-9, 1e-9).passed  # not within a hidden factor of tol
+    assert not checks.check_errors("x", [1.5e-9], tol=1e-9, raise_on_fail=False).passed
+
+
+@pytest.mark.parametrize("scale", [np.inf, 0.0, -1.0, np.nan, [1.0, np.inf]])
+def test_check_close_refuses_a_scale_that_decides_alone(scale):
+    with pytest.raises(ValueError, match="scale"):
+        checks.check_close("x", [1.0, 2.0], [5.0, 6.0], tol=1e-9, scale=scale)
+    # a proper scale still makes the error relative
+    rep = checks.check_close("x", [100.0], [101.0], tol=0.02, scale=100.0)
+    assert rep.passed and rep.max_error == pytest.approx(0.01)
+
+
+def test_checks_refuse_complex_input():
+    with pytest.raises(ValueError, match="complex"):
+        checks.check_close("x", [1.0 + 1e-3j], [1.0], tol=1e-9)
+    with pytest.raises(ValueError, match="complex"):
+        checks.check_errors("x", [1e-3j], tol=1e-9)
+
+
+def test_check_errors_huge_or_inf_errors_are_failures_not_exceptions():
+    rep = checks.check_errors("x", [1e300, 0.0], tol=1.0, raise_on_fail=False)
+    assert not rep.passed and rep.max_error == 1e300
+    assert not checks.check_errors("x", [np.inf], tol=1.0, raise_on_fail=False).passed
+
+
+def test_check_rate_rule_and_false_alarm_probability():
+    from scipy.stats import binom
+
+    n, bar = 1000, 1e-3
+    # one failure in 1000 passes (comparing 1 - 0.999 with 1e-3 failed: 1.0000000000000009e-3 > 1e-3)
+    assert checks.check_rate("r", np.arange(n) < 1, max_rate=bar).passed
+    # the smallest k that fails is the first with P(X >= k | n, bar) < 1e-3
+    ks = [k for k in range(20) if not checks.check_rate("r", np.arange(n) < k, max_rate=bar,
+                                                        raise_on_fail=False).passed]
+    k_fail = ks[0]
+    assert binom.sf(k_fail - 1, n, bar) < 1e-3 <= binom.sf(k_fail - 2, n, bar)
+    assert ks == list(range(k_fail, 20))
+    # false alarm at a true rate on the bar: P(X >= k_fail) <= alpha; measured by simulation, too
+    rng = np.random.default_rng(0)
+    alarms = sum(not checks.check_rate("r", rng.random(n) < bar, max_rate=bar, raise_on_fail=False).passed
+                 for _ in range(2000))
+    assert alarms <= 10  # expected <= 2 of 2000 at alpha = 1e-3
+    # a clearly higher rate is caught, and raises by default
+    with pytest.raises(checks.CheckFailed, match="FAIL"):
+        checks.check_rate("r", rng.random(n) < 0.02, max_rate=bar)
+
+
+def test_check_rate_bad_arguments():
+    with pytest.raises(ValueError, match="boolean"):
+        checks.check_rate("r", [0, 1], max_rate=0.1)
+    with pytest.raises(ValueError, match="no samples"):
+        checks.check_rate("r", np.array([], bool), max_rate=0.1)
+    with pytest.raises(ValueError, match="max_rate"):
+        checks.check_rate("r", np.zeros(3, bool), max_rate=1.5)
+    with pytest.raises(ValueError, match="alpha"):
+        checks.check_rate("r", np.zeros(3, bool), max_rate=0.1, alpha=0.0)

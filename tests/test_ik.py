@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from robokin.errors import ConvergenceError
-from robokin.ik import IKResult, ik_dls, validate
+from robokin.ik import POPULATIONS, IKResult, damping_squared, ik_dls, validate
 from robokin.serial import SerialArm, pose_error
 from robokin.transforms import make_transform
 from robokin.ur5 import UR5
@@ -103,7 +103,7 @@ def test_planar_arm_generic():
     assert res.success
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=max(5, settings.default.max_examples // 3), deadline=None)  # scales with the profile
 @given(st.integers(0, 2**32 - 1))
 def test_property_success_is_never_a_lie(seed):
     rng = np.random.default_rng(seed)
@@ -131,8 +131,20 @@ def test_bad_inputs():
         ik_dls(UR5, T, q0=np.zeros(5))
     with pytest.raises(ValueError, match=r"\(\.\.\., 4, 4\)"):
         ik_dls(UR5, np.eye(3), q0=np.zeros(6))
-    with pytest.raises(ValueError, match="rotation"):
+    with pytest.raises(ValueError, match="homogeneous"):
         ik_dls(UR5, 2 * np.eye(4), q0=np.zeros(6))
+    Tr = T.copy()
+    Tr[0, 0] = 1.01
+    with pytest.raises(ValueError, match="rotation"):
+        ik_dls(UR5, Tr, q0=np.zeros(6))
+    with pytest.raises(ValueError, match="complex"):
+        ik_dls(UR5, T + 0j, q0=np.zeros(6))
+    with pytest.raises(ValueError, match="complex"):
+        ik_dls(UR5, T, q0=np.zeros(6) + 1j)
+    Th = T.copy()
+    Th[1, 3] = 1e300
+    with pytest.raises(ValueError, match="magnitude"):
+        ik_dls(UR5, Th, q0=np.zeros(6))
     with pytest.raises(ValueError, match="tol"):
         ik_dls(UR5, T, q0=np.zeros(6), tol=0)
     with pytest.raises(ValueError, match="damping"):
@@ -147,3 +159,49 @@ def test_bad_inputs():
         ik_dls(UR5, T, q0=np.zeros(6), qlim=np.zeros((6, 2)))
     with pytest.raises(ValueError, match="outside the joint limits"):
         ik_dls(UR5, T, q0=np.full(6, 7.0))
+
+
+# ---- damping law and near-singular targets (issue #16) ---------------------------------------
+def test_damping_law_values():
+    eps, lam = 0.01, 0.1
+    s = np.array([0.0, 0.25 * eps, 0.5 * eps, 0.999 * eps, eps, 2 * eps])
+    big = np.ones_like(s)  # error above the fade threshold: full law
+    np.testing.assert_allclose(damping_squared(s, big, damping=lam, sigma_threshold=eps),
+                               (1 - (s / eps) ** 2).clip(0) * (s < eps) * lam**2, rtol=1e-15, atol=0)
+    assert damping_squared(np.array([0.5 * eps]), np.array([1.0]), damping=lam, sigma_threshold=eps)[0] == 0.75 * lam**2
+    # fading with the error, quadratically: error e0 / 2 gives a quarter
+    half = damping_squared(np.zeros(1), np.array([0.5e-2]), damping=lam, sigma_threshold=eps)[0]
+    assert half == pytest.approx(0.25 * lam**2, rel=1e-15)
+    # constant damping: lambda^2 (not lambda) whatever sigma and the error
+    np.testing.assert_array_equal(damping_squared(s, 1e-9 * big, damping=lam, sigma_threshold=np.inf),
+                                  np.full(s.shape, lam**2))
+
+
+def test_constant_damping_step_is_the_damped_pseudo_inverse():
+    # one iteration with adaptive=False is q0 + J^T (J J^T + lambda^2 I)^-1 e (step below max_step)
+    q_true = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
+    q0 = q_true + 0.01
+    lam = 0.05
+    res = ik_dls(UR5, UR5.fk(q_true), q0=q0, adaptive=False, damping=lam, max_iter=1)
+    J = UR5.jacobian(q0)
+    e = pose_error(UR5.fk(q_true), UR5.fk(q0))
+    expected = q0 + J.T @ np.linalg.solve(J @ J.T + lam**2 * np.eye(6), e)
+    np.testing.assert_allclose(res.q, expected, rtol=0, atol=1e-13)
+
+
+def test_success_by_distance_to_the_wrist_singularity():
+    # 99.9 % is over q uniform; near the wrist singularity the bar is 1e-2 per POPULATIONS. Before the squared
+    # fade these rates were 94 % (|q5| = 1e-3) and 64 % (1e-4): this test failed there.
+    rng = np.random.default_rng(8)
+    for label, q5, bar in POPULATIONS[1:]:
+        q = rng.uniform(-np.pi, np.pi, (400, 6))
+        q[:, 4] = q5 * rng.choice([-1.0, 1.0], len(q))
+        res = ik_dls(UR5, UR5.fk(q), q0=q + rng.normal(scale=0.1, size=q.shape))
+        assert res.success.mean() >= 1 - 2 * bar, (label, res.success.mean())
+
+
+def test_validate_reports_each_population_with_a_binomial_bar():
+    reps = validate(rng=np.random.default_rng(5), fast=True)
+    assert len(reps) == len(POPULATIONS) + 1
+    for (label, _, bar), rep in zip(POPULATIONS, reps):
+        assert label in rep.name and "binomial" in rep.name and rep.tol == bar

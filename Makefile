@@ -16,7 +16,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 help:
 	@echo "make book    build the course site into _build/html (strict: zero warnings)"
 	@echo "make test    unit tests, doctests, nbstripout check, every notebook under nbval"
-	@echo "make check-site  build the book, then test every chapter page in headless Chromium"
+	@echo "make check-site  build the book, then test every page (desktop and phone) in headless Chromium"
 	@echo "make lab     open JupyterLab on the notebooks"
 	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
 	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
@@ -62,7 +62,7 @@ check-site: $(VENV)/.stamp-site book
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 	  { echo "install Chromium (Debian package 'chromium') to run the browser test"; exit 2; }
-	$(PY) -m pytest tests/test_site.py -m site -p no:nbval -p no:randomly -v
+	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py -m site -p no:nbval -p no:randomly -v
 	@echo "Screenshots: _build/screenshots/"
 
 lab: $(VENV)/.stamp-book

@@ -8,7 +8,13 @@ import numpy as np
 
 from ._validate import as_array
 
-__all__ = ["draw_frame", "new_3d_axes", "animation_html"]
+__all__ = ["draw_frame", "new_3d_axes", "animation_html", "ANIMATION_DPI"]
+
+#: Pixels per figure inch of animation frames: every frame is embedded in the page, so they are lighter than
+#: still figures (robokin.nb.FIGURE_DPI). The player is never shown wider than its pixels.
+ANIMATION_DPI = 80
+#: Narrowest a figure inch may be shown (phones): 10 pt labels stay about 7 px tall. tests/sitecheck.py checks 50.
+MIN_PX_PER_INCH = 56
 
 AXIS_COLORS = ("tab:red", "tab:green", "tab:blue")  # x, y, z: the usual RGB convention
 
@@ -79,14 +85,41 @@ def draw_frame(ax, T, *, length=0.5, label=None, alpha=1.0, lw=2.0):
 
 
 _CDN_LINK = re.compile(r"<link[^>]+font-awesome[^>]*>\s*")
+_FRAME = re.compile(r'(frames\[\d+\] = "data:image/png;base64,)([^"]+)(")')
+#: Colours per animation frame: line drawings on white look the same with 64 colours, at about a third of the bytes.
+FRAME_COLORS = 64
 
 
-def animation_html(anim):
-    """Render a ``FuncAnimation`` as a self-contained jshtml player.
+def _palette_frame(m):
+    """Re-encode one embedded PNG frame with an adaptive palette (no dithering, so lines stay crisp)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(base64.b64decode(m.group(2).replace("\\n", "")))) as im:
+        small = im.convert("RGB").quantize(colors=FRAME_COLORS, method=Image.Quantize.MEDIANCUT,
+                                           dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    small.save(buf, "PNG", optimize=True)
+    return m.group(1) + base64.b64encode(buf.getvalue()).decode("ascii") + m.group(3)
+
+
+def animation_html(anim, *, dpi=ANIMATION_DPI):
+    """Render a ``FuncAnimation`` as a self-contained, light jshtml player.
 
     ``Animation.to_jshtml()`` links Font Awesome 4 from a public CDN for the player's
     buttons; that request fails on offline or filtered networks. The book theme and
-    JupyterLab already ship the icon font, so the link is dropped.
+    JupyterLab already ship the icon font, so the link is dropped. Frames are rendered at
+    ``dpi`` pixels per inch (the player embeds every frame), and the frame image is sized
+    so that it is never stretched beyond its pixels nor shrunk below readable labels
+    (its box scrolls instead on a narrow phone).
+
+    Parameters
+    ----------
+    anim : matplotlib.animation.Animation
+    dpi : float
+        Pixels per figure inch of the frames.
 
     Returns
     -------
@@ -98,13 +131,23 @@ def animation_html(anim):
     >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
     >>> from matplotlib.animation import FuncAnimation
-    >>> fig, ax = plt.subplots(figsize=(1, 1), dpi=20)
+    >>> fig, ax = plt.subplots(figsize=(2, 1))
     >>> anim = FuncAnimation(fig, lambda k: [], frames=2)
-    >>> html = animation_html(anim).data
-    >>> "animation" in html, "bootstrapcdn" in html
-    (True, False)
+    >>> html = animation_html(anim, dpi=20).data
+    >>> "animation" in html, "bootstrapcdn" in html, 'data-dpi="20"' in html
+    (True, False, True)
     >>> plt.close(fig)
     """
+    import matplotlib as mpl
     from IPython.display import HTML
 
-    return HTML(_CDN_LINK.sub("", anim.to_jshtml()))
+    with mpl.rc_context({"savefig.dpi": dpi}):
+        html = _CDN_LINK.sub("", anim.to_jshtml())
+    html = _FRAME.sub(_palette_frame, html)
+    fig = getattr(anim, "_fig", None)
+    if fig is not None:
+        px = round(fig.get_size_inches()[0] * dpi)
+        least = min(px, round(fig.get_size_inches()[0] * MIN_PX_PER_INCH))
+        html = html.replace("<img id=", f'<img style="width: max(min(100%, {px}px), {least}px); height: auto" '
+                                        f'data-dpi="{dpi:g}" id=', 1)
+    return HTML(html)

@@ -1,22 +1,25 @@
 """Browser test of the built site (run by ``make check-site`` after ``make book``).
 
-Headless Chromium (Debian's ``chromium``) loads every chapter page from a local HTTP server, with every request to
-another host blocked, and checks: maths typeset by MathJax (no raw ``\\(``), every image loaded, every animation
-player present, no console errors, no request that left the machine. Two screenshots per chapter (the top, and
-the first figure) go to ``_build/screenshots/``.
+Every page of ``_build/html`` (chapters, book pages, API, validation report, index pages, search) is loaded by
+headless Chromium from a local HTTP server, at desktop (1366x900) and phone (390x844) width, with every request to
+another host blocked, and checked as a reader would see it by :mod:`sitecheck` (raw TeX, MathJax errors, control
+characters, unparsed Markdown tables, sideways scrolling, sidebar toggles, build paths and Python warnings in
+outputs, broken/stretched/shrunk images, dead widgets, dark mode, page weight, console errors, requests leaving
+the site). ``tests/test_site_checker.py`` shows that each of those checks fails on a page broken that way.
+
+Budgets (bytes a first-time reader downloads, uncompressed): every page <= ``sitecheck.PAGE_BUDGET``, a search
+<= ``sitecheck.SEARCH_BUDGET``. Screenshots go to ``_build/screenshots/``: ``<page>-desktop.png``,
+``<page>-phone.png``, ``<page>-phone-nav.png`` (navigation opened with the toggle) and, for chapters,
+``<page>-<width>-figure.png`` (the first figure with its text).
 """
 
-import functools
-import http.server
 import json
 import re
-import shutil
-import threading
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
-import yaml
+
+import sitecheck
 
 pytestmark = pytest.mark.site
 
@@ -25,53 +28,39 @@ HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 
 
-def _chapters():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
-    return [f for f in files if f.startswith("notebooks/")]
+def _pages():
+    if not HTML.exists():
+        return ["index.html"]  # the server fixture reports the missing build
+    return sorted(str(p.relative_to(HTML)) for p in HTML.rglob("*.html")
+                  if not any(part.startswith("_") for part in p.relative_to(HTML).parts) and p.name != "search.html")
 
 
-CHAPTERS = _chapters()
-
-
-def _chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
+PAGES = _pages()
 
 
 @pytest.fixture(scope="module")
 def server():
     if not (HTML / "index.html").exists():
         pytest.fail("_build/html is missing: run `make book` first (make check-site does)")
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=str(HTML))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with sitecheck.serve(HTML) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api", reason="install the [site] extra (make check-site does)")
-    exe = _chromium()
+    exe = sitecheck.chromium()
     if exe is None:
         pytest.fail("Chromium not found: `apt-get install chromium` (make check-site does)")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=exe,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"],
-        )
+        b = p.chromium.launch(executable_path=exe, args=sitecheck.CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+def _notebook(page):
+    m = re.match(r"notebooks/((\d+)_[^/]+)\.html$", page)
+    return (m.group(1), int(m.group(2))) if m else (None, None)
 
 
 def _has_animation(stem):
@@ -80,50 +69,64 @@ def _has_animation(stem):
     return any(p in "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code" for p in players)
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS, ids=[Path(c).name for c in CHAPTERS])
-def test_chapter_page(server, browser, chapter):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors, external = [], []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+def _slug(page):
+    return page[:-5].replace("/", "_")
 
-    def route(r):
-        host = urlparse(r.request.url).hostname
-        if host in ("127.0.0.1", None) or r.request.url.startswith("data:"):
-            r.continue_()
-        else:  # the site must be self-contained: nothing may come from a CDN
-            external.append(r.request.url)
-            r.abort()
 
-    page.route("**/*", route)
-    page.goto(f"{server}/{chapter}.html", wait_until="load")
-    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20000)
-    page.evaluate("MathJax.startup.promise")
-    page.wait_for_timeout(300)
-
-    n_math = page.locator("mjx-container").count()
-    assert n_math > 0, "no MathJax output on the page"
-    text = page.evaluate(
-        "() => { const a = document.querySelector('article') || document.body; const c = a.cloneNode(true);"
-        " c.querySelectorAll('pre, code, script, .cell_output').forEach(e => e.remove()); return c.innerText; }"
-    )
-    raw = re.findall(r"\\\(|\\\[|\$\$", text)
-    assert not raw, f"untypeset maths left in the text: {raw[:3]}"
-    broken = page.evaluate(
-        "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80))"
-    )
-    assert not broken, f"images that did not load: {broken}"
-    n_img = page.evaluate("() => document.querySelectorAll('article img').length")
-    assert n_img > 0, "a chapter without a single figure"
-    stem = Path(chapter).name
-    if _has_animation(stem):
-        assert page.locator(".animation").count() >= 1, "animation player missing"
-    assert page.locator("details.dropdown, .dropdown").count() > 0, "no dropdown solutions found"
+@pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
+@pytest.mark.parametrize("page", PAGES)
+def test_page(server, browser, page, width):
+    stem, chapter = _notebook(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{stem}.png"))  # title, objectives
-    page.locator("article img").first.scroll_into_view_if_needed()
-    page.wait_for_timeout(200)
-    page.screenshot(path=str(SHOTS / f"{stem}_figure.png"))  # the first figure with the text around it
-    page.close()
-    assert not external, f"requests left the site: {external[:3]}"
-    assert not errors, f"browser console errors: {errors[:3]}"
+    v = sitecheck.visit(browser, f"{server}/{page}", viewport=width)
+    try:
+        v.page.screenshot(path=str(SHOTS / f"{_slug(page)}-{width}.png"))
+        nav_shot = SHOTS / f"{_slug(page)}-phone-nav.png" if width == "phone" else None
+        problems = sitecheck.check_page(v, chapter=chapter, nav_shot=nav_shot)
+        if stem:  # a chapter: maths, figures, solutions and (where the notebook has one) an animation
+            if v.page.locator("mjx-container").count() == 0:
+                problems.append(sitecheck.Problem("chapter", "no MathJax output on the page"))
+            if v.page.locator("article img").count() == 0:
+                problems.append(sitecheck.Problem("chapter", "a chapter without a single figure"))
+            if _has_animation(stem) and v.page.locator(".animation").count() == 0:
+                problems.append(sitecheck.Problem("chapter", "animation player missing"))
+            if v.page.locator("details.dropdown, .dropdown").count() == 0:
+                problems.append(sitecheck.Problem("chapter", "no dropdown solutions found"))
+            first = v.page.locator("article img").first
+            if first.count():
+                first.scroll_into_view_if_needed()
+                v.page.wait_for_timeout(200)
+                v.page.screenshot(path=str(SHOTS / f"{_slug(page)}-{width}-figure.png"))
+    finally:
+        v.close()
+    assert not problems, f"{page} at {width} width:\n" + "\n".join(map(str, problems))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_dark_system_theme(server, browser, page):
+    problems = sitecheck.check_dark(browser, f"{server}/{page}")
+    assert not problems, f"{page}:\n" + "\n".join(map(str, problems))
+
+
+@pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
+@pytest.mark.parametrize("query", ["rotation", "jacobian"])
+def test_search(server, browser, query, width):
+    v, problems = sitecheck.search(browser, server, query, viewport=width)
+    try:
+        v.page.screenshot(path=str(SHOTS / f"search-{query}-{width}.png"))
+        n = v.page.evaluate("() => document.querySelectorAll('#search-results ul.search li').length")
+        weight = v.bytes()
+    finally:
+        v.close()
+    print(f"search {query!r} at {width}: {n} results, {weight / 1e6:.2f} MB")
+    assert not problems, f"search {query!r} at {width} width:\n" + "\n".join(map(str, problems))
+
+
+def test_every_page_listed():
+    """The page list is the build itself: every chapter of the table of contents is in it."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    missing = [f for f in files if f"{f}.html" not in PAGES]
+    assert not missing, f"pages of _toc.yml not in the build: {missing}"

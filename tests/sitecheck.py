@@ -1,0 +1,457 @@
+"""What a reader would see: checks of rendered HTML pages in headless Chromium.
+
+Used by ``tests/test_site.py`` on every page of the built book (``make check-site``) and tested on small fixture
+pages by ``tests/test_site_checker.py``: each fixture re-breaks one thing and the matching check must report it.
+
+A page is loaded over HTTP in a fresh browser context (empty cache, so the byte count is what a first-time reader
+downloads), with every request to another host blocked. :func:`check_page` returns a list of :class:`Problem`;
+an empty list means the page passed. Problem codes:
+
+=================  =================================================================================================
+``external``       a request left the site (the book must be self-contained)
+``console``        a console error or an uncaught exception
+``http``           a request that failed or answered with status >= 400
+``weight``         bytes downloaded by the page exceed its budget (:data:`PAGE_BUDGET`, :data:`SEARCH_BUDGET`)
+``raw-tex``        TeX source in the rendered text (``$``, ``\\frac``, ``\\(``, ...) outside MathJax output and code
+``mathjax-error``  a MathJax error node (``Math input error``, unknown macro, ...)
+``control-char``   a control character (backspace, form feed, ...) in the page text
+``md-table``       a paragraph that starts with ``|``: a Markdown table that was not parsed
+``overflow``       the page is wider than the viewport (the reader scrolls sideways)
+``cells-touch``    two table cells whose texts touch (numbers run together)
+``sidebar``        a sidebar toggle that does not open and close the navigation
+``path-leak``      a filesystem path of the build machine in the page text
+``py-warning``     a Python warning, traceback or stderr stream in a cell output
+``broken-image``   an image that did not load
+``upscaled``       an image displayed wider than its natural width (blurry)
+``tiny-figure``    a figure shrunk below :data:`MIN_PX_PER_INCH` (labels unreadable)
+``dead-widget``    an ipywidgets view on a static page (controls that do nothing)
+``dark``           a dark page behind light figures, or a theme switch that leads there
+``hidden-bar``     a "show code cell" bar above the page title
+``numbering``      exercises not numbered ``Exercise <chapter>.<k>`` from 1, or solutions not saying whose
+``two-search``     more than one search box in the page header and sidebars
+``no-results``     a search that found nothing
+=================  =================================================================================================
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import re
+import shutil
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from robokin import nb as _nb
+
+VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+#: Bytes a first-time reader downloads for one page (uncompressed, as served by a plain HTTP server).
+PAGE_BUDGET = 3_000_000
+#: Bytes downloaded by a search, including the index and the pages the result snippets are cut from.
+SEARCH_BUDGET = 3_000_000
+
+#: Figures are rendered at this many pixels per figure inch (robokin.nb.setup sets it; animation frames say theirs
+#: in a ``data-dpi`` attribute).
+FIGURE_DPI = _nb.FIGURE_DPI
+#: A figure inch must stay at least this many CSS pixels wide: a 10 pt label is then >= 7 px tall.
+MIN_PX_PER_INCH = 50
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str
+    detail: str
+
+    def __str__(self):
+        return f"[{self.code}] {self.detail}"
+
+
+@dataclass
+class Visit:
+    """One page load: the Playwright page and what happened on the network and the console."""
+
+    page: object
+    context: object
+    viewport: str
+    requests: list = field(default_factory=list)
+    external: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+
+    def bytes(self):
+        total = 0
+        for r in self.requests:
+            try:
+                total += r.sizes()["responseBodySize"]
+            except Exception:  # a request still in flight or aborted counts as nothing received
+                pass
+        return total
+
+    def close(self):
+        self.context.close()
+
+
+def chromium():
+    """Path of a Chromium executable (Debian's ``chromium``), or None."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extra = {}  # URL prefix -> directory, for assets served from elsewhere (MathJax in the fixture tests)
+
+    def translate_path(self, path):
+        for prefix, directory in self.extra.items():
+            if path.startswith(prefix):
+                return str(Path(directory) / path[len(prefix):].split("?")[0])
+        return super().translate_path(path)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory, *, extra=None):
+    """Serve ``directory`` on 127.0.0.1; yields the base URL."""
+    handler = type("Handler", (_Quiet,), {"extra": dict(extra or {})})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def visit(browser, url, *, viewport="desktop", color_scheme="light", wait_for=None):
+    """Open ``url`` in a fresh context (cold cache) and wait until it has loaded and MathJax has finished."""
+    ctx = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=color_scheme, device_scale_factor=1,
+                              service_workers="block")
+    page = ctx.new_page()
+    v = Visit(page=page, context=ctx, viewport=viewport)
+    page.on("console", lambda m: v.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: v.errors.append(str(e)))
+    page.on("requestfinished", lambda r: v.requests.append(r))
+    page.on("requestfailed", lambda r: v.failed.append(f"{r.url[:100]} ({r.failure})")
+            if urlparse(r.url).hostname in ("127.0.0.1", None) else None)
+    page.on("response", lambda r: v.failed.append(f"{r.url[:100]} (HTTP {r.status})") if r.status >= 400 else None)
+
+    def route(r):
+        url_ = r.request.url
+        if url_.startswith(("data:", "blob:")) or urlparse(url_).hostname in ("127.0.0.1", None):
+            r.continue_()
+        else:  # the site must be self-contained: nothing may come from a CDN
+            v.external.append(url_)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(url, wait_until="load", timeout=60000)
+    try:
+        redirect = page.evaluate("() => !!document.querySelector('meta[http-equiv=refresh i]')")
+    except Exception as exc:  # already on its way to the target of the redirect
+        if "context was destroyed" not in str(exc):
+            raise
+        redirect = True
+    if redirect:  # index.html sends the reader to the first page
+        page.wait_for_url(lambda u: u.rstrip("/") != url.rstrip("/"), timeout=10000)
+        page.wait_for_load_state("load")
+    _settle(page)
+    if wait_for:
+        page.wait_for_function(wait_for, timeout=30000)
+        page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(200)
+    return v
+
+
+def _settle(page, tries=3):
+    """Wait for MathJax and the images; follow a redirect page (index.html) to where it leads."""
+    for k in range(tries):
+        try:
+            page.evaluate(_SETTLE)
+            return
+        except Exception as exc:  # the context goes away when a page redirects
+            if "context was destroyed" not in str(exc) or k == tries - 1:
+                raise
+            page.wait_for_load_state("load")
+
+
+_SETTLE = """async () => {
+             if (document.querySelector('script[src*="mathjax"], script[src*="MathJax"]')) {
+               for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
+                 await new Promise(r => setTimeout(r, 50));
+               if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+             }
+             await Promise.all(Array.from(document.images).map(i => i.decode().catch(() => null)));
+           }"""
+
+
+# One pass over the DOM; returns plain data that check_page turns into problems.
+_PROBE = r"""
+(opts) => {
+  const out = {};
+  const SKIP = 'script, style, noscript, template, pre, code, textarea, mjx-container, .highlight, .MathJax';
+  const texRe = /\$|\\(?:[a-zA-Z]{2,}|[()\[\]{}])/;
+  const ctrlRe = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  out.rawTex = []; out.ctrl = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const p = n.parentElement;
+    if (!p || p.closest('script, style, noscript, template')) continue;
+    const t = n.nodeValue;
+    if (ctrlRe.test(t)) {
+      const i = t.search(ctrlRe);
+      out.ctrl.push(JSON.stringify(t.slice(Math.max(0, i - 30), i + 30)));
+    }
+    if (p.closest(SKIP)) continue;
+    const m = t.match(texRe);
+    if (m) out.rawTex.push(t.slice(Math.max(0, m.index - 40), m.index + 40).replace(/\s+/g, ' '));
+  }
+  out.mathErrors = Array.from(document.querySelectorAll('mjx-merror, [data-mjx-error], .MathJax_Error'))
+    .map(e => (e.getAttribute('data-mjx-error') || e.textContent).slice(0, 80));
+  out.mathCount = document.querySelectorAll('mjx-container').length;
+  // a Markdown table row: "| a | b |" (at least three bars, the first line ends with one); "|e| is ..." is not
+  out.mdTables = Array.from(document.querySelectorAll('p, li')).map(p => p.textContent.trim())
+    .filter(t => { const l = t.split('\n')[0].trim(); return l.startsWith('|') && l.endsWith('|') && l.split('|').length >= 4; })
+    .map(t => t.slice(0, 80));
+
+  // sideways scrolling of the whole page, and who sticks out
+  const de = document.documentElement;
+  out.scrollWidth = Math.max(de.scrollWidth, document.body.scrollWidth);
+  out.clientWidth = de.clientWidth;
+  out.overflowers = [];
+  if (out.scrollWidth > out.clientWidth + 1) {
+    const clips = el => { for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const ox = getComputedStyle(a).overflowX; if (ox !== 'visible') return true; } return false; };
+    for (const el of document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > out.clientWidth + 1 && !clips(el)) {
+        out.overflowers.push(`${el.tagName.toLowerCase()}.${String(el.className).split(' ')[0]} right=${Math.round(r.right)}`);
+        if (out.overflowers.length >= 4) break;
+      }
+    }
+  }
+
+  // table cells whose texts touch: "2.21e+03" "2.0e-03" read as one number
+  out.touching = [];
+  for (const tr of Array.from(document.querySelectorAll('article tr, main tr')).slice(0, 400)) {
+    const cells = Array.from(tr.children).filter(c => c.textContent.trim() && !c.querySelector('ul, ol, dl, table'));
+    for (let i = 0; i + 1 < cells.length; i++) {
+      const rg = document.createRange();
+      rg.selectNodeContents(cells[i]); const a = rg.getBoundingClientRect();
+      rg.selectNodeContents(cells[i + 1]); const b = rg.getBoundingClientRect();
+      if (a.width && b.width && Math.abs(a.top - b.top) < a.height && b.left - a.right < 4)
+        out.touching.push(cells[i].textContent.trim().slice(0, 30) + cells[i + 1].textContent.trim().slice(0, 30));
+    }
+    if (out.touching.length >= 3) break;
+  }
+
+  // text of the build machine: its paths, warnings and tracebacks
+  const visible = document.body.innerText;
+  const outputs = Array.from(document.querySelectorAll('.cell_output, .output, .stderr')).map(e => e.textContent).join('\n');
+  const pathRe = /(?:\/tmp\/|\/home\/[a-z_]|\/root\/|\/work\/|\/Users\/|\/var\/folders\/|site-packages|[A-Z]:\\Users\\|ipykernel_\d+)[^\s'"]*/g;
+  out.paths = Array.from(new Set([...(visible + '\n' + outputs).matchAll(pathRe)].map(m => m[0].slice(0, 80)))).slice(0, 5);
+  // warnings and tracebacks; a printed "ValueError: ..." is a chapter showing its clear error message, not a leak
+  const warnRe = /\b[A-Z]\w*Warning\b: |warnings\.warn\(|Traceback \(most recent call last\)/g;
+  out.warnings = Array.from(new Set([...outputs.matchAll(warnRe)].map(m => outputs.slice(m.index, m.index + 80))));
+  out.stderr = document.querySelectorAll('.stderr').length;
+
+  // images: loaded, not stretched beyond their pixels, figures not shrunk below readability
+  out.images = Array.from(document.images).map(i => {
+    const r = i.getBoundingClientRect();
+    const fig = !!i.closest('.cell_output, .animation, .robokin-figure');
+    const svg = /\.svg($|\?)|^data:image\/svg/.test(i.currentSrc || i.src);
+    return {src: (i.currentSrc || i.src).slice(0, 90), ok: i.complete && i.naturalWidth > 0, natural: i.naturalWidth,
+            shown: r.width, visible: r.width > 0 && i.checkVisibility(), fig, svg, dpi: Number(i.dataset.dpi) || null};
+  });
+
+  out.widgets = document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"], .jupyter-widgets, .widget-interact, .widget-slider').length;
+
+  // dark page behind figures; a theme switch that would lead there
+  const lum = c => { const m = c.match(/[\d.]+/g); if (!m) return 1; const [r, g, b] = m.map(Number);
+                     return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; };
+  let bg = 'rgba(0, 0, 0, 0)';
+  for (const el of [document.querySelector('article'), document.body, de]) {
+    if (!el) continue; const c = getComputedStyle(el).backgroundColor;
+    if (!/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') { bg = c; break; }
+  }
+  out.darkPage = /rgba\(.*, 0\)$/.test(bg) || bg === 'transparent' ? false : lum(bg) < 0.5;
+  out.themeSwitch = Array.from(document.querySelectorAll('.theme-switch-button, [data-mode-switch], .theme-switcher'))
+    .filter(e => e.checkVisibility() && e.getBoundingClientRect().width > 0).length;
+
+  // a code-cell toggle bar before the title
+  const h1 = document.querySelector('article h1') || document.querySelector('main h1') || document.querySelector('h1');
+  out.barAbove = [];
+  if (h1) {
+    for (const el of document.querySelectorAll('.cell, details, .toggle-details, button.toggle-button')) {
+      if (el.compareDocumentPosition(h1) & Node.DOCUMENT_POSITION_FOLLOWING && el.checkVisibility())
+        out.barAbove.push(el.textContent.trim().slice(0, 50) || el.className);
+    }
+  }
+  out.title = h1 ? h1.textContent.trim() : '';
+
+  // exercise and solution titles
+  out.exercises = Array.from(document.querySelectorAll('.exercise > .admonition-title, .exercise > summary .admonition-title, div.exercise p.admonition-title'))
+    .map(e => e.textContent.replace(/\s+/g, ' ').trim());
+  out.solutions = Array.from(document.querySelectorAll('.solution .admonition-title, details.solution > summary, .solution > summary'))
+    .map(e => e.textContent.replace(/\s+/g, ' ').trim());
+
+  // search boxes in the page chrome (header, sidebars), not a search form inside the article
+  out.searchBoxes = Array.from(document.querySelectorAll('.search-button-field, .search-button, form.bd-search, input[type=search]'))
+    .filter(e => !e.closest('article, #search-results, dialog:not([open])') && e.checkVisibility()
+                 && e.getBoundingClientRect().width > 0).length;
+  return out;
+}
+"""
+
+# Visible links of the site navigation (either in the wide sidebar or in the phone's dialog).
+_NAV_SHOWN = r"""
+(sel) => Array.from(document.querySelectorAll(sel)).filter(a => {
+  if (!a.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
+  const r = a.getBoundingClientRect();
+  if (!(r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth && r.bottom > 0 && r.top < innerHeight))
+    return false;
+  const hit = document.elementFromPoint(Math.min(innerWidth - 1, Math.max(0, r.left + 2)), r.top + r.height / 2);
+  return !!hit && (hit === a || a.contains(hit) || hit.contains(a));
+}).length
+"""
+
+TOGGLES = (
+    # (what the reader calls it, the button, what must appear or disappear)
+    ("site navigation", ".primary-toggle",
+     ".bd-sidebar-primary a.reference, #pst-primary-sidebar-modal a.reference, nav.bd-links a"),
+    ("contents of this page", ".secondary-toggle",
+     ".bd-sidebar-secondary a.reference, #pst-secondary-sidebar-modal a.reference, .bd-toc-nav a"),
+)
+
+
+def check_toggles(v, *, required=("site navigation",), shot=None):
+    """Tap each visible sidebar toggle twice, as a reader would; the navigation must appear and then disappear."""
+    page, problems = v.page, []
+    page.evaluate("window.scrollTo(0, 0)")
+    for name, button, links in TOGGLES:
+        boxes = [b for b in page.locator(button).all() if b.is_visible() and (b.bounding_box() or {}).get("width")]
+        if not boxes:
+            if name in required:
+                problems.append(Problem("sidebar", f"no visible button for the {name} at {v.viewport} width"))
+            continue
+        states = [page.evaluate(_NAV_SHOWN, links)]
+        for k in range(2):
+            box = boxes[0].bounding_box()  # the button may move when the sidebar opens or closes
+            if not box:
+                break
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.wait_for_timeout(450)
+            states.append(page.evaluate(_NAV_SHOWN, links))
+            if shot and k == 0 and name == "site navigation":
+                page.screenshot(path=str(shot))
+        shown = [s > 0 for s in states]
+        if len(shown) < 3 or not (shown[0] != shown[1] and shown[2] == shown[0]):
+            problems.append(Problem("sidebar", f"the {name} button at {v.viewport} width does not open and close it "
+                                               f"(visible links before/after 1st/2nd tap: {states})"))
+        if shown[-1] != shown[0]:  # leave the page as it was for the screenshot
+            page.keyboard.press("Escape")
+    return problems
+
+
+def check_page(v, *, chapter=None, budget=PAGE_BUDGET, figure_dpi=FIGURE_DPI, toggles=True, nav_shot=None):
+    """Every check of a loaded page; returns a list of :class:`Problem` (empty: the page is fine).
+
+    Parameters
+    ----------
+    v : Visit
+    chapter : int, optional
+        Chapter number: exercises must then read ``Exercise <chapter>.1``, ``<chapter>.2``, ...
+    budget : int
+        Maximum bytes downloaded by the page.
+    """
+    p = []
+    o = v.page.evaluate(_PROBE, {})
+    if toggles:
+        p += check_toggles(v, shot=nav_shot)
+    p += [Problem("external", u[:120]) for u in v.external[:3]]
+    p += [Problem("console", e[:200]) for e in v.errors[:3]]
+    p += [Problem("http", f) for f in v.failed[:3]]
+    nbytes = v.bytes()
+    if nbytes > budget:
+        big = sorted(((r.sizes()["responseBodySize"], r.url.rsplit("/", 1)[-1][:50]) for r in v.requests), reverse=True)
+        p.append(Problem("weight", f"{nbytes / 1e6:.2f} MB > budget {budget / 1e6:.1f} MB; largest: "
+                                   + ", ".join(f"{n} {s / 1e6:.2f} MB" for s, n in big[:3])))
+    p += [Problem("raw-tex", t) for t in o["rawTex"][:3]]
+    p += [Problem("mathjax-error", t) for t in o["mathErrors"][:3]]
+    p += [Problem("control-char", t) for t in o["ctrl"][:3]]
+    p += [Problem("md-table", t) for t in o["mdTables"][:3]]
+    if o["scrollWidth"] > o["clientWidth"] + 1:
+        p.append(Problem("overflow", f"page is {o['scrollWidth']} px wide in a {o['clientWidth']} px viewport: "
+                                     + "; ".join(o["overflowers"])))
+    p += [Problem("cells-touch", t) for t in o["touching"][:3]]
+    p += [Problem("path-leak", t) for t in o["paths"][:3]]
+    p += [Problem("py-warning", t) for t in o["warnings"][:3]]
+    if o["stderr"] and not o["warnings"]:
+        p.append(Problem("py-warning", f"{o['stderr']} stderr output(s) on the page"))
+    for im in o["images"]:
+        if not im["ok"]:
+            p.append(Problem("broken-image", im["src"]))
+        elif im["visible"] and not im["svg"]:
+            if im["shown"] > im["natural"] + 0.5:
+                p.append(Problem("upscaled", f"{im['src']}: {im['natural']} px shown at {im['shown']:.0f} px"))
+            inches = im["natural"] / (im["dpi"] or figure_dpi)  # data-dpi: animation frames (robokin.plotting)
+            if im["fig"] and im["shown"] < MIN_PX_PER_INCH * inches - 0.5:
+                p.append(Problem("tiny-figure", f"{im['src']}: a {inches:.1f} in figure shown "
+                                                f"{im['shown']:.0f} px wide (< {MIN_PX_PER_INCH} px per inch)"))
+    if o["widgets"]:
+        p.append(Problem("dead-widget", f"{o['widgets']} widget view(s) that need a running kernel"))
+    if o["darkPage"] and any(im["fig"] for im in o["images"]):
+        p.append(Problem("dark", "dark page background behind figures drawn for a white page"))
+    if o["themeSwitch"]:
+        p.append(Problem("dark", "a theme switch leads to a dark mode the figures are not drawn for"))
+    p += [Problem("hidden-bar", f"before the title {o['title'][:40]!r}: {t}") for t in o["barAbove"][:2]]
+    if chapter is not None:
+        nums = [re.match(rf"Exercise {chapter}\.(\d+)\b", t) for t in o["exercises"]]
+        if not all(nums) or [int(m.group(1)) for m in nums] != list(range(1, len(nums) + 1)):
+            p.append(Problem("numbering", f"chapter {chapter} exercises are titled {o['exercises'][:4]}"))
+        bad = [t for t in o["solutions"] if not re.search(rf"Exercise {chapter}\.\d+", t)]
+        if bad:
+            p.append(Problem("numbering", f"solutions that do not say which exercise they solve: {bad[:3]}"))
+    if o["searchBoxes"] > 1:
+        p.append(Problem("two-search", f"{o['searchBoxes']} search boxes visible at {v.viewport} width"))
+    return p
+
+
+def check_dark(browser, url, *, viewport="desktop"):
+    """A reader whose system prefers dark: the page must not put light figures on a dark background."""
+    v = visit(browser, url, viewport=viewport, color_scheme="dark")
+    try:
+        o = v.page.evaluate(_PROBE, {})
+        p = []
+        if o["darkPage"] and any(im["fig"] for im in o["images"]):
+            p.append(Problem("dark", "with a dark system theme the page turns dark behind light figures"))
+        if o["themeSwitch"]:
+            p.append(Problem("dark", "a theme switch leads to a dark mode the figures are not drawn for"))
+        return p
+    finally:
+        v.close()
+
+
+def search(browser, base, query, *, viewport="desktop", budget=SEARCH_BUDGET):
+    """Run a search as a reader would and check the results page (snippets, bytes); returns (visit, problems)."""
+    # Sphinx writes the summary ("Search finished, found N pages ...") after the last snippet has been fetched
+    done = ("() => { const s = document.querySelector('#search-results .search-summary');"
+            " return !!s && /found|did not match/i.test(s.textContent); }")
+    v = visit(browser, f"{base}/search.html?q={query}", viewport=viewport, wait_for=done)
+    p = check_page(v, budget=budget, toggles=False)
+    n = v.page.evaluate("() => document.querySelectorAll('#search-results ul.search li').length")
+    if n == 0:
+        p.append(Problem("no-results", f"search for {query!r} found nothing"))
+    return v, p

@@ -1,18 +1,35 @@
 """Input validation shared by every module (internal).
 
 Public functions call these at the boundary so that bad input fails with an
-actionable ``ValueError`` instead of a NaN or a traceback from inside numpy.
+actionable ``ValueError`` instead of a NaN, a silently dropped imaginary part,
+an overflow warning or a ``TypeError`` from inside numpy.
+
+Every numeric input is checked to be **real** (complex input is rejected, never
+truncated), **finite** (unless the caller allows NaN/inf, e.g. for joint limits)
+and **bounded**: magnitudes above :data:`MAX_ABS` are refused. robokin works in
+SI units (m, rad, kg, s, N); no quantity of the course comes near ``1e12`` of
+them, while such values lose every digit of an angle and overflow in the
+products that kinematics and dynamics form (``1e300 ** 2 = inf``).
 """
 
 from __future__ import annotations
 
 import numbers
-
 import numpy as np
 
+#: Largest magnitude accepted for any numeric input (SI units).
+MAX_ABS = 1e12
+#: Bound for dimensionless thresholds such as condition-number limits, which may legitimately be large.
+MAX_THRESHOLD = 1e100
 
-def as_array(x, name, *, trailing=(), finite=True):
-    """Convert ``x`` to a float64 array and check its trailing shape.
+
+def _describe(x):
+    s = repr(x)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def as_array(x, name, *, trailing=(), finite=True, max_abs=MAX_ABS):
+    """Convert ``x`` to a real float64 array and check its trailing shape, finiteness and magnitude.
 
     Parameters
     ----------
@@ -24,6 +41,14 @@ def as_array(x, name, *, trailing=(), finite=True):
         Required trailing dimensions; ``None`` means any size.
     finite : bool
         Reject NaN and inf.
+    max_abs : float or None
+        Reject finite entries with ``|x| > max_abs`` (default :data:`MAX_ABS`); None disables.
+
+    Raises
+    ------
+    ValueError
+        Non-numeric or complex input, wrong trailing shape, NaN/inf (with ``finite=True``)
+        or magnitudes above ``max_abs``.
 
     Examples
     --------
@@ -33,11 +58,26 @@ def as_array(x, name, *, trailing=(), finite=True):
     Traceback (most recent call last):
     ...
     ValueError: p must have shape (..., 3), got shape (2,)
+    >>> as_array([1 + 2j], "p")
+    Traceback (most recent call last):
+    ...
+    ValueError: p must be real, got complex input (the imaginary part would be dropped)
+    >>> as_array([0.1, 1e300], "p")
+    Traceback (most recent call last):
+    ...
+    ValueError: p has 1 value(s) of magnitude above 1e+12 (largest 1e+300); robokin expects SI units (m, rad, kg, s, N)
     """
     try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric array, got {type(x).__name__}") from exc
+        raw = np.asarray(x)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{name} must be a real numeric array, got {type(x).__name__} {_describe(x)}") from exc
+    kind = raw.dtype.kind
+    if kind == "c" or (kind == "O" and any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real)
+                                          for v in raw.flat)):
+        raise ValueError(f"{name} must be real, got complex input (the imaginary part would be dropped)")
+    if kind not in "biuf" and not (kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat)):
+        raise ValueError(f"{name} must be a real numeric array, got {type(x).__name__} {_describe(x)}")
+    a = np.asarray(raw, dtype=float)
     k = len(trailing)
     if k:
         ok = a.ndim >= k and all(
@@ -46,14 +86,32 @@ def as_array(x, name, *, trailing=(), finite=True):
         if not ok:
             want = ", ".join("n" if t is None else str(t) for t in trailing)
             raise ValueError(f"{name} must have shape (..., {want}), got shape {a.shape}")
-    if finite and not np.all(np.isfinite(a)):
-        bad = int(np.count_nonzero(~np.isfinite(a)))
-        raise ValueError(f"{name} contains {bad} non-finite value(s) (NaN or inf)")
+    if a.size == 0:
+        return a
+    if finite or max_abs is not None:
+        lo, hi = float(a.min()), float(a.max())   # NaN or inf show up here: no temporary arrays
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            fin = np.isfinite(a)
+            if finite and not np.all(fin):
+                raise ValueError(f"{name} contains {int(np.count_nonzero(~fin))} non-finite value(s) (NaN or inf)")
+            lo, hi = (float(v) for v in (np.min(a, where=fin, initial=0.0), np.max(a, where=fin, initial=0.0)))
+        if max_abs is not None and max(-lo, hi) > max_abs:
+            mag = np.abs(np.where(np.isfinite(a), a, 0.0))
+            raise ValueError(f"{name} has {int(np.count_nonzero(mag > max_abs))} value(s) of magnitude above "
+                             f"{max_abs:g} (largest {float(mag.max()):.3g}); robokin expects SI units (m, rad, kg, s, N)")
     return a
 
 
-def positive(value, name):
-    """Check a strictly positive finite scalar parameter and return it as float.
+def _real_scalar(value, name, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if isinstance(value, numbers.Complex):
+            raise ValueError(f"{name} must be {what}, got complex {value!r} (the imaginary part would be dropped)")
+        raise ValueError(f"{name} must be {what}, got {type(value).__name__} {_describe(value)}")
+    return value
+
+
+def positive(value, name, *, max_abs=MAX_ABS):
+    """Check a strictly positive finite real scalar, at most ``max_abs``, and return it as float.
 
     Examples
     --------
@@ -63,29 +121,58 @@ def positive(value, name):
     Traceback (most recent call last):
     ...
     ValueError: l1 must be a positive finite number, got -1
+    >>> positive(1e300, "l1")
+    Traceback (most recent call last):
+    ...
+    ValueError: l1 must be at most 1e+12 (SI units), got 1e+300
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    _real_scalar(value, name, "a positive finite number")
     if not (np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    if max_abs is not None and value > max_abs:
+        raise ValueError(f"{name} must be at most {max_abs:g} (SI units), got {value!r}")
     return float(value)
 
 
-def finite_scalar(value, name):
-    """Check a finite real scalar and return it as float.
+def finite_scalar(value, name, *, max_abs=MAX_ABS):
+    """Check a finite real scalar with ``|value| <= max_abs`` and return it as float.
 
     Examples
     --------
     >>> finite_scalar(-0.5, "d")
     -0.5
+    >>> finite_scalar(2j, "d")
+    Traceback (most recent call last):
+    ...
+    ValueError: d must be a finite real number, got complex 2j (the imaginary part would be dropped)
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    _real_scalar(value, name, "a finite real number")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    if max_abs is not None and abs(value) > max_abs:
+        raise ValueError(f"{name} must have magnitude at most {max_abs:g} (SI units), got {value!r}")
     return float(value)
 
 
+def integer(value, name, *, minimum=0):
+    """Check an integer (not a bool, not a float) ``>= minimum`` and return it as int.
+
+    Examples
+    --------
+    >>> integer(3, "n")
+    3
+    >>> integer(2.0, "n")
+    Traceback (most recent call last):
+    ...
+    ValueError: n must be an integer >= 0, got 2.0
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {_describe(value)}")
+    return int(value)
+
+
 def choice(value, name, options):
-    """Check that ``value`` is one of ``options``.
+    """Check that ``value`` is one of ``options`` (compared by type and value, never elementwise).
 
     Examples
     --------
@@ -96,12 +183,113 @@ def choice(value, name, options):
     ...
     ValueError: assembly must be one of 'down', 'up'; got 'low'
     """
-    if value not in options:
+    ok = False
+    for o in options:
+        if isinstance(value, type(o)) and not (isinstance(value, bool) and not isinstance(o, bool)):
+            try:
+                ok = bool(value == o)
+            except (TypeError, ValueError):
+                ok = False
+            if ok:
+                break
+    if not ok:
         opts = ", ".join(repr(o) for o in options)
-        raise ValueError(f"{name} must be one of {opts}; got {value!r}")
+        raise ValueError(f"{name} must be one of {opts}; got {_describe(value)}")
     return value
 
 
 def on_unreachable_mode(value):
     """Validate the ``on_unreachable`` keyword ("raise" or "nan")."""
     return choice(value, "on_unreachable", ("raise", "nan"))
+
+
+def callback_output(value, name, shape, *, t=None):
+    """Check what a user callback returned (inside a simulation): real, finite, bounded, of ``shape``.
+
+    Parameters
+    ----------
+    value : object
+        The callback's return value.
+    name : str
+        The callback's name, for the message.
+    shape : tuple of int
+        Required shape (``()`` for a scalar).
+    t : float, optional
+        Time of the call, for the message.
+
+    Examples
+    --------
+    >>> callback_output(2.0, "push", ())
+    array(2.)
+    >>> callback_output(float("nan"), "push", (), t=0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: push(t=0.5) returned an invalid value: push contains 1 non-finite value(s) (NaN or inf)
+    """
+    at = f"(t={t:g})" if t is not None else ""
+    try:
+        a = as_array(value, name)
+    except ValueError as exc:
+        raise ValueError(f"{name}{at} returned an invalid value: {exc}") from None
+    if a.shape != tuple(shape):
+        raise ValueError(f"{name}{at} must return shape {tuple(shape)}, got shape {a.shape}")
+    return a
+
+
+class _Budget(Exception):
+    def __init__(self, t):
+        self.t = t
+
+
+class _NonFinite(Exception):
+    def __init__(self, t):
+        self.t = t
+
+
+def solve_ivp_guarded(rhs, t_span, y0, *, name, max_nfev, **kwargs):
+    """``scipy.integrate.solve_ivp`` that cannot hang and never returns a silently broken solution.
+
+    The right-hand side is counted and checked on every call: more than ``max_nfev``
+    evaluations, a non-finite derivative or a solver failure raise
+    :class:`~robokin.errors.IntegrationError`. (A NaN derivative at the first step makes
+    RK45's initial step size NaN, and the solver then loops forever.)
+
+    Examples
+    --------
+    >>> sol = solve_ivp_guarded(lambda t, y: -y, (0.0, 1.0), [1.0], name="decay", max_nfev=1000)
+    >>> round(float(sol.y[0, -1]), 3)
+    0.368
+    >>> solve_ivp_guarded(lambda t, y: [float("nan")], (0.0, 1.0), [1.0], name="bad", max_nfev=1000)
+    Traceback (most recent call last):
+    ...
+    robokin.errors.IntegrationError: bad: the state derivative is not finite (NaN or inf): stopped at t = 0 s of 1 s after 1 right-hand-side evaluations
+    """
+    from scipy.integrate import solve_ivp
+
+    from .errors import IntegrationError
+
+    count = [0]
+
+    def f(t, y):
+        count[0] += 1
+        if count[0] > max_nfev:
+            raise _Budget(t)
+        out = rhs(t, y)
+        if not np.all(np.isfinite(out)):
+            raise _NonFinite(t)
+        return out
+
+    t_end = float(t_span[1])
+    try:
+        sol = solve_ivp(f, t_span, y0, **kwargs)
+    except _Budget as e:
+        raise IntegrationError(e.t, t_end, count[0] - 1,
+                               f"{name}: right-hand-side budget max_nfev={max_nfev} exhausted (stiff or "
+                               "diverging model; shorten t_end, loosen rtol or raise max_nfev)") from None
+    except _NonFinite as e:
+        raise IntegrationError(e.t, t_end, count[0], f"{name}: the state derivative is not finite (NaN or inf)") \
+            from None
+    if not sol.success:
+        raise IntegrationError(sol.t[-1] if sol.t.size else t_span[0], t_end, count[0],
+                               f"{name}: solve_ivp failed ({sol.message})")
+    return sol

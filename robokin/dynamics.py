@@ -23,15 +23,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array, choice, positive
+from ._validate import as_array, choice, integer, positive, solve_ivp_guarded
+from .errors import SingularityError
 
-__all__ = ["TwoLinkArm", "rnea", "rnea_mass_matrix", "validate"]
+__all__ = ["TwoLinkArm", "rnea", "rnea_mass_matrix", "check_inertias", "energy_drift", "validate"]
 
 
 def _param(value, name, *, allow_zero=False):
     """Scalar or 1-D batch of positive parameters (a batch of arms, e.g. a Monte Carlo)."""
     if np.ndim(value) == 0:
-        if allow_zero and isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
+        if allow_zero and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
+                and value == 0:
             return 0.0
         return positive(value, name)
     a = as_array(value, name)
@@ -237,8 +239,15 @@ class TwoLinkArm:
     def forward_dynamics(self, q, qd, tau):
         """Joint accelerations ``qdd = M^{-1} (tau - C qd - G)`` (rad/s^2), shape (..., 2).
 
-        The 2x2 solve is written in closed form (``det M > 0`` always), so it vectorises
-        over any batch shape without ``np.linalg``.
+        The 2x2 solve is written in closed form, so it vectorises over any batch shape
+        without ``np.linalg``. ``det M > 0`` for every physical arm; parameters so lopsided that
+        ``det M <= 1e-13 m11 m22`` (e.g. ``m1 = 1e-20`` kg with point masses and ``q2 = 0``)
+        make the solve meaningless and raise.
+
+        Raises
+        ------
+        robokin.errors.SingularityError
+            (a ``ValueError``) where the mass matrix is numerically singular.
 
         Examples
         --------
@@ -250,6 +259,13 @@ class TwoLinkArm:
         q = self._q(q)
         qd = self._q(qd, "qd")
         tau = self._q(tau, "tau")
+        m11, m12, m22, *_ = self._terms(q[..., 0], q[..., 1])
+        det = m11 * m22 - m12 * m12
+        bad = ~(det > 1e-13 * m11 * m22)
+        if np.any(bad):
+            cond = float(np.max(np.where(bad, (m11 + m22) ** 2 / np.maximum(det, 1e-300), 0.0)))
+            raise SingularityError(cond, f"TwoLinkArm.forward_dynamics: mass matrix singular at "
+                                         f"{int(np.count_nonzero(bad))} sample(s) (check the inertial parameters)")
         return np.stack(self._accel(q[..., 0], q[..., 1], qd[..., 0], qd[..., 1], tau[..., 0], tau[..., 1]), -1)
 
     def _accel(self, q1, q2, v1, v2, t1, t2, cs=None):
@@ -298,8 +314,8 @@ class TwoLinkArm:
         """Arguments that describe this arm to :func:`rnea` (standard DH, frame i at the tip of link i).
 
         Link i's centre of mass sits at ``(lc_i - l_i, 0, 0)`` in frame i, its inertia is
-        ``diag(0, 0, I_i)`` about the centre of mass (only the z entry matters in the plane),
-        gravity ``(0, -g, 0)``.
+        ``diag(0, I_i, I_i)`` about the centre of mass (a thin rod along x: physically
+        consistent, and only the z entry matters in the plane), gravity ``(0, -g, 0)``.
 
         Examples
         --------
@@ -313,12 +329,62 @@ class TwoLinkArm:
             a=[self.l1, self.l2], alpha=[0.0, 0.0], d=[0.0, 0.0], convention="standard",
             masses=[self.m1, self.m2],
             coms=[[self.lc1 - self.l1, 0.0, 0.0], [self.lc2 - self.l2, 0.0, 0.0]],
-            inertias=[np.diag([0.0, 0.0, self.I1]), np.diag([0.0, 0.0, self.I2])],
+            inertias=[np.diag([0.0, self.I1, self.I1]), np.diag([0.0, self.I2, self.I2])],
             gravity=[0.0, -self.g, 0.0],
         )
 
 
 # ------------------------------------------------------------------------- RNEA
+def check_inertias(inertias, name="inertias", *, rtol=1e-9):
+    """Reject inertia tensors that no rigid body can have.
+
+    A body's inertia tensor about its centre of mass is symmetric positive
+    semi-definite and its principal moments obey the triangle inequality
+    ``I_a + I_b >= I_c`` (equality: a flat body). Zero tensors (point masses) pass.
+
+    Parameters
+    ----------
+    inertias : array_like, shape (..., 3, 3)
+        Inertia tensors, kg m^2.
+    name : str
+        Argument name for messages.
+    rtol : float
+        Slack relative to the trace, for round-off.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Raises
+    ------
+    ValueError
+        Naming the first offending tensor and its principal moments.
+
+    Examples
+    --------
+    >>> check_inertias(np.diag([0.1, 0.1, 0.15])).shape
+    (3, 3)
+    >>> check_inertias(np.diag([0.1, 0.1, 0.3]))
+    Traceback (most recent call last):
+    ...
+    ValueError: inertias[0]: principal moments [0.1, 0.1, 0.3] kg m^2 violate the triangle inequality I_a + I_b >= I_c: no rigid body has this inertia
+    """
+    I = as_array(inertias, name, trailing=(3, 3))
+    if not np.allclose(I, np.swapaxes(I, -1, -2), atol=1e-12, rtol=1e-9):
+        raise ValueError(f"{name} must be symmetric 3x3 matrices")
+    lam = np.linalg.eigvalsh(I.reshape(-1, 3, 3))
+    slack = rtol * np.abs(lam).sum(axis=-1)
+    neg = lam[:, 0] < -slack
+    tri = lam[:, 0] + lam[:, 1] < lam[:, 2] - slack
+    for bad, why in ((neg, "has a negative principal moment (not positive semi-definite)"),
+                     (tri, "violate the triangle inequality I_a + I_b >= I_c: no rigid body has this inertia")):
+        if np.any(bad):
+            k = int(np.argmax(bad))
+            moments = "[" + ", ".join(f"{v:.6g}" for v in lam[k]) + "]"
+            raise ValueError(f"{name}[{k}]: principal moments {moments} kg m^2 {why}")
+    return I
+
+
 def _link_frames(a, alpha, d, theta, convention):
     """Rotation ``R`` (..., 3, 3) of frame i in frame i-1 and origin ``p`` (..., 3) of frame i in i-1."""
     ct, st = np.cos(theta), np.sin(theta)
@@ -357,6 +423,7 @@ def _rnea_inputs(a, alpha, d, offset, masses, coms, inertias, convention):
         raise ValueError("coms must have shape (n, 3) and inertias (n, 3, 3)")
     if not np.allclose(inertias, np.swapaxes(inertias, -1, -2), atol=1e-12, rtol=1e-9):
         raise ValueError("inertias must be symmetric 3x3 matrices (about each centre of mass, link frame)")
+    check_inertias(inertias, "inertias")
     choice(convention, "convention", ("standard", "modified"))
     return a, alpha, d, offset, masses, coms, inertias, n
 
@@ -495,11 +562,14 @@ def _demo_arm():
     return TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
 
 
-def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="DOP853"):
+def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="DOP853", max_nfev=2_000_000):
     """Simulate the unforced arm with ``solve_ivp`` and return the relative energy drift.
 
     The drift is ``max_t |E(t) - E(0)| / (E(0) - V_min)``: relative to the mechanical energy
     measured above the lowest potential (arm hanging down), which is always positive.
+
+    The integration is guarded: more than ``max_nfev`` right-hand-side evaluations, a
+    non-finite derivative or a solver failure raise :class:`~robokin.errors.IntegrationError`.
 
     Returns
     -------
@@ -512,20 +582,24 @@ def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="D
     >>> drift < 1e-9
     True
     """
-    from scipy.integrate import solve_ivp
-
+    if not isinstance(arm, TwoLinkArm) or arm.batch_size != 1:
+        raise ValueError("arm must be a TwoLinkArm with scalar parameters (one arm)")
     q0 = as_array(q0, "q0", trailing=(2,))
     qd0 = as_array(qd0, "qd0", trailing=(2,))
     if q0.ndim != 1 or qd0.ndim != 1:
         raise ValueError("energy_drift simulates one initial state: q0 and qd0 must have shape (2,)")
-    positive(t_final, "t_final")
+    t_final = positive(t_final, "t_final")
+    rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
+    choice(method, "method", ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"))
+    max_nfev = integer(max_nfev, "max_nfev", minimum=1)
+    arm.forward_dynamics(q0, qd0, [0.0, 0.0])   # a singular mass matrix fails here, with a clear error
 
     def rhs(t, x):
         qdd = arm._accel(x[0], x[1], x[2], x[3], 0.0, 0.0)
         return [x[2], x[3], qdd[0], qdd[1]]
 
-    sol = solve_ivp(rhs, (0.0, t_final), np.r_[q0, qd0], method=method, rtol=rtol, atol=atol,
-                    t_eval=np.linspace(0.0, t_final, 501))
+    sol = solve_ivp_guarded(rhs, (0.0, t_final), np.r_[q0, qd0], name="energy_drift", max_nfev=max_nfev,
+                            method=method, rtol=rtol, atol=atol, t_eval=np.linspace(0.0, t_final, 501))
     E = arm.energy(sol.y[:2].T, sol.y[2:].T)
     scale = E[0] - arm.potential_min()
     return float(np.max(np.abs(E - E[0])) / scale), sol

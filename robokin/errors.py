@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["UnreachableError", "SingularityWarning", "ConvergenceError"]
+__all__ = ["UnreachableError", "SingularityWarning", "SingularityError", "ConvergenceError", "IntegrationError"]
 
 
 class UnreachableError(ValueError):
@@ -101,3 +101,65 @@ class ConvergenceError(RuntimeError):
             f"{prefix}no convergence after {self.iterations} iterations "
             f"(residual {self.residual:.3g})"
         )
+
+
+class SingularityError(ValueError):
+    """A matrix that must be inverted is singular (or numerically so) at the given input.
+
+    Raised, for example, by a forward-dynamics call whose mass matrix is singular (a
+    Stewart platform at the ZYX gimbal lock, ``pitch = +-pi/2``) instead of returning
+    inf/NaN accelerations.
+
+    Parameters
+    ----------
+    cond : float
+        Condition number of the matrix at the worst sample (``inf`` when exactly singular).
+    message : str, optional
+        What was being computed, and a hint.
+
+    Examples
+    --------
+    >>> e = SingularityError(float("inf"), "forward_dynamics: mass matrix")
+    >>> print(e)
+    forward_dynamics: mass matrix: singular matrix (condition number inf)
+    >>> isinstance(e, ValueError)
+    True
+    """
+
+    def __init__(self, cond, message=""):
+        self.cond = float(cond)
+        prefix = f"{message}: " if message else ""
+        super().__init__(f"{prefix}singular matrix (condition number {self.cond:.3g})")
+
+
+class IntegrationError(RuntimeError):
+    """A time integration (``scipy.integrate.solve_ivp``) did not reach the end time.
+
+    Raised when the solver reports failure (e.g. the step size collapsed) or when the
+    right-hand side was evaluated more often than the stated budget allows: a stiff or
+    exploding model then fails fast instead of running for minutes.
+
+    Parameters
+    ----------
+    t : float
+        Time reached, s.
+    t_end : float
+        Requested end time, s.
+    nfev : int
+        Right-hand-side evaluations used.
+    message : str, optional
+        Which simulator, and why.
+
+    Examples
+    --------
+    >>> print(IntegrationError(0.25, 2.0, 100000, "wheel_leg.simulate: evaluation budget exhausted"))
+    wheel_leg.simulate: evaluation budget exhausted: stopped at t = 0.25 s of 2 s after 100000 right-hand-side evaluations
+    """
+
+    def __init__(self, t, t_end, nfev, message=""):
+        self.t = float(t)
+        self.t_end = float(t_end)
+        self.nfev = int(nfev)
+        prefix = f"{message}: " if message else ""
+        super().__init__(f"{prefix}stopped at t = {self.t:.3g} s of {self.t_end:.3g} s after {self.nfev} "
+                         "right-hand-side evaluations")

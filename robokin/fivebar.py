@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array, choice, finite_scalar, on_unreachable_mode, positive
+from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
 from .checks import CheckReport, check_errors, check_jacobian
 from .errors import ConvergenceError, SingularityWarning, UnreachableError
 from .transforms import wrap_to_pi
@@ -377,6 +377,9 @@ class FiveBar:
         """
         p = as_array(p, "p", trailing=(2,))
         margin = finite_scalar(margin, "margin")
+        iterations = integer(iterations, "iterations", minimum=1)
+        if iterations > 10_000:
+            raise ValueError(f"iterations must be at most 10000 (50 is plenty), got {iterations}")
         if margin < 0:
             raise ValueError(f"margin must be a finite non-negative number (m), got {margin!r}")
         B = np.array([self.d, 0.0])
@@ -385,7 +388,7 @@ class FiveBar:
         if any(lo >= hi for _, lo, hi in rings):
             raise ValueError(f"margin {margin} m leaves no workspace for this leg")
         x = p.copy()
-        for _ in range(int(iterations)):
+        for _ in range(iterations):
             for centre, lo, hi in rings:
                 v = x - centre
                 r = np.linalg.norm(v, axis=-1)
@@ -447,8 +450,7 @@ class FiveBar:
         except ValueError as exc:
             raise ValueError(f"q0 with shape {q0.shape} does not broadcast against p with shape {p.shape}") from exc
         tol = positive(tol, "tol")
-        if isinstance(max_nfev, bool) or not isinstance(max_nfev, (int, np.integer)) or max_nfev < 1:
-            raise ValueError(f"max_nfev must be a positive integer, got {max_nfev!r}")
+        max_nfev = integer(max_nfev, "max_nfev", minimum=1)
         flat_p = p.reshape(-1, 2)
         flat_q0 = q0b.reshape(-1, 2)
         out = np.full_like(flat_p, np.nan)
@@ -528,6 +530,8 @@ class FiveBar:
         ValueError: q contains 1 non-finite value(s) (NaN or inf)
         """
         q = as_array(q, "q", trailing=(2,))
+        if not isinstance(warn, bool):
+            raise ValueError(f"warn must be True or False, got {warn!r}")
         J, ok, det = self._jac_core(q, assembly)
         if not np.all(ok):
             raise UnreachableError(int(np.count_nonzero(~ok)), q[~ok][0], total=int(ok.size),

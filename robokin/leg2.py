@@ -28,7 +28,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from . import checks
-from ._validate import as_array, finite_scalar, on_unreachable_mode, positive
+from ._validate import MAX_THRESHOLD, as_array, finite_scalar, on_unreachable_mode, positive
 from .errors import SingularityWarning, UnreachableError
 from .transforms import wrap_to_pi
 
@@ -50,11 +50,11 @@ _LIMIT_TOL = 1e-12  # rad, same idea for joint limits
 
 def _knee_array(knee, shape):
     """Validate ``knee`` (+1 / -1, scalar or array broadcastable to ``shape``)."""
-    if isinstance(knee, bool):
+    if isinstance(knee, bool) or np.asarray(knee).dtype == bool:
         raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}")
     try:
-        k = np.asarray(knee, dtype=float)
-    except (TypeError, ValueError) as exc:
+        k = as_array(knee, "knee")
+    except ValueError as exc:
         raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}") from exc
     if not np.all((k == 1.0) | (k == -1.0)):
         raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}")
@@ -226,7 +226,7 @@ class TwoLinkLeg:
         """
         q = as_array(q, "q", trailing=(2,))
         v = as_array(v, "v", trailing=(2,))
-        cond_warn = positive(cond_warn, "cond_warn")
+        cond_warn = positive(cond_warn, "cond_warn", max_abs=MAX_THRESHOLD)
         J = self.jacobian(q)
         J, v = np.broadcast_arrays(J, v[..., None, :])
         v = v[..., 0, :]
@@ -415,6 +415,13 @@ def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
     -------
     Calibration
 
+    Raises
+    ------
+    ValueError
+        Bad shapes, too few or degenerate poses, encoder angles beyond a full turn
+        (``|q_enc| > 2 pi``: almost surely degrees) or a fit with non-positive link
+        lengths (the data do not fit the model: wrong units or frame).
+
     Examples
     --------
     >>> true = TwoLinkLeg(0.2, 0.205)
@@ -422,6 +429,10 @@ def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
     >>> cal = calibrate(q, true.fk(q + [0.02, -0.01]), guess=TwoLinkLeg(0.2, 0.2))
     >>> np.round(cal.params, 9)
     array([ 0.2  ,  0.205,  0.02 , -0.01 ])
+    >>> calibrate(np.rad2deg(q), true.fk(q + [0.02, -0.01]), guess=TwoLinkLeg(0.2, 0.2))
+    Traceback (most recent call last):
+    ...
+    ValueError: q_enc reaches 140.8 rad (more than a full turn): encoder angles must be in radians. Were they given in degrees? Convert with np.deg2rad(q_enc)
     """
     q_enc = as_array(q_enc, "q_enc", trailing=(2,))
     p_meas = as_array(p_meas, "p_meas", trailing=(2,))
@@ -430,7 +441,11 @@ def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
     n = q_enc.shape[0]
     if n < 3:
         raise ValueError(f"calibration needs at least 3 poses (4 unknowns, 2 equations each), got {n}")
-    cond_max = positive(cond_max, "cond_max")
+    cond_max = positive(cond_max, "cond_max", max_abs=MAX_THRESHOLD)
+    span = float(np.abs(q_enc).max())
+    if span > 2 * np.pi:
+        raise ValueError(f"q_enc reaches {span:.4g} rad (more than a full turn): encoder angles must be in radians. "
+                         "Were they given in degrees? Convert with np.deg2rad(q_enc)")
     if isinstance(guess, TwoLinkLeg):
         l0 = [guess.l1, guess.l2]
     else:
@@ -448,6 +463,12 @@ def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
         )
     sol = least_squares(_calib_residual, x0, jac=_calib_jac, args=(q_enc, p_meas), method="lm",
                         xtol=1e-15, ftol=1e-15, gtol=1e-15)
+    if not np.all(sol.x[:2] > 0):
+        hint = (" They stay within +-2 pi, but small angles in degrees look like radians: check the unit"
+                if span > np.pi else "")
+        raise ValueError(f"calibration gave non-positive link lengths l1 = {sol.x[0]:.3g} m, l2 = {sol.x[1]:.3g} m: "
+                         f"the measurements do not fit the leg model. Check that q_enc is in radians "
+                         f"(np.deg2rad), p_meas in metres in the hip frame, and the guess.{hint}")
     J = sol.jac
     dof = 2 * n - 4
     s2 = float(sol.fun @ sol.fun) / dof if dof > 0 else 0.0

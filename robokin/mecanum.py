@@ -85,7 +85,11 @@ def reorder_wheels(w, order, *, source=WHEELS):
     array([1., 2., 4., 3.])
     """
     for name, o in (("order", order), ("source", source)):
-        if isinstance(o, str) or sorted(o) != sorted(WHEELS):
+        try:
+            ok = not isinstance(o, str) and all(isinstance(n, str) for n in o) and sorted(o) == sorted(WHEELS)
+        except TypeError:
+            ok = False
+        if not ok:
             raise ValueError(f"{name} must be a permutation of {WHEELS}, got {o!r}")
     idx = [list(source).index(n) for n in order]
     a = as_array(w, "w")
@@ -354,7 +358,8 @@ class Mecanum:
         A = self._M if wiring is None else as_array(wiring, "wiring", trailing=(4, 3))
         if A.ndim != 2:
             raise ValueError(f"wiring must be a single (4, 3) matrix, got shape {A.shape}")
-        if not (np.isscalar(tol) and np.isfinite(tol) and tol >= 0):
+        tol = finite_scalar(tol, "tol")
+        if tol < 0:
             raise ValueError(f"tol must be a finite non-negative number, got {tol!r}")
         W = A @ np.eye(3)  # columns: wheel speeds of the three unit commands
         with warnings.catch_warnings():
@@ -639,6 +644,14 @@ def fit_pwm(u, w, *, model="linear", p0=None):
     -------
     PWMFit
 
+    Raises
+    ------
+    ValueError
+        If the wheel turns *backwards* for positive commands (a reversed motor or
+        encoder): the least-squares slope of the largest commands is negative by more
+        than three standard errors. The model has ``k >= 0``, so fitting on would
+        silently return ``k = 0``; flip the motor's sign (or fit ``-w``) instead.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -647,6 +660,10 @@ def fit_pwm(u, w, *, model="linear", p0=None):
     >>> fit = fit_pwm(u, w)
     >>> bool(np.all(np.abs(fit.params - [40.0, 0.12]) < 4 * fit.stderr))
     True
+    >>> fit_pwm(u, -w)   # the same motor wired backwards
+    Traceback (most recent call last):
+    ...
+    ValueError: the wheel turns backwards for positive PWM: slope -34.6 rad/s per PWM unit, 287 standard errors below zero; the motor or its encoder is reversed. Flip its sign (or fit -w) and refit: the model keeps k >= 0 and would return k = 0
     """
     model = choice(model, "model", tuple(_PWM_PARAMS))
     u = as_array(u, "u", trailing=(None,))
@@ -659,9 +676,19 @@ def fit_pwm(u, w, *, model="linear", p0=None):
         raise ValueError(f"need more than {p + 1} samples to fit {p} parameters and the noise, got {n}")
     if np.ptp(u) == 0:
         raise ValueError("u must vary: all PWM commands are equal, nothing to fit")
+    big = np.abs(u) >= np.quantile(np.abs(u), 0.75)
+    ub, wb = u[big], w[big]
+    k_big = float(np.sum(wb * ub) / np.sum(ub**2))
+    if k_big < 0:
+        dof_big = max(ub.size - 1, 1)
+        se = float(np.sqrt(np.sum((wb - k_big * ub) ** 2) / dof_big / np.sum(ub**2)))
+        if k_big < -3 * se:
+            raise ValueError(
+                f"the wheel turns backwards for positive PWM: slope {k_big:.3g} rad/s per PWM unit, "
+                f"{-k_big / se if se > 0 else np.inf:.3g} standard errors below zero; the motor or its encoder is "
+                "reversed. Flip its sign (or fit -w) and refit: the model keeps k >= 0 and would return k = 0")
     if p0 is None:
-        big = np.abs(u) >= np.quantile(np.abs(u), 0.75)
-        k0 = max(float(np.sum(w[big] * u[big]) / np.sum(u[big] ** 2)), 1e-6)
+        k0 = max(k_big, 1e-6)
         p0 = [k0, 0.0] + ([max(float(np.abs(w).max()), 1e-6)] if model == "saturating" else [])
     p0 = as_array(p0, "p0", trailing=(p,))
     lower = np.zeros(p)

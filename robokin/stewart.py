@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_array, finite_scalar, on_unreachable_mode, positive
+from ._validate import (MAX_THRESHOLD, as_array, callback_output, finite_scalar, integer, on_unreachable_mode,
+                        positive, solve_ivp_guarded)
 from .checks import CheckReport, check_close, check_errors, check_jacobian
-from .errors import ConvergenceError, SingularityWarning, UnreachableError
+from .dynamics import check_inertias
+from .errors import ConvergenceError, SingularityError, SingularityWarning, UnreachableError
 from .transforms import hat, rpy_to_matrix, zyx_rate_matrix
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
 ]
 
 SINGULAR_COND = 1e8  # condition number above which rate solves warn
+GIMBAL_COS = 1e-6  # |cos(pitch)| below this: S(q), hence M(q), is singular to working precision (cond ~ 1e12)
 
 
 def _anchors(a, name):
@@ -390,7 +393,7 @@ class Stewart:
         lam = finite_scalar(damping, "damping")
         if lam < 0:
             raise ValueError(f"damping must be >= 0, got {damping!r}")
-        warn_cond = positive(warn_cond, "warn_cond")
+        warn_cond = positive(warn_cond, "warn_cond", max_abs=MAX_THRESHOLD)
         J = self.jacobian(q)
         J, ld = np.broadcast_arrays(J, ld[..., None])
         if lam > 0:
@@ -465,8 +468,9 @@ class Stewart:
         if np.any(L <= 0):
             raise ValueError("lengths must be positive (m)")
         tol = positive(tol, "tol")
-        if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+        max_iter = integer(max_iter, "max_iter", minimum=1)
+        if not isinstance(full_output, bool):
+            raise ValueError(f"full_output must be True or False, got {full_output!r}")
         g = self.home_guess(L) if guess is None else as_array(guess, "guess", trailing=(6,))
         shape = np.broadcast_shapes(L.shape, g.shape)
         L = np.broadcast_to(L, shape).reshape(-1, 6)
@@ -547,7 +551,8 @@ class PlatformParams:
         Platform mass (kg).
     inertia : array_like, shape (3, 3)
         Platform inertia about its centre of mass, platform frame (kg m^2);
-        symmetric positive definite.
+        symmetric positive definite, principal moments obeying the triangle
+        inequality ``I_a + I_b >= I_c`` (every rigid body does; others are rejected).
     com : array_like, shape (3,), keyword-only
         Centre of mass in the platform frame, relative to the platform centre (m).
     leg_mass : float, keyword-only
@@ -579,6 +584,7 @@ class PlatformParams:
         I = as_array(self.inertia, "inertia", trailing=(3, 3))
         if I.ndim != 2 or not np.allclose(I, I.T, atol=1e-12) or np.linalg.eigvalsh(I).min() <= 0:
             raise ValueError("inertia must be a symmetric positive definite (3, 3) array (kg m^2)")
+        check_inertias(I, "inertia")
         c = as_array(self.com, "com", trailing=(3,))
         if c.ndim != 1:
             raise ValueError(f"com must have shape (3,), got {c.shape}")
@@ -775,6 +781,11 @@ class StewartDynamics:
         SingularityWarning
             When ``cond(Jq)`` exceeds 1e8: the forces blow up.
 
+        Raises
+        ------
+        robokin.errors.SingularityError
+            (a ``ValueError``) where ``Jq`` is exactly singular.
+
         Examples
         --------
         >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
@@ -792,7 +803,11 @@ class StewartDynamics:
         c = np.linalg.cond(t["Jq"])
         if np.any(~np.isfinite(c) | (c > SINGULAR_COND)):
             warnings.warn(SingularityWarning(np.max(c), "inverse_dynamics"), stacklevel=2)
-        return np.linalg.solve(np.swapaxes(t["Jq"], -1, -2), Q[..., None])[..., 0] + t["fric"]
+        try:
+            return np.linalg.solve(np.swapaxes(t["Jq"], -1, -2), Q[..., None])[..., 0] + t["fric"]
+        except np.linalg.LinAlgError:
+            raise SingularityError(np.inf, "StewartDynamics.inverse_dynamics: the leg Jacobian is singular "
+                                           "(the legs cannot hold this pose)") from None
 
     def forward_dynamics(self, q, qd, f):
         """Pose accelerations ``qdd = M^-1 (Jq^T (f - f_fric) - h - G)``: ``(..., 6)``.
@@ -802,6 +817,12 @@ class StewartDynamics:
         q, qd : array_like, shape (..., 6)
         f : array_like, shape (..., 6)
             Actuator leg forces (N).
+
+        Raises
+        ------
+        robokin.errors.SingularityError
+            (a ``ValueError``) at the ZYX gimbal lock ``|cos(pitch)| < 1e-6``, where ``S(q)``
+            and so ``M(q)`` are singular: the pose rates are undefined there.
 
         Examples
         --------
@@ -817,6 +838,11 @@ class StewartDynamics:
         return self._accel(q, qd, f)
 
     def _accel(self, q, qd, f):
+        lock = np.abs(np.cos(q[..., 4])) < GIMBAL_COS
+        if np.any(lock):
+            raise SingularityError(1.0 / max(float(np.min(np.abs(np.cos(q[..., 4])))) ** 2, 1e-300),
+                                   f"StewartDynamics.forward_dynamics: mass matrix at {int(np.count_nonzero(lock))} "
+                                   "pose(s) with pitch = +-pi/2 (ZYX gimbal lock)")
         t = self._terms(q, qd)
         Q = (np.swapaxes(t["Jq"], -1, -2) @ (f - t["fric"])[..., None])[..., 0]
         return np.linalg.solve(t["M"], (Q - t["h"] - t["G"])[..., None])[..., 0]
@@ -841,6 +867,10 @@ class StewartDynamics:
     def ode(self, force):
         """Right-hand side ``y' = F(t, y)`` for :func:`scipy.integrate.solve_ivp`, ``y = [q, qd]`` (12,).
 
+        The returned function checks its input state and the forces ``force`` returns (shape
+        (6,), finite, below 1e12 N) at every call and raises ``ValueError`` otherwise: a NaN
+        handed to ``solve_ivp`` can make it loop forever.
+
         Parameters
         ----------
         force : callable or None
@@ -857,9 +887,9 @@ class StewartDynamics:
             raise ValueError("force must be a callable force(t, q, qd) -> (6,) or None")
 
         def rhs(t, y):
-            y = np.asarray(y, dtype=float)
+            y = callback_output(y, "y", (12,), t=t)   # the state solve_ivp hands in
             q, qd = y[:6], y[6:]
-            f = np.zeros(6) if force is None else np.asarray(force(t, q, qd), dtype=float)
+            f = np.zeros(6) if force is None else callback_output(force(t, q, qd), "force", (6,), t=t)
             return np.concatenate([qd, self._accel(q, qd, f)])
 
         return rhs
@@ -917,8 +947,6 @@ def validate(*, rng=None, fast=False) -> list[CheckReport]:
     reps.append(check_close("stewart: forward(inverse(qdd)) = qdd", dyn.forward_dynamics(q, qd, f), qdd,
                             tol=1e-9, raise_on_fail=False))
     # energy of a frictionless platform on passive spring legs (conservative) over a short simulation
-    from scipy.integrate import solve_ivp
-
     d0 = StewartDynamics(st, PlatformParams(12.0, np.diag([0.25, 0.25, 0.45]), leg_mass=0.4))
     home = np.array([0.0, 0.0, 0.42, 0.0, 0.0, 0.0])
     L0, k = st.ik(home), 2e3
@@ -929,8 +957,8 @@ def validate(*, rng=None, fast=False) -> list[CheckReport]:
         return d0.energy(y[:6].T, y[6:].T) + 0.5 * k * np.sum((L - L0) ** 2, -1) - L @ f0
 
     y0 = np.r_[home + [0.01, -0.005, 0.01, 0.03, -0.02, 0.05], np.zeros(6)]
-    sol = solve_ivp(d0.ode(lambda t, q_, qd_: f0 - k * (st.ik(q_) - L0)), (0, 0.05 if fast else 0.3), y0,
-                    method="DOP853", rtol=1e-10, atol=1e-12)
+    sol = solve_ivp_guarded(d0.ode(lambda t, q_, qd_: f0 - k * (st.ik(q_) - L0)), (0, 0.05 if fast else 0.3), y0,
+                            name="stewart energy check", max_nfev=200_000, method="DOP853", rtol=1e-10, atol=1e-12)
     E = total(sol.y)
     E_eq = total(np.r_[home, np.zeros(6)][:, None])[0]
     reps.append(check_errors("stewart: energy drift without friction (relative)", (E - E[0]) / (E[0] - E_eq),

@@ -30,7 +30,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import scipy.linalg
 
-from ._validate import as_array, choice, positive
+from ._validate import as_array, callback_output, choice, finite_scalar, integer, positive, solve_ivp_guarded
 from .checks import check_close, check_errors, check_jacobian
 
 __all__ = [
@@ -82,7 +82,8 @@ class WheelLegParams:
     m_w : float
         Mass of the wheels, kg.
     I_w : float
-        Wheel spin inertia, kg m^2.
+        Wheel spin inertia, kg m^2; at most ``m_w R^2`` (all the wheel mass on the rim),
+        larger values are physically impossible and rejected.
     R : float
         Wheel radius, m.
     g : float
@@ -97,6 +98,10 @@ class WheelLegParams:
     Traceback (most recent call last):
     ...
     ValueError: m_b must be a positive finite number, got -1.0
+    >>> WheelLegParams(I_w=0.01)   # 1.6 kg wheels of radius 0.06 m hold at most 0.00576 kg m^2
+    Traceback (most recent call last):
+    ...
+    ValueError: I_w = 0.01 kg m^2 exceeds m_w R^2 = 0.00576 kg m^2 (all the wheel mass on the rim): physically impossible
     """
 
     m_b: float = 12.0
@@ -111,6 +116,10 @@ class WheelLegParams:
     def __post_init__(self):
         for f in fields(self):
             object.__setattr__(self, f.name, positive(getattr(self, f.name), f.name))
+        rim = self.m_w * self.R**2
+        if self.I_w > rim * (1 + 1e-12):
+            raise ValueError(f"I_w = {self.I_w:.6g} kg m^2 exceeds m_w R^2 = {rim:.6g} kg m^2 (all the wheel mass "
+                             "on the rim): physically impossible")
 
     @property
     def total_mass(self):
@@ -535,8 +544,7 @@ def gain_schedule(params, L0_grid, *, degree=3, Q=None, R=None):
     L = _length(L0_grid, "L0_grid")
     if L.ndim != 1 or L.size < 2 or np.any(np.diff(L) <= 0):
         raise ValueError("L0_grid must be a 1-D strictly increasing array of leg lengths")
-    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 0:
-        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    degree = integer(degree, "degree")
     if L.size <= degree:
         raise ValueError(f"need more grid points ({L.size}) than the polynomial degree ({degree})")
     Qm, Rm = _weights(Q, R)
@@ -587,6 +595,8 @@ def smooth_step(t, t0, t1, v0, v1):
     [0.3, 0.375, 0.0]
     """
     t = as_array(t, "t")
+    t0, t1 = finite_scalar(t0, "t0"), finite_scalar(t1, "t1")
+    v0, v1 = finite_scalar(v0, "v0"), finite_scalar(v1, "v1")
     if not t1 > t0:
         raise ValueError(f"need t1 > t0, got t0={t0!r}, t1={t1!r}")
     T = t1 - t0
@@ -601,13 +611,18 @@ def smooth_step(t, t0, t1, v0, v1):
 
 def _profile(L0):
     if callable(L0):
-        return L0
+        def prof(t):
+            out = callback_output(L0(t), "L0", (3,), t=t)
+            if not out[0] > 0:
+                raise ValueError(f"L0(t={t:g}) returned a non-positive leg length {out[0]!r} m")
+            return out
+        return prof
     L = positive(L0, "L0")
     return lambda t: (L, 0.0, 0.0)
 
 
 def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None, max_step=0.01,
-             n_out=301, rtol=1e-7, atol=1e-9):
+             n_out=301, rtol=1e-7, atol=1e-9, max_nfev=None):
     """Closed-loop simulation of the nonlinear model with gains scheduled on leg length.
 
     The controller is ``u = -K(L0(t)) (state - ref(t))``, optionally saturated
@@ -627,13 +642,18 @@ def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None
     ref : callable, optional
         ``t -> state reference (6,)`` (e.g. a speed command and its integral); default zero.
     push : callable, optional
-        ``t -> horizontal force on the body centre of mass``, N.
+        ``t -> horizontal force on the body centre of mass``, N (a scalar).
     u_max : array_like, shape (2,), optional
         Torque limits ``[T_max, Tp_max]``, N m.
     max_step : float
         Largest solver step, s (keep short pushes from being stepped over).
     n_out : int
         Number of output samples.
+    rtol, atol : float
+        Solver tolerances.
+    max_nfev : int, optional
+        Budget of right-hand-side evaluations; default ``120 (t_end / max_step + 1) + 10000``,
+        twenty times what RK45 needs at its largest step.
 
     Returns
     -------
@@ -641,8 +661,13 @@ def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None
 
     Raises
     ------
-    RuntimeError
-        If the integrator fails.
+    ValueError
+        Bad arguments, or a callback (``L0``, ``ref``, ``push``) that returns a value of the
+        wrong shape, NaN, inf or a magnitude above 1e12; checked at every call, so a bad
+        value fails at once instead of stalling the solver.
+    robokin.errors.IntegrationError
+        If the integrator fails, the state derivative becomes non-finite, or the
+        evaluation budget ``max_nfev`` is exhausted (a ``RuntimeError``).
 
     Examples
     --------
@@ -651,14 +676,21 @@ def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None
     >>> res = simulate(p, sched, [0.1, 0, 0, 0, 0, 0], t_end=2.0, L0=0.2, n_out=5)
     >>> bool(abs(res.x[-1, 0]) < 0.01)
     True
+    >>> simulate(p, sched, np.zeros(6), t_end=2.0, L0=0.2, push=lambda t: np.nan)
+    Traceback (most recent call last):
+    ...
+    ValueError: push(t=0) returned an invalid value: push contains 1 non-finite value(s) (NaN or inf)
     """
-    from scipy.integrate import solve_ivp
-
     p = _params(params)
     x0 = as_array(x0, "x0", trailing=(6,))
     if x0.ndim != 1:
         raise ValueError(f"x0 must have shape (6,), got {x0.shape}")
     t_end = positive(t_end, "t_end")
+    max_step = positive(max_step, "max_step")
+    rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
+    n_out = integer(n_out, "n_out", minimum=2)
+    budget = int(120 * (t_end / max_step + 1)) + 10_000 if max_nfev is None else integer(max_nfev, "max_nfev",
+                                                                                            minimum=1)
     prof = _profile(L0)
     if isinstance(schedule, GainSchedule):
         gains = schedule
@@ -668,31 +700,36 @@ def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None
             raise ValueError(f"a fixed gain must have shape (2, 6), got {Kf.shape}")
         gains = lambda L: Kf  # noqa: E731
     umax = None if u_max is None else as_array(u_max, "u_max", trailing=(2,))
-    if umax is not None and np.any(umax <= 0):
-        raise ValueError("u_max must be positive")
-    ref_f = ref if ref is not None else (lambda t: np.zeros(6))
-    push_f = push if push is not None else (lambda t: 0.0)
+    if umax is not None and (umax.shape != (2,) or np.any(umax <= 0)):
+        raise ValueError(f"u_max must be two positive torque limits [T_max, Tp_max] (N m), got {u_max!r}")
+    for name, f in (("ref", ref), ("push", push)):
+        if f is not None and not callable(f):
+            raise ValueError(f"{name} must be a callable of time t (s) or None, got {type(f).__name__}")
+    zero6 = np.zeros(6)
+
+    def ref_f(t):
+        return zero6 if ref is None else callback_output(ref(t), "ref", (6,), t=t)
+
+    def push_f(t):
+        return 0.0 if push is None else float(callback_output(push(t), "push", (), t=t))
 
     def control(t, x):
-        L, _, _ = prof(t)
-        u = -gains(L) @ (x - np.asarray(ref_f(t), dtype=float))
+        L = prof(t)[0]
+        u = -gains(L) @ (x - ref_f(t))
         return u if umax is None else np.clip(u, -umax, umax)
 
     def rhs(t, x):
         L, Ld, Ldd = (float(v) for v in prof(t))
-        return _rhs_scalar(x, control(t, x), p, L, Ld, Ldd, float(push_f(t)))
+        return _rhs_scalar(x, control(t, x), p, L, Ld, Ldd, push_f(t))
 
-    if isinstance(n_out, bool) or not isinstance(n_out, (int, np.integer)) or n_out < 2:
-        raise ValueError(f"n_out must be an integer >= 2, got {n_out!r}")
-    t_eval = np.linspace(0.0, t_end, int(n_out))
-    sol = solve_ivp(rhs, (0.0, t_end), x0, t_eval=t_eval, max_step=positive(max_step, "max_step"),
-                    rtol=rtol, atol=atol)
-    if not sol.success:
-        raise RuntimeError(f"solve_ivp failed: {sol.message}")
+    rhs(0.0, x0)   # fail fast on a bad callback, before the solver sees it
+    t_eval = np.linspace(0.0, t_end, n_out)
+    sol = solve_ivp_guarded(rhs, (0.0, t_end), x0, name="wheel_leg.simulate", max_nfev=budget, t_eval=t_eval,
+                            max_step=max_step, rtol=rtol, atol=atol)
     X = sol.y.T
     U = np.array([control(t, x) for t, x in zip(sol.t, X)])
     prof_t = np.array([[float(v) for v in prof(t)] for t in sol.t])
-    fb = np.array([float(push_f(t)) for t in sol.t])
+    fb = np.array([push_f(t) for t in sol.t])
     N = normal_force(X, U, p, prof_t[:, 0], L0_dot=prof_t[:, 1], L0_ddot=prof_t[:, 2], f_body=fb)
     return SimResult(t=sol.t, x=X, u=U, L0=prof_t[:, 0], N=N)
 

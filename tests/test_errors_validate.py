@@ -48,3 +48,156 @@ def test_choice_and_modes():
         v.on_unreachable_mode("ignore")
     with pytest.raises(ValueError, match="finite"):
         v.finite_scalar(np.nan, "d")
+
+
+# ------------------------------------------------------------------ issue 16: complex, text, magnitude
+@pytest.mark.parametrize("bad", [[1.0, 2j], np.array([1.0 + 1e-30j]), np.complex128(3.0), 1j,
+                                 np.array([1.0, 2j], dtype=object)])
+def test_as_array_rejects_complex_instead_of_dropping_the_imaginary_part(bad):
+    with pytest.raises(ValueError, match="must be real, got complex"):
+        v.as_array(bad, "p")
+
+
+@pytest.mark.parametrize("bad", ["1.5", b"1", ["1.0", "2.0"], None, np.array(["a"]), np.datetime64("2020"),
+                                 np.array([1.0, "x"], dtype=object), [[1.0, 2.0], [3.0]]])
+def test_as_array_rejects_text_and_non_numbers(bad):
+    with pytest.raises(ValueError, match="numeric"):
+        v.as_array(bad, "p")
+
+
+def test_as_array_magnitude_bound_is_1e12_and_exact():
+    assert v.MAX_ABS == 1e12
+    assert v.as_array([-1e12, 1e12], "p").tolist() == [-1e12, 1e12]   # the bound itself is accepted
+    for bad in (np.nextafter(1e12, np.inf), -np.nextafter(1e12, np.inf), 1e300):
+        with pytest.raises(ValueError, match=r"1 value\(s\) of magnitude above 1e\+12"):
+            v.as_array([0.0, bad], "p")
+    # inf allowed by the caller (joint limits) is not a "big" value, but 1e300 still is
+    assert np.isinf(v.as_array([-np.inf, 0.0], "lim", finite=False)).sum() == 1
+    with pytest.raises(ValueError, match="magnitude above"):
+        v.as_array([np.inf, 1e300], "lim", finite=False)
+    assert v.as_array([1e300], "p", max_abs=None)[0] == 1e300
+    assert v.as_array([3.0], "p", max_abs=2.0 + 1.0)[0] == 3.0
+    with pytest.raises(ValueError, match="magnitude above 2"):
+        v.as_array([-3.0], "p", max_abs=2.0)
+    assert v.as_array(np.zeros((0, 3)), "p", trailing=(3,)).shape == (0, 3)
+
+
+def test_as_array_counts_every_bad_value():
+    with pytest.raises(ValueError, match=r"contains 2 non-finite"):
+        v.as_array([np.nan, 1.0, np.inf], "p")
+    with pytest.raises(ValueError, match=r"has 2 value\(s\) .* \(largest 3e\+13\)"):
+        v.as_array([2e13, 1.0, -3e13], "p")
+
+
+@pytest.mark.parametrize("fn", [v.positive, v.finite_scalar])
+def test_scalars_reject_complex_text_and_huge(fn):
+    with pytest.raises(ValueError, match="complex"):
+        fn(1 + 0j, "x")
+    with pytest.raises(ValueError, match="str"):
+        fn("1.0", "x")
+    with pytest.raises(ValueError, match="at most 1e\\+12"):
+        fn(1e13, "x")
+    assert fn(1e12, "x") == 1e12
+    assert fn(1e50, "x", max_abs=v.MAX_THRESHOLD) == 1e50
+    assert fn(2, "x") == 2.0 and isinstance(fn(np.float32(2), "x"), float)
+
+
+def test_finite_scalar_bound_is_on_the_magnitude():
+    assert v.finite_scalar(-1e12, "x") == -1e12
+    with pytest.raises(ValueError, match="magnitude at most"):
+        v.finite_scalar(-1e13, "x")
+    assert v.MAX_THRESHOLD == 1e100
+
+
+@pytest.mark.parametrize("bad", [2.0, True, -1, "3", None, 1e300, 3 + 0j])
+def test_integer_rejects(bad):
+    with pytest.raises(ValueError, match=r"integer >= 0"):
+        v.integer(bad, "n")
+
+
+def test_integer_accepts_numpy_ints_and_minimum():
+    assert v.integer(np.int64(5), "n") == 5 and type(v.integer(np.int64(5), "n")) is int
+    assert v.integer(0, "n") == 0
+    with pytest.raises(ValueError, match=">= 1"):
+        v.integer(0, "n", minimum=1)
+
+
+@pytest.mark.parametrize("bad", [np.array(["down", "up"]), ["down"], 1, None, b"down", True])
+def test_choice_rejects_without_elementwise_comparison(bad):
+    with pytest.raises(ValueError, match="assembly must be one of 'down', 'up'"):
+        v.choice(bad, "assembly", ("down", "up"))
+
+
+def test_choice_keeps_types_apart():
+    assert v.choice(np.str_("up"), "a", ("down", "up")) == "up"
+    with pytest.raises(ValueError):
+        v.choice(True, "k", (1, -1))       # a bool is not the integer 1 here
+    assert v.choice(-1, "k", (1, -1)) == -1
+
+
+def test_callback_output():
+    assert v.callback_output([1.0, 2.0], "f", (2,)).tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match=r"f\(t=0.25\) must return shape \(2,\), got shape \(3,\)"):
+        v.callback_output([1.0, 2.0, 3.0], "f", (2,), t=0.25)
+    with pytest.raises(ValueError, match=r"f\(t=1\) returned an invalid value: .*non-finite"):
+        v.callback_output([np.nan, 2.0], "f", (2,), t=1.0)
+    with pytest.raises(ValueError, match="complex"):
+        v.callback_output(1j, "f", ())
+    with pytest.raises(ValueError, match="numeric"):
+        v.callback_output(None, "f", ())
+
+
+# ------------------------------------------------------------------ guarded integration
+def test_solve_ivp_guarded_budget_stops_a_diverging_model_fast():
+    import time
+
+    from robokin.errors import IntegrationError
+
+    t0 = time.perf_counter()
+    with pytest.raises(IntegrationError, match=r"budget max_nfev=500 exhausted") as ei:
+        v.solve_ivp_guarded(lambda t, y: [1e8 * np.sin(1e6 * t)], (0.0, 10.0), [0.0], name="stiff", max_nfev=500,
+                            rtol=1e-12, atol=1e-12)
+    assert time.perf_counter() - t0 < 5.0
+    assert ei.value.nfev == 500 and 0 <= ei.value.t < 10.0 and ei.value.t_end == 10.0
+    assert isinstance(ei.value, RuntimeError)
+
+
+def test_solve_ivp_guarded_nan_derivative_fails_instead_of_hanging():
+    from robokin.errors import IntegrationError
+
+    with pytest.raises(IntegrationError, match="not finite") as ei:
+        v.solve_ivp_guarded(lambda t, y: [np.nan if t > 0.5 else -y[0]], (0.0, 1.0), [1.0], name="n",
+                            max_nfev=10_000)
+    assert ei.value.t > 0.5
+
+
+def test_solve_ivp_guarded_reports_solver_failure():
+    from robokin.errors import IntegrationError
+
+    # finite-time blow-up y' = y^2 from y(0) = 1 at t = 1: the step size collapses
+    with pytest.raises(IntegrationError, match="solve_ivp failed"):
+        v.solve_ivp_guarded(lambda t, y: y**2, (0.0, 2.0), [1.0], name="blowup", max_nfev=10**6, rtol=1e-10)
+
+
+def test_solve_ivp_guarded_counts_exactly_the_budget():
+    calls = []
+    sol = v.solve_ivp_guarded(lambda t, y: calls.append(t) or -y, (0.0, 1.0), [1.0], name="ok", max_nfev=10**4)
+    n = len(calls)
+    assert sol.success and abs(sol.y[0, -1] - np.exp(-1)) < 1e-3
+    calls.clear()
+    v.solve_ivp_guarded(lambda t, y: calls.append(t) or -y, (0.0, 1.0), [1.0], name="ok", max_nfev=n)
+    from robokin.errors import IntegrationError
+
+    with pytest.raises(IntegrationError):
+        v.solve_ivp_guarded(lambda t, y: -y, (0.0, 1.0), [1.0], name="ok", max_nfev=n - 1)
+
+
+def test_new_error_types():
+    from robokin.errors import IntegrationError, SingularityError
+
+    e = SingularityError(np.inf, "M")
+    assert isinstance(e, ValueError) and e.cond == np.inf and str(e) == "M: singular matrix (condition number inf)"
+    assert str(SingularityError(2.5e13)) == "singular matrix (condition number 2.5e+13)"
+    e = IntegrationError(0.5, 2.0, 7)
+    assert isinstance(e, RuntimeError) and (e.t, e.t_end, e.nfev) == (0.5, 2.0, 7)
+    assert str(e) == "stopped at t = 0.5 s of 2 s after 7 right-hand-side evaluations"

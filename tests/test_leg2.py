@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robokin import checks
+from robokin._validate import MAX_ABS
 from robokin.errors import SingularityWarning, UnreachableError
 from robokin.leg2 import (
     TROT,
@@ -26,7 +27,7 @@ from robokin.transforms import wrap_to_pi
 
 L1, L2 = 0.21, 0.19
 LEG = TwoLinkLeg(L1, L2)
-HYP = settings(max_examples=60, deadline=None, derandomize=True)
+HYP = settings(deadline=None)
 
 
 def annulus(rng, n, l1=L1, l2=L2):
@@ -242,7 +243,10 @@ def test_property_hostile_targets(x, z):
         assert not (L1 - L2 <= math.hypot(x, z) <= L1 + L2)
         return
     except ValueError as e:
-        assert "non-finite" in str(e)
+        if math.isfinite(x) and math.isfinite(z):
+            assert max(abs(x), abs(z)) > MAX_ABS and "magnitude above" in str(e)
+        else:
+            assert "non-finite" in str(e)
         return
     assert np.all(np.isfinite(q))
 
@@ -483,3 +487,86 @@ def test_peer_roboticstoolbox_planar_arm():
     for qi in q:
         T = arm.fkine(qi).A
         np.testing.assert_allclose(LEG.fk(qi), [T[1, 3], -T[0, 3]], atol=1e-14)
+
+
+# -- issue 16: exact edges, units ---------------------------------------------------------------
+@pytest.mark.parametrize("rel", [1e-9, 1e-7, 1e-4])
+def test_ik_reach_slack_is_round_off_only(rel):
+    """Just outside l1 + l2 (or inside |l1 - l2|) is unreachable: the slack on cos(theta2) is 1e-12, not more."""
+    far = np.array([0.0, -(L1 + L2) * (1 + rel)])
+    near = np.array([0.0, -(L1 - L2) * (1 - rel)])
+    for p, why in ((far, "distance > l1 \\+ l2"), (near, "distance < \\|l1 - l2\\|")):
+        with pytest.raises(UnreachableError, match=why):
+            LEG.ik(p)
+        q, ok = LEG.ik(p, on_unreachable="nan")
+        assert not ok and np.all(np.isnan(q))
+
+
+def test_ik_reach_slack_accepts_round_off_beyond_the_boundary():
+    # 1 - c2 = -2 rel (l1 + l2)^2 / (2 l1 l2) for a target rel outside: rel = 1e-14 is inside the 1e-12 slack
+    p = np.array([0.0, -(L1 + L2) * (1 + 1e-14)])
+    q = LEG.ik(p)
+    np.testing.assert_allclose(q, [0.0, 0.0], atol=1e-6)
+
+
+def test_joint_rates_warning_reports_the_true_condition_number():
+    """The 2x2 condition number from det and Frobenius norm equals np.linalg.cond (a sqrt slip squares it)."""
+    rng = np.random.default_rng(8)
+    q = np.stack([rng.uniform(-np.pi, np.pi, 50), rng.uniform(0.05, 3.0, 50)], -1)
+    ref = np.linalg.cond(LEG.jacobian(q))
+    for i in range(0, 50, 7):
+        with pytest.warns(SingularityWarning) as rec:
+            LEG.joint_rates(q[i], [0.1, 0.0], cond_warn=1.0 + 1e-9)
+        assert rec[0].message.cond == pytest.approx(ref[i], rel=1e-9)
+    with pytest.warns(SingularityWarning) as rec:
+        LEG.joint_rates(q, [0.1, 0.0], cond_warn=1.0 + 1e-9)
+    assert rec[0].message.cond == pytest.approx(ref.max(), rel=1e-9)
+
+
+def test_joint_rates_warns_strictly_above_cond_warn():
+    q = np.array([0.3, 0.5])
+    c = float(np.linalg.cond(LEG.jacobian(q)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        LEG.joint_rates(q, [0.1, 0.0], cond_warn=c * (1 + 1e-9))
+    with pytest.warns(SingularityWarning):
+        LEG.joint_rates(q, [0.1, 0.0], cond_warn=c * (1 - 1e-9))
+    LEG.joint_rates(q, [0.1, 0.0], cond_warn=1e15)         # large thresholds are legitimate
+    with pytest.raises(ValueError):
+        LEG.joint_rates(q, [0.1, 0.0], cond_warn=1e300)
+
+
+def _cal_data(n=20, seed=0, true=TwoLinkLeg(0.2, 0.21), delta=(0.02, -0.01)):
+    q = np.random.default_rng(seed).uniform([-1, 0.3], [1, 2.5], size=(n, 2))
+    return q, true.fk(q + delta)
+
+
+def test_calibration_in_degrees_is_flagged():
+    q, p = _cal_data()
+    with pytest.raises(ValueError, match=r"reaches \d+.\d+ rad .*degrees.*np.deg2rad"):
+        calibrate(np.rad2deg(q), p, guess=TwoLinkLeg(0.2, 0.2))
+    # exactly one full turn is still a valid encoder reading (multi-turn offsets aside)
+    q2 = q.copy()
+    q2[0, 0] = 2 * np.pi
+    calibrate(q2, TwoLinkLeg(0.2, 0.21).fk(q2 + [0.02, -0.01]), guess=TwoLinkLeg(0.2, 0.2))
+
+
+def test_calibration_negative_lengths_are_refused():
+    """Measurements in the wrong frame (both axes flipped) fit exactly with l1, l2 < 0: before, returned as is."""
+    q, p = _cal_data()
+    with pytest.raises(ValueError, match=r"non-positive link lengths l1 = -0.2 m, l2 = -0.21 m.*radians"):
+        calibrate(q, -p, guess=TwoLinkLeg(0.2, 0.2))
+
+
+def test_calibration_small_degree_angles_hint():
+    """Degrees within +-2 pi look like radians; a fit that then fails says so."""
+    q, p = _cal_data()
+    qd = np.rad2deg(q) / 30.0           # |q| up to ~4.8: inside one turn, but not the true angles
+    with pytest.raises(ValueError, match="small angles in degrees"):
+        calibrate(qd, -p, guess=TwoLinkLeg(0.2, 0.2))
+
+
+@pytest.mark.parametrize("knee", [1 + 0j, 1j, np.array([1.0, -1.0]) + 0j, "1"])
+def test_knee_complex_rejected(knee):
+    with pytest.raises(ValueError, match="knee"):
+        LEG.ik([[0.1, -0.3], [0.1, -0.3]], knee=knee)

@@ -19,7 +19,7 @@ from robokin.mecanum import (
     reorder_wheels,
     validate,
 )
-from robokin.transforms import se3_exp
+from robokin.transforms import se3_exp, wrap_to_pi
 
 CAR = Mecanum(0.076, 0.21, 0.18)
 finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
@@ -77,7 +77,7 @@ def test_clockwise_numbering():
     assert not np.allclose(Mcw, CAR.matrix)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(twists)
 def test_roundtrip_and_zero_residual(t):
     w = CAR.wheel_speeds(t)
@@ -85,7 +85,7 @@ def test_roundtrip_and_zero_residual(t):
     assert abs(CAR.inconsistency(w)) <= 1e-12 * (1 + np.abs(w).max())
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(st.tuples(finite, finite, finite, finite).map(np.array))
 def test_least_squares_properties(w):
     t = CAR.twist(w)
@@ -358,7 +358,7 @@ def test_validate_passes():
 hostile = st.one_of(st.floats(-1e6, 1e6), st.sampled_from([np.nan, np.inf, -np.inf]))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(deadline=None)
 @given(st.lists(hostile, min_size=0, max_size=8))
 def test_hostile_inputs_documented_errors_only(vals):
     """Any float vector: a finite result of the right shape, or a ValueError; never a NaN or a crash."""
@@ -377,3 +377,77 @@ def test_hostile_inputs_documented_errors_only(vals):
             assert x.size != n_in or not np.all(np.isfinite(x))
             continue
         assert x.size == n_in and out.shape[-1] == n_out and np.all(np.isfinite(out))
+
+
+# ------------------------------------------------------------------ issue 16: exact recursions, reversed motor
+def test_fusion_matches_the_stated_recursion_step_by_step():
+    """b_{k+1} = b_k + (dt/tau)(g_k - w_k - b_k) when trusted; theta_{k+1} = theta_k + dt (g_k - b_k)."""
+    rng = np.random.default_rng(3)
+    n, dt, tau = 40, 0.05, 0.4
+    g, w = rng.normal(0, 1, n), rng.normal(0, 1, n)
+    ok = rng.uniform(size=n) > 0.3
+    th_ref, b_ref = [0.2], [0.1]
+    for k in range(n):
+        b_ref.append(b_ref[-1] + (dt / tau * (g[k] - w[k] - b_ref[-1]) if ok[k] else 0.0))
+        th_ref.append(th_ref[-1] + dt * (g[k] - b_ref[k]))
+    th, b = fuse_heading(g, w, dt, tau=tau, trusted=ok, theta0=0.2, bias0=0.1)
+    np.testing.assert_allclose(b, b_ref, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(th, wrap_to_pi(np.array(th_ref)), rtol=0, atol=1e-13)
+    assert th.shape == b.shape == (n + 1,)
+
+
+def test_fit_pwm_reports_a_reversed_motor():
+    u = np.linspace(-1, 1, 41)
+    w = pwm_model(u, [40.0, 0.1]) + 0.3 * np.random.default_rng(0).normal(size=u.size)
+    assert fit_pwm(u, w).params[0] > 35
+    with pytest.raises(ValueError, match=r"backwards for positive PWM.*reversed"):
+        fit_pwm(u, -w)
+    with pytest.raises(ValueError, match="reversed"):
+        fit_pwm(u, -pwm_model(u, [30.0, 0.1, 20.0], model="saturating"), model="saturating")
+
+
+def test_fit_pwm_stalled_motor_is_not_called_reversed():
+    """Pure noise around zero: no significant slope, so the fit runs (and finds k near 0)."""
+    u = np.linspace(-1, 1, 41)
+    for seed in range(20):
+        w = 0.3 * np.random.default_rng(seed).normal(size=u.size)
+        slope = np.sum(w[np.abs(u) >= 0.5] * u[np.abs(u) >= 0.5]) / np.sum(u[np.abs(u) >= 0.5] ** 2)
+        try:
+            fit = fit_pwm(u, w)
+        except ValueError as e:
+            assert "reversed" in str(e) and slope < 0
+            continue
+        assert fit.params[0] < 2.0
+
+
+def test_fit_pwm_reverse_threshold_is_three_standard_errors():
+    u = np.r_[-np.ones(10), np.ones(10), np.zeros(20)]
+    noise = np.tile([1.0, -1.0], 10)
+    # slope on the big commands is -c exactly, its standard error sqrt(sum(noise^2) / 19 / 20)
+    se = np.sqrt(20 / 19 / 20)
+    for c, raises in ((2.9 * se, False), (3.1 * se, True)):
+        w = np.r_[c + noise[:10], -c + noise[10:], np.zeros(20)]
+        if raises:
+            with pytest.raises(ValueError, match="reversed"):
+                fit_pwm(u, w)
+        else:
+            fit_pwm(u, w)
+
+
+@pytest.mark.parametrize("tol", ["1e-9", 1j, np.nan, -1.0, [1e-9]])
+def test_sign_tests_tol_validated(tol):
+    with pytest.raises(ValueError, match="tol"):
+        Mecanum(0.05, 0.2, 0.15).sign_tests(tol=tol)
+
+
+@pytest.mark.parametrize("order", [5, None, ("FL", "FR", "RL", 4), "FLFRRLRR"])
+def test_reorder_wheels_bad_order(order):
+    with pytest.raises(ValueError, match="permutation"):
+        reorder_wheels([1.0, 2.0, 3.0, 4.0], order)
+
+
+@pytest.mark.parametrize("bad", [1j, "0.1", 1e300])
+def test_geometry_rejects_complex_text_huge(bad):
+    for kw in (dict(r=bad, lx=0.2, ly=0.2), dict(r=0.05, lx=0.2, ly=0.2, roller_angle=bad)):
+        with pytest.raises(ValueError):
+            Mecanum(**kw)

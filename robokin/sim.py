@@ -177,7 +177,7 @@ def _check_fivebar(fb):
 
 def fivebar_mjcf(fivebar, *, masses, inertias=None, radius=0.008, actuator="position", kp=200.0, kv=2.0,
                  timestep=1e-3, integrator="RK4", g=9.81, solref=None, solimp=None, armature=0.0,
-                 damping=0.0):
+                 damping=0.0, body_mass=None, foot_pin=None):
     """MJCF text of a five-bar leg: two serial chains closed at the foot by an equality constraint.
 
     Parameters
@@ -204,6 +204,13 @@ def fivebar_mjcf(fivebar, *, masses, inertias=None, radius=0.008, actuator="posi
         Soft-constraint parameters of the loop closure (MuJoCo's defaults when omitted).
     armature, damping : float
         Reflected rotor inertia (kg m^2) and viscous damping (N m s/rad) of the two motor joints.
+    body_mass : float, optional
+        If given, the motors sit on a body of this mass (kg, centre of mass midway between the
+        motors) that slides vertically (joint ``lift``, ``z`` up, zero at the build pose), as the
+        robot's body carried by one leg. Default: motors fixed to the world.
+    foot_pin : array_like, shape (2,), optional
+        Pin the foot (site ``foot_C``) to this world point, five-bar ``[x, y]`` (m): the wheel
+        standing on the ground. Used with ``body_mass``.
 
     Returns
     -------
@@ -233,8 +240,20 @@ def fivebar_mjcf(fivebar, *, masses, inertias=None, radius=0.008, actuator="posi
             + _option(timestep, integrator, (0.0, 0.0, -g))
             + '<default><geom contype="0" conaffinity="0" rgba="0.3 0.5 0.8 1"/></default>')
     jattr = f' armature="{_f(armature)}" damping="{_f(damping)}"'
-    body = "<worldbody>" + _fivebar_xml(fb, "", masses, inertias, radius, motor_attr=jattr) + "</worldbody>"
-    eq = f'<equality><connect site1="foot_C" site2="foot_D"{_soft(solref, solimp)}/></equality>'
+    legs = _fivebar_xml(fb, "", masses, inertias, radius, motor_attr=jattr)
+    soft = _soft(solref, solimp)
+    pin = ""
+    if body_mass is not None:
+        mb = positive(body_mass, "body_mass")
+        legs = (f'<body name="base" pos="0 0 0"><joint name="lift" type="slide" axis="0 0 1"/>'
+                f'<inertial pos="{_f(fb.d / 2)} 0 0" mass="{_f(mb)}" diaginertia="{_vec([mb * 1e-3] * 3)}"/>'
+                + legs + "</body>")
+    if foot_pin is not None:
+        fp = as_array(foot_pin, "foot_pin", trailing=(2,))
+        legs += f'<site name="foot_pin" pos="{_f(fp[0])} 0 {_f(fp[1])}"/>'
+        pin = f'<connect site1="foot_C" site2="foot_pin"{soft}/>'
+    body = "<worldbody>" + legs + "</worldbody>"
+    eq = f'<equality><connect site1="foot_C" site2="foot_D"{soft}/>{pin}</equality>'
     act = ""
     if actuator == "position":
         kp, kv = positive(kp, "kp"), finite_scalar(kv, "kv")

@@ -44,6 +44,7 @@ __all__ = [
     "TimeOptResult",
     "minimum_time",
     "branch_sequence",
+    "BranchJumpError",
     "sphere_penalty",
     "validate",
 ]
@@ -670,9 +671,10 @@ def _ratios(wp, d, L, via):
 
 def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_joint", max_total=None,
                  maxiter=100):
-    """Shortest rest-to-rest piecewise quintic through the waypoints under joint limits.
+    """Shortest segment durations of a rest-to-rest piecewise quintic under joint limits.
 
-    Decision variables: the K segment durations. Problem::
+    Decision variables: the K segment durations, with the via-point velocities and
+    accelerations given by the rule ``via`` (as in :func:`plan_quintic`). Problem::
 
         minimise   sum_k T_k
         subject to peak |q^(p)| / limit_p <= 1  for p = 1, 2, 3, every segment and joint
@@ -684,24 +686,32 @@ def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_jo
     durations are rescaled so the most loaded constraint sits exactly at its limit,
     and the limits are re-checked on a dense grid (:func:`check_limits`).
 
+    The result is the shortest plan *for that via rule* (a local optimum of SLSQP).
+    With ``via="free"`` the interior via velocities and accelerations become decision
+    variables too (bounded by ``vmax`` and ``amax``), started from the ``"spline"``
+    optimum; this is a larger, slower problem (about 2 (K-1) n more variables) whose
+    answer is never longer than the spline optimum and is usually shorter.
+
     Parameters
     ----------
     waypoints : array_like, shape (K+1, n)
         Joint waypoints (rad).
     vmax, amax, jmax : array_like, shape () or (n,)
         Per-joint limits (rad/s, rad/s^2, rad/s^3); ``jmax=None`` means no jerk limit.
-    via : {"spline", "heuristic", "stop"}
-        Via-point rule, as in :func:`plan_quintic`.
+    via : {"spline", "heuristic", "stop", "free"}
+        Via-point rule, as in :func:`plan_quintic`, or ``"free"`` (optimised).
     init : {"equal", "distance", "max_joint"}
         Initial allocation (see :func:`allocate_times`).
     max_total : float, optional
         Time budget in s; raise if the limits cannot be met within it.
     maxiter : int
-        SLSQP iteration cap.
+        SLSQP iteration cap (for ``via="free"``: of the second, larger problem).
 
     Returns
     -------
     TimeOptResult
+        For ``via="free"``, ``scaled_total`` is the duration of the ``"spline"``
+        optimum it started from.
 
     Raises
     ------
@@ -715,11 +725,17 @@ def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_jo
     >>> res = minimum_time(wp, vmax=1.0, amax=2.0, jmax=10.0)
     >>> res.report.feasible, res.total < res.scaled_total
     (True, True)
+    >>> free = minimum_time(wp, vmax=1.0, amax=2.0, jmax=10.0, via="free")
+    >>> free.report.feasible, free.total <= res.total
+    (True, True)
     """
     wp = _waypoints(waypoints)
     L = _limits(wp.shape[1], vmax, amax, jmax)
-    choice(via, "via", ("spline", "heuristic", "stop"))
+    choice(via, "via", ("spline", "heuristic", "stop", "free"))
     budget = None if max_total is None else positive(max_total, "max_total")
+    if via == "free":
+        start = minimum_time(wp, vmax=vmax, amax=amax, jmax=jmax, via="spline", init=init, maxiter=maxiter)
+        return _minimum_time_free(wp, L, start, budget, max_total, maxiter, vmax, amax, jmax)
     weights = L[0] if np.all(np.isfinite(L[0])) else None  # max_joint weights need finite vmax
     d0 = np.diff(allocate_times(wp, 1.0, method=init, vmax=weights))
     _, r = _ratios(wp, d0, L, via)
@@ -738,7 +754,11 @@ def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_jo
     if d.sum() > scaled_total:  # never return worse than the scaled start
         d = d0
     tr, r = _ratios(wp, d, L, via)
-    total = float(d.sum())
+    return _time_result(tr, r, scaled_total, budget, max_total, res, vmax, amax, jmax)
+
+
+def _time_result(tr, r, scaled_total, budget, max_total, res, vmax, amax, jmax):
+    total = tr.duration
     if budget is not None and total > budget * (1 + 1e-12):
         raise ValueError(
             f"infeasible limits: the shortest plan needs {total:.4g} s but max_total is {max_total:.4g} s; "
@@ -750,18 +770,101 @@ def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_jo
                          success=bool(res.success and rep.feasible), message=str(res.message), nit=int(res.nit))
 
 
+def _free_plan(wp, d, V, A):
+    """Piecewise quintic with durations d (K,), interior via velocities V and accelerations A (K-1, n)."""
+    n = wp.shape[1]
+    z = np.zeros((1, n))
+    V, A = np.vstack([z, V, z]), np.vstack([z, A, z])
+    c = quintic_coeffs(wp[:-1], wp[1:], d[:, None], v0=V[:-1], vf=V[1:], a0=A[:-1], af=A[1:])
+    return PiecewiseQuintic(np.concatenate([[0.0], np.cumsum(d)]), c, "free")
+
+
+def _minimum_time_free(wp, L, start, budget, max_total, maxiter, vmax, amax, jmax):
+    """Durations and interior via velocities/accelerations together, from the spline optimum."""
+    K, n = wp.shape[0] - 1, wp.shape[1]
+    m = (K - 1) * n
+    tr0 = start.traj
+    _, V0, A0, _ = tr0.evaluate(tr0.times)
+    d0 = tr0.durations
+    # variables are normalised: durations by the start, via values by their limit (or 1 if unlimited)
+    sv = np.where(np.isfinite(L[0]), L[0], 1.0)
+    sa = np.where(np.isfinite(L[1]), L[1], 1.0)
+    bv = (-1.0, 1.0) if np.all(np.isfinite(L[0])) else (None, None)
+    ba = (-1.0, 1.0) if np.all(np.isfinite(L[1])) else (None, None)
+
+    def unpack(x):
+        return (np.maximum(x[:K], 1e-3) * d0, x[K:K + m].reshape(K - 1, n) * sv,
+                x[K + m:].reshape(K - 1, n) * sa)
+
+    def ratios(x):
+        r = segment_peaks(_free_plan(wp, *unpack(x))) / L[:, None, :]
+        return r ** (1.0 / _ORDER)[:, None, None]
+
+    x0 = np.concatenate([np.ones(K), (V0[1:-1] / sv).ravel(), (A0[1:-1] / sa).ravel()])
+    g = np.concatenate([d0, np.zeros(2 * m)]) / d0.sum()
+    res = minimize(lambda x: x @ g, x0, jac=lambda x: g, method="SLSQP",
+                   bounds=[(1e-3, None)] * K + [bv] * m + [ba] * m,
+                   constraints=[{"type": "ineq", "fun": lambda x: 1.0 - ratios(x).ravel()}],
+                   options={"maxiter": int(maxiter), "ftol": 1e-10})
+    d, V, A = unpack(res.x)
+    lam = ratios(res.x).max()
+    # uniform time scaling t -> lam t keeps the path: velocities / lam, accelerations / lam^2
+    d, V, A = d * lam, V / lam, A / lam**2
+    if d.sum() > d0.sum():  # never return worse than the spline optimum
+        d, V, A = d0, V0[1:-1], A0[1:-1]
+    tr = _free_plan(wp, d, V, A)
+    r = segment_peaks(tr) / L[:, None, :]
+    return _time_result(tr, r ** (1.0 / _ORDER)[:, None, None], start.total, budget, max_total, res,
+                        vmax, amax, jmax)
+
+
 # --------------------------------------------------------------------------- IK branches -> joint path
-def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp", unwrap=True):
+class BranchJumpError(ValueError):
+    """The joint path chosen by :func:`branch_sequence` steps further than ``max_step``.
+
+    On a densely sampled path such a step is a switch to another IK branch (a
+    "teleport"), not motion. The chosen sequence is attached for inspection.
+
+    Attributes
+    ----------
+    index : int
+        The step from sample ``index - 1`` to sample ``index`` is too long (``index = 0``:
+        from ``q_start`` to the first sample).
+    step : float
+        Its largest joint change in rad (angles wrapped).
+    max_step : float
+        The bound it exceeded (rad).
+    q, branch : ndarray
+        The full sequence as chosen (``q`` unwrapped if requested).
+    """
+
+    def __init__(self, index, step, max_step, q, branch):
+        self.index, self.step, self.max_step = int(index), float(step), float(max_step)
+        self.q, self.branch = q, branch
+        where = "from q_start to sample 0" if index == 0 else f"from sample {index - 1} to sample {index}"
+        frm = int(branch[index - 1]) if index else "q_start"
+        super().__init__(
+            f"joint path jumps {step:.3g} rad {where} (max_step = {max_step:.3g} rad; branch {frm} -> "
+            f"{int(branch[index])}). The branch being tracked may cease to exist (out of reach) or pass near "
+            "a singularity; sample more densely, re-route, or pass a larger max_step if the jump is intended"
+        )
+
+
+def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp", unwrap=True, max_step=None):
     """Pick one IK branch per waypoint so that the joint path is as short as possible.
 
     Step cost between configurations: ``sum_j w_j wrap(q_j - p_j)^2`` (angles wrapped, so
     2 pi apart counts as equal; the metric of ``robokin.ur5.nearest``). ``method="dp"``
     minimises the summed step costs over the whole sequence by dynamic programming (Viterbi
     over the branches); ``"greedy"`` takes at each waypoint the branch nearest to the
-    previous choice (what most contest code does; it can be trapped by an early choice).
+    previous choice (what much contest code does; it can be trapped by an early choice).
     The cost is *squared* on purpose: on a densely sampled path, one jump of size D costs
-    D^2, far more than the same distance travelled in many small steps, so the optimum never
-    teleports between branches to shorten the total.
+    D^2, more than the same distance travelled in many small steps, so the optimum avoids
+    switching branches while a continuous choice exists. It cannot avoid it when none exists,
+    e.g. when the branch being tracked ceases to exist before the end of the path (out of
+    reach). The continuity check catches that case: with ``max_step`` set, a step longer
+    than ``max_step`` (largest joint change between consecutive samples, angles wrapped,
+    including the step from ``q_start``) raises :class:`BranchJumpError`.
 
     Parameters
     ----------
@@ -776,6 +879,10 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
     unwrap : bool
         Shift each chosen angle by multiples of 2 pi to within pi of the previous one
         (same pose, continuous joint path).
+    max_step : float, optional
+        Continuity bound in rad for densely sampled paths (for example a few times the
+        expected step of the motion). ``None`` (default) means no check, for sparse
+        waypoints where one step is a whole segment.
 
     Returns
     -------
@@ -786,6 +893,10 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
     ------
     UnreachableError
         Some waypoint has no valid branch.
+    BranchJumpError
+        A step exceeds ``max_step`` (the sequence is attached to the error).
+    ValueError
+        Bad shapes, non-finite valid branches, negative weights, ``max_step <= 0``.
 
     Examples
     --------
@@ -793,6 +904,12 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
     >>> q, b = branch_sequence(qb, np.ones((3, 2), bool), q_start=[0.0])
     >>> b
     array([0, 1, 0])
+    >>> qb = np.array([[[0.0], [3.0]], [[0.1], [3.1]], [[np.nan], [3.05]]])
+    >>> ok = np.array([[True, True], [True, True], [False, True]])  # branch 0 ends
+    >>> q, b = branch_sequence(qb, ok, q_start=[0.0], max_step=0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    robokin.trajectory.BranchJumpError: joint path jumps 2.95 rad from sample 1 to sample 2 (max_step = 0.5 rad; branch 0 -> 1)...
     """
     choice(method, "method", ("dp", "greedy"))
     v = np.asarray(valid)
@@ -814,6 +931,8 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
     qs = None if q_start is None else as_array(q_start, "q_start", trailing=(n,))
     if qs is not None and qs.ndim != 1:
         raise ValueError(f"q_start must have shape ({n},), got {qs.shape}")
+    if max_step is not None:
+        max_step = positive(max_step, "max_step")
     q = np.where(v[..., None], qb, 0.0)
 
     def dist(a, b):  # squared weighted step, a (..., n), b (..., n)
@@ -845,6 +964,13 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
         for k in range(K1):
             out[k] = prev + wrap_to_pi(out[k] - prev)
             prev = out[k]
+    if max_step is not None:
+        path = out if qs is None else np.vstack([qs, out])
+        steps = np.abs(wrap_to_pi(np.diff(path, axis=0))).max(axis=-1)
+        bad = np.flatnonzero(steps > max_step)
+        if bad.size:
+            k = int(bad[0])
+            raise BranchJumpError(k if qs is not None else k + 1, steps[k], max_step, out, idx)
     return out, idx
 
 

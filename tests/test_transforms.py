@@ -401,3 +401,12 @@ def test_default_rotation_tolerance_is_tight():
     with pytest.raises(ValueError, match="tol=1e-06"):
         tf.check_rotation(R)
     assert tf.is_rotation(tf.rotz(0.3) @ np.diag([1 + 5e-9, 1.0, 1.0]))
+
+
+@pytest.mark.parametrize("pitch", [np.pi / 2 - 1e-5, -np.pi / 2 + 1e-5, np.pi / 2 - 1e-7])
+def test_matrix_to_rpy_round_trip_just_off_gimbal_lock(pitch):
+    # only |pitch| = pi/2 to round-off (cos pitch < 1e-9) is treated as gimbal lock; at 1e-5..1e-7 away,
+    # roll and yaw are still separately defined and recovered
+    rpy = np.array([0.4, pitch, -0.7])
+    back = tf.matrix_to_rpy(tf.rpy_to_matrix(rpy))
+    np.testing.assert_allclose(back, rpy, atol=1e-7)

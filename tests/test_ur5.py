@@ -408,3 +408,16 @@ def test_chunked_batches_equal_one_pass(monkeypatch, chunk):
     # batched Jacobian and FK equal the single-configuration path
     np.testing.assert_allclose(J2[:20], np.array([UR5.jacobian(x) for x in q[:20]]), rtol=0, atol=1e-15)
     np.testing.assert_allclose(F2[:20], np.array([UR5.fk_all(x) for x in q[:20]]), rtol=0, atol=1e-15)
+
+
+def test_near_singular_pose_falls_back_to_the_computed_theta6():
+    # |sin q5| = 8e-10 is flagged singular (< 1e-9), but a hint 2 rad away from the true theta6 moves the tool by
+    # ~2 |s5| |d| > tol: the branch then uses the theta6 computed from the tool axes, and still reaches the pose
+    q = np.array([0.4, -1.0, 1.3, -0.5, 8e-10, 0.9])
+    T = UR5.fk(q)
+    Q, v, info = ik(T, q6_singular=q[5] + 2.0, warn=False, full_output=True)
+    assert info.wrist_singular[v].any()
+    assert np.nanmin(np.abs(wrap(Q - q)).max(-1)) < 1e-6
+    _, v0 = ik(T, q6_singular=q[5], warn=False)
+    assert v.sum() == v0.sum()
+    assert np.all(info.residual[v] <= 1e-9)

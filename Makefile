@@ -84,6 +84,11 @@ bench: $(VENV)/.stamp-test
 report: $(VENV)/.stamp-book
 	$(PY) -m robokin.report
 
+# Mutation testing: a fixed list of meaningful mutations (tools/mutations.py), run on temporary copies.
+.PHONY: mutate
+mutate: $(VENV)/.stamp-test
+	$(PY) tools/mutate.py
+
 # REMOTE may be a remote name or a path/URL (the test publishes to a local bare repository).
 REMOTE ?= origin
 publish:

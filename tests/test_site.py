@@ -7,8 +7,8 @@ characters, unparsed Markdown tables, sideways scrolling, sidebar toggles, build
 outputs, broken/stretched/shrunk images, dead widgets, dark mode, page weight, console errors, requests leaving
 the site). ``tests/test_site_checker.py`` shows that each of those checks fails on a page broken that way.
 
-Budgets (bytes a first-time reader downloads, uncompressed): every page <= ``sitecheck.PAGE_BUDGET``, a search
-<= ``sitecheck.SEARCH_BUDGET``. Screenshots go to ``_build/screenshots/``: ``<page>-desktop.png``,
+Budgets (bytes a first-time reader downloads, uncompressed): every page <= ``sitecheck.PAGE_BUDGET`` (4.5 MB), a search
+<= ``sitecheck.SEARCH_BUDGET`` (4.5 MB). Screenshots go to ``_build/screenshots/``: ``<page>-desktop.png``,
 ``<page>-phone.png``, ``<page>-phone-nav.png`` (navigation opened with the toggle) and, for chapters,
 ``<page>-<width>-figure.png`` (the first figure with its text).
 """

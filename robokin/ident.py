@@ -360,14 +360,14 @@ class IdentResult:
 
     Attributes
     ----------
-    theta : ndarray, shape (p,)
-        Estimated parameters.
-    std : ndarray, shape (p,)
+    theta : ndarray, shape (p,) or (R, p)
+        Estimated parameters (one row per batched measurement).
+    std : ndarray, shape (p,) or (R, p)
         Standard errors ``sqrt(diag(sigma^2 (Y^T Y)^-1))`` with sigma from the residual.
     cond : float
         Condition number of the stacked regressor (columns scaled to unit norm, so that units do
         not inflate it).
-    residual_rms : float
+    residual_rms : float or ndarray, shape (R,)
         RMS torque residual (N m).
     """
 
@@ -384,12 +384,15 @@ def least_squares(Y, tau):
     ----------
     Y : array_like, shape (N, 2, p)
         Regressor samples.
-    tau : array_like, shape (N, 2)
-        Measured torques (N m).
+    tau : array_like, shape (N, 2) or (R, N, 2)
+        Measured torques (N m); with a leading axis, R repeated measurements (e.g. noise draws) on the
+        same regressor, solved in one factorisation.
 
     Returns
     -------
     IdentResult
+        ``theta``, ``std`` of shape (p,), or (R, p) for batched ``tau``; ``residual_rms`` a float, or
+        shape (R,).
 
     Examples
     --------
@@ -397,15 +400,18 @@ def least_squares(Y, tau):
     >>> Y = rng.normal(size=(50, 2, 3)); th = np.array([1.0, -2.0, 0.5])
     >>> np.allclose(least_squares(Y, Y @ th).theta, th)
     True
+    >>> least_squares(Y, Y @ th + rng.normal(0, 0.1, (4, 50, 2))).theta.shape   # 4 noise draws at once
+    (4, 3)
     """
     Y = as_array(Y, "Y", trailing=(2, None))
     if Y.ndim != 3:
         raise ValueError(f"Y must have shape (N, 2, p), got {Y.shape}")
     tau = as_array(tau, "tau", trailing=(2,))
-    if tau.shape != Y.shape[:2]:
-        raise ValueError(f"tau must have shape {Y.shape[:2]} to match Y, got {tau.shape}")
+    if tau.shape[-2:] != Y.shape[:2] or tau.ndim not in (2, 3):
+        raise ValueError(f"tau must have shape {Y.shape[:2]} or (R, {Y.shape[0]}, 2) to match Y, got {tau.shape}")
+    batched = tau.ndim == 3
     A = Y.reshape(-1, Y.shape[-1])
-    y = tau.reshape(-1)
+    y = tau.reshape(-1, A.shape[0]).T                 # (2N, R)
     p = A.shape[1]
     if A.shape[0] <= p:
         raise ValueError(f"need more equations ({A.shape[0]}) than parameters ({p})")
@@ -422,13 +428,16 @@ def least_squares(Y, tau):
 
         warnings.warn(SingularityWarning(cond, "least_squares: regressor is rank deficient"), stacklevel=2)
     xs, *_ = np.linalg.lstsq(As, y, rcond=None)
-    theta = xs / norms
+    theta = xs / norms[:, None]                        # (p, R)
     r = y - A @ theta
     dof = A.shape[0] - p
-    sigma2 = float(r @ r) / dof
-    cov = sigma2 * np.linalg.pinv(As.T @ As) / np.outer(norms, norms)
-    return IdentResult(theta=theta, std=np.sqrt(np.clip(np.diag(cov), 0, None)), cond=cond,
-                       residual_rms=float(np.sqrt(np.mean(r * r))))
+    sigma2 = np.sum(r * r, axis=0) / dof               # (R,)
+    var = np.clip(np.diag(np.linalg.pinv(As.T @ As)), 0, None) / norms**2
+    std = np.sqrt(sigma2[:, None] * var)               # (R, p)
+    rms = np.sqrt(np.mean(r * r, axis=0))
+    if batched:
+        return IdentResult(theta=theta.T, std=std, cond=cond, residual_rms=rms)
+    return IdentResult(theta=theta[:, 0], std=std[0], cond=cond, residual_rms=float(rms[0]))
 
 
 def validate(*, rng=None, fast=False):

@@ -264,3 +264,20 @@ def test_measurement_bad_inputs():
         estimate_derivatives(np.full((50, 2), np.nan), dt=0.01, method="central")
     with pytest.raises(ValueError, match="order"):
         lowpass(q, dt=0.01, cutoff=1.0, order=0)
+
+
+def test_batched_measurements_equal_one_at_a_time():
+    rng = np.random.default_rng(11)
+    Y = regressor(*rng.uniform(-2, 2, (3, 300, 2)), friction=True)
+    th = base_parameters(ARM, fv=[0.2, 0.1], fc=[0.3, 0.05])
+    taus = Y @ th + rng.normal(0, 0.05, (6, 300, 2))
+    batch = least_squares(Y, taus)
+    assert batch.theta.shape == (6, 9) and batch.std.shape == (6, 9) and batch.residual_rms.shape == (6,)
+    for k in range(6):
+        one = least_squares(Y, taus[k])
+        assert np.allclose(batch.theta[k], one.theta, rtol=0, atol=1e-12)
+        assert np.allclose(batch.std[k], one.std, rtol=1e-12) and np.isclose(batch.residual_rms[k], one.residual_rms)
+    with pytest.raises(ValueError):
+        least_squares(Y, taus[:, :10])
+    with pytest.raises(ValueError):
+        least_squares(Y, taus[None])

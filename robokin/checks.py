@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array
+from ._validate import MAX_THRESHOLD, as_array
 
 __all__ = [
     "CheckFailed",
@@ -89,6 +89,14 @@ class CheckReport:
         }
 
 
+def _check_tol(tol):
+    """A tolerance is a finite number in ``[0, MAX_THRESHOLD]``: a larger one would let any check pass."""
+    if isinstance(tol, bool) or not (np.isscalar(tol) and np.isreal(tol) and np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be a finite non-negative number, got {tol!r}")
+    if tol > MAX_THRESHOLD:
+        raise ValueError(f"tol must be at most {MAX_THRESHOLD:g} (a larger tolerance cannot fail), got {tol!r}")
+
+
 def check_errors(name, errors, *, tol, unit="", raise_on_fail=True):
     """Turn an array of non-negative errors into a report.
 
@@ -114,8 +122,7 @@ def check_errors(name, errors, *, tol, unit="", raise_on_fail=True):
     ...
     robokin.checks.CheckFailed: [FAIL] demo: max error 1.00e-03 over 1 samples (tol 1e-09), worst at (0,)
     """
-    if isinstance(tol, bool) or not (np.isscalar(tol) and np.isreal(tol) and np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"tol must be a finite non-negative number, got {tol!r}")
+    _check_tol(tol)
     e = np.abs(as_array(errors, "errors", finite=False, max_abs=None))  # inf/NaN/huge are failures, not errors
     if e.size == 0:
         raise ValueError(f"check {name!r} got no samples: an empty check cannot fail, so it is refused")
@@ -191,11 +198,11 @@ def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
     Examples
     --------
     >>> print(check_rate("demo", np.arange(1000) == 0, max_rate=1e-3))  # 1 in 1000: consistent with 1e-3
-    [PASS] demo (1 of 1000 failed; one-sided binomial test, alpha 0.001): max error 1.00e-06 rate, lower bound over 1000 samples (tol 1e-03)
+    [PASS] demo (1 of 1000 failed; error = lower 99.9% confidence bound of the rate, one-sided binomial test): max error 1.00e-06 over 1000 samples (tol 1e-03)
     >>> check_rate("demo", np.arange(1000) < 10, max_rate=1e-3)  # 10 in 1000: not consistent with 1e-3
     Traceback (most recent call last):
     ...
-    robokin.checks.CheckFailed: [FAIL] demo (10 of 1000 failed; one-sided binomial test, alpha 0.001): max error 2.97e-03 rate, lower bound over 1000 samples (tol 1e-03)
+    robokin.checks.CheckFailed: [FAIL] demo (10 of 1000 failed; error = lower 99.9% confidence bound of the rate, one-sided binomial test): max error 2.97e-03 over 1000 samples (tol 1e-03)
     """
     from scipy.stats import beta
 
@@ -210,8 +217,8 @@ def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
         raise ValueError(f"alpha must be a number in (0, 0.5], got {alpha!r}")
     n, k = int(f.size), int(np.count_nonzero(f))
     lower = float(beta.ppf(alpha, k, n - k + 1)) if k else 0.0
-    report = CheckReport(name=f"{name} ({k} of {n} failed; one-sided binomial test, alpha {alpha:g})", samples=n,
-                         max_error=lower, tol=float(max_rate), unit="rate, lower bound")
+    report = CheckReport(name=f"{name} ({k} of {n} failed; error = lower {1 - alpha:.1%} confidence bound of the "
+                              f"rate, one-sided binomial test)", samples=n, max_error=lower, tol=float(max_rate))
     if raise_on_fail and not report.passed:
         raise CheckFailed(report)
     return report
@@ -348,14 +355,19 @@ def check_rigid(T, *, tol=1e-9, name="rigid transform validity", raise_on_fail=T
     >>> print(check_rigid(np.eye(4)))
     [PASS] rigid transform validity: max error 0.00e+00 over 1 samples (tol 1e-09)
     """
-    T = np.asarray(T, dtype=float)
-    if T.shape[-2:] not in ((4, 4), (3, 3)):
+    _check_tol(tol)
+    T = as_array(T, "T", finite=False, max_abs=None)  # NaN, inf and huge entries are failures, reported below
+    if T.ndim < 2 or T.shape[-2:] not in ((4, 4), (3, 3)):
         raise ValueError(f"T must have shape (..., 4, 4) or (..., 3, 3), got {T.shape}")
-    R = T[..., :3, :3]
+    bad = ~np.all(np.isfinite(T) & (np.abs(T) <= 2.0), axis=(-2, -1)) if T.shape[-1] == 3 else \
+        ~np.all(np.isfinite(T[..., :3, :3]) & (np.abs(T[..., :3, :3]) <= 2.0), axis=(-2, -1)) | \
+        ~np.all(np.isfinite(T[..., 3, :]), axis=-1)
+    R = np.where(bad[..., None, None], 0.0, T[..., :3, :3])  # a rotation's entries lie in [-1, 1]
     err = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
     err = np.maximum(err, np.abs(np.linalg.det(R) - 1))
     if T.shape[-1] == 4:
-        err = np.maximum(err, np.abs(T[..., 3, :] - [0, 0, 0, 1]).max(axis=-1))
+        err = np.maximum(err, np.abs(np.where(bad[..., None], 0.0, T[..., 3, :]) - [0, 0, 0, 1]).max(axis=-1))
+    err = np.where(bad, np.inf, err)
     rep = check_errors(name, np.atleast_1d(err), tol=tol, raise_on_fail=raise_on_fail)
     return rep if T.ndim > 2 else CheckReport(rep.name, rep.samples, rep.max_error, rep.tol, (), rep.unit)
 
@@ -410,8 +422,8 @@ def check_answer(name, value, expected, *, rtol=1e-6, atol=1e-9, quiet=False):
     ...
     AssertionError: yaw: not yet: looks like degrees: robokin works in radians (use np.deg2rad)
     """
-    v = np.asarray(value, dtype=float)
-    e = np.asarray(expected, dtype=float)
+    v = as_array(value, "value", finite=False, max_abs=None)  # complex refused; NaN/inf diagnosed below
+    e = as_array(expected, "expected", finite=False, max_abs=None)
     if v.shape == e.shape and np.all(np.isfinite(v)) and np.allclose(v, e, rtol=rtol, atol=atol):
         if not quiet:
             print(f"{name}: correct.")

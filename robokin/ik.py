@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_array, choice
+from ._validate import MAX_ABS, as_array, choice, positive
 from .checks import check_errors
 from .errors import ConvergenceError
 from .serial import SerialArm, _pose_error
@@ -134,7 +134,7 @@ def ik_dls(arm, T, *, q0, tol=1e-10, max_iter=100, damping=0.01, sigma_threshold
     if not isinstance(adaptive, (bool, np.bool_)):
         raise ValueError(f"adaptive must be True or False, got {adaptive!r}")
     eps = sigma_threshold if adaptive else np.inf
-    fade = FADE if adaptive else 0.0
+    fade = FADE  # unused with constant damping
     q, it, reason = _solve(arm, Tf, q, tol, max_iter, damping, eps, max_step, lim, fade)
     for _ in range(restarts):
         bad = reason != "converged"
@@ -183,11 +183,20 @@ def damping_squared(sigma_min, err, *, damping, sigma_threshold, fade=FADE):
     >>> damping_squared(np.array([0.02]), np.array([1.0]), damping=0.1, sigma_threshold=np.inf)
     array([0.01])
     """
-    smin = np.asarray(sigma_min, dtype=float)
+    smin = as_array(sigma_min, "sigma_min")
+    err = as_array(err, "err")
+    if np.any(smin < 0) or np.any(err < 0):
+        raise ValueError("sigma_min and err must be non-negative (a singular value and an error norm)")
+    damping = positive(damping, "damping")
+    fade = positive(fade, "fade")
+    if not (isinstance(sigma_threshold, (int, float, np.floating)) and not isinstance(sigma_threshold, bool)
+            and sigma_threshold > 0 and (np.isinf(sigma_threshold) or sigma_threshold <= MAX_ABS)):
+        raise ValueError(f"sigma_threshold must be a positive number (inf for constant damping), "
+                         f"got {sigma_threshold!r}")
     if np.isinf(sigma_threshold):  # constant damping (textbook DLS)
-        return np.full(smin.shape, damping**2)
+        return np.full(np.broadcast_shapes(smin.shape, err.shape), damping**2)
     on = np.where(smin < sigma_threshold, (1 - (smin / sigma_threshold) ** 2) * damping**2, 0.0)
-    return on * np.minimum(1.0, np.asarray(err, dtype=float) / fade) ** 2
+    return on * np.minimum(1.0, err / fade) ** 2
 
 
 def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):

@@ -262,6 +262,25 @@ class SerialArm:
                    _as_transform(base, "base"), _as_transform(tool, "tool"))
 
     def __post_init__(self):
+        # the constructor is public too (SerialArm(a, alpha, d, offset, convention, ...)): check every field
+        choice(self.convention, "convention", CONVENTIONS)
+        a = as_array(self.a, "a")
+        if a.ndim != 1 or a.size == 0:
+            raise ValueError(f"a must be a non-empty 1-D array of link lengths, got shape {a.shape}")
+        n = a.size
+        object.__setattr__(self, "a", a.copy())
+        for name in ("alpha", "d", "offset"):
+            v = as_array(getattr(self, name), name)
+            if v.shape != (n,):
+                raise ValueError(f"{name} must have shape ({n},) like a, got shape {v.shape}")
+            object.__setattr__(self, name, v.copy())
+        if self.qlim is not None:
+            qlim = as_array(self.qlim, "qlim", trailing=(2,)).copy()
+            if qlim.shape != (n, 2) or np.any(qlim[:, 0] >= qlim[:, 1]):
+                raise ValueError(f"qlim must have shape ({n}, 2) with lower < upper, got {qlim.tolist()}")
+            object.__setattr__(self, "qlim", qlim)
+        object.__setattr__(self, "base", _as_transform(self.base, "base"))
+        object.__setattr__(self, "tool", _as_transform(self.tool, "tool"))
         # per-link constants as Python floats, computed once (the FK loop runs per call)
         consts = tuple((float(self.a[i]), _special(np.cos(self.alpha[i])), _special(np.sin(self.alpha[i])),
                         float(self.d[i])) for i in range(self.a.size))

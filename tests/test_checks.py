@@ -171,3 +171,29 @@ def test_check_rate_bad_arguments():
         checks.check_rate("r", np.zeros(3, bool), max_rate=1.5)
     with pytest.raises(ValueError, match="alpha"):
         checks.check_rate("r", np.zeros(3, bool), max_rate=0.1, alpha=0.0)
+
+
+def test_tolerance_too_large_to_fail_is_refused():
+    for call in (lambda: checks.check_errors("x", [1.0], tol=1e300),
+                 lambda: checks.check_close("x", [1.0], [2.0], tol=1e300),
+                 lambda: checks.check_rigid(np.eye(4), tol=1e300)):
+        with pytest.raises(ValueError, match="tol"):
+            call()
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 1e300])
+def test_check_rigid_bad_entries_are_failures_without_numpy_warnings(bad):
+    T = np.eye(4)
+    T[0, 1] = bad
+    rep = checks.check_rigid(T, raise_on_fail=False)  # warnings are errors in the tests
+    assert not rep.passed and rep.max_error == np.inf
+    T = np.eye(4)
+    T[3, 0] = bad
+    assert not checks.check_rigid(T, raise_on_fail=False).passed
+    with pytest.raises(ValueError, match="complex"):
+        checks.check_rigid(np.eye(4) + 0j)
+
+
+def test_check_answer_refuses_complex():
+    with pytest.raises(ValueError, match="complex"):
+        checks.check_answer("x", 0.5 + 1e-3j, 0.5, quiet=True)

@@ -205,3 +205,13 @@ def test_validate_reports_each_population_with_a_binomial_bar():
     assert len(reps) == len(POPULATIONS) + 1
     for (label, _, bar), rep in zip(POPULATIONS, reps):
         assert label in rep.name and "binomial" in rep.name and rep.tol == bar
+
+
+@pytest.mark.parametrize("kw", [dict(sigma_min=np.array([np.nan])), dict(err=np.array([1e300])),
+                                dict(sigma_min=np.array([-1.0])), dict(damping=0.0), dict(damping=np.inf),
+                                dict(sigma_threshold=np.nan), dict(sigma_threshold="0.01"),
+                                dict(err=np.array([1.0 + 1j]))])
+def test_damping_squared_refuses_bad_input(kw):
+    args = dict(sigma_min=np.array([0.005]), err=np.array([1.0]), damping=0.1, sigma_threshold=0.01) | kw
+    with pytest.raises(ValueError):
+        damping_squared(**args)

@@ -270,3 +270,13 @@ def test_batched_jacobian_equals_single_and_chunking_is_exact(monkeypatch, conve
     np.testing.assert_array_equal(arm.jacobian(q), J)
     np.testing.assert_array_equal(arm.fk(q), T)
     np.testing.assert_array_equal(arm.fk_all(q), F)
+
+
+@pytest.mark.parametrize("field,value", [("a", [1.0, np.nan]), ("alpha", [0.0, 1e300]), ("d", [0.0]),
+                                         ("offset", [0.0, 1j]), ("a", "ab")])
+def test_direct_constructor_checks_every_field(field, value):
+    kw = dict(a=[1.0, 1.0], alpha=[0.0, 0.0], d=[0.0, 0.0], offset=[0.0, 0.0], convention="standard") | {field: value}
+    with pytest.raises(ValueError):
+        SerialArm(**kw)
+    arm = SerialArm(a=[1.0, 1.0], alpha=[0.0, 0.0], d=[0.0, 0.0], offset=[0.0, 0.0], convention="standard")
+    np.testing.assert_allclose(arm.fk([0.0, 0.0])[:3, 3], [2.0, 0.0, 0.0])

@@ -61,8 +61,8 @@ mut("ur5-retry-dropped", "robokin/ur5.py", "    if np.any(retry):", "    if Fals
 # ---- ik (DLS) --------------------------------------------------------------------------------
 mut("ik-damping-law", "robokin/ik.py", "(1 - (smin / sigma_threshold) ** 2) * damping**2",
     "(1 - smin / sigma_threshold) * damping**2", IK)
-mut("ik-constant-damping-lambda", "robokin/ik.py", "np.full(smin.shape, damping**2)", "np.full(smin.shape, damping)", IK)
-mut("ik-fade-linear", "robokin/ik.py", "np.asarray(err, dtype=float) / fade) ** 2", "np.asarray(err, dtype=float) / fade)", IK)
+mut("ik-constant-damping-lambda", "robokin/ik.py", "err.shape), damping**2)", "err.shape), damping)", IK)
+mut("ik-fade-linear", "robokin/ik.py", "np.minimum(1.0, err / fade) ** 2", "np.minimum(1.0, err / fade)", IK)
 mut("ik-step-cap", "robokin/ik.py", "dq *= np.minimum(1.0, max_step", "dq *= np.maximum(1.0, max_step", IK)
 mut("ik-limits-ignored", "robokin/ik.py", "ok = (e <= tol) & inside", "ok = e <= tol", IK,
     equivalent="q0 is refused outside qlim, every iterate is clipped into qlim and restart seeds are drawn inside "

@@ -62,6 +62,11 @@ __all__ = [
     "inverse_dynamics",
     "run_controller",
     "contact_normal_force",
+    "WHEEL_LEG_ACTUATORS",
+    "wheel_leg_mjcf",
+    "wheel_leg_model",
+    "wheel_leg_pose",
+    "wheel_leg_state",
     "MotorModel",
     "validate",
 ]
@@ -660,6 +665,157 @@ def contact_normal_force(model, data, geom):
             mujoco.mj_contactForce(model, data, i, f6)
             total += f6[0]
     return total
+
+
+# ----------------------------------------------------------------------------- the wheel-legged robot
+#: Actuator order of :func:`wheel_leg_model`: four leg motors (five-bar sign), then the two wheels.
+WHEEL_LEG_ACTUATORS = ("L_motor_A", "L_motor_B", "R_motor_A", "R_motor_B", "L_wheel", "R_wheel")
+
+
+def wheel_leg_mjcf(params, fivebar, *, track=0.4, roll_yaw_inertia=(0.15, 0.2), friction=1.0, timestep=1e-3,
+                   integrator="RK4", solref=None, radius=0.01):
+    """MJCF of the whole wheel-legged robot of chapter 4: body, two five-bar legs, two wheels, ground.
+
+    Every parameter comes from the two objects: the body has mass ``m_b`` with its centre of mass
+    ``l_c`` above the hip axis and pitch inertia ``I_b``; each leg is ``fivebar`` (motors at
+    ``-d/2`` and ``+d/2`` along the body's ``x`` from the hip midpoint) whose four links share
+    ``m_l / 2`` in proportion to their lengths (uniform rods); each wheel (radius ``R``, mass
+    ``m_w / 2``, spin inertia ``I_w / 2``) turns about the body's lateral axis at the end of shank CE.
+    Stated here, because the planar model has no such parameters: the lateral distance ``track``
+    between the wheels (m), the body's roll and yaw inertias (kg m^2) and the wheel-ground
+    ``friction`` coefficient.
+
+    Conventions: world ``x`` forward, ``y`` left, ``z`` up; the body has a free joint
+    (``qpos[:7]`` = position, quaternion). Leg joints ``L_motor_A`` ... follow :func:`fivebar_mjcf`
+    (axis ``(0, -1, 0)``, five-bar sign); wheel joints turn about ``+y`` (rolling forward is
+    positive, as the wheel angle ``x / R`` of chapter 4). Actuators: torque motors in the order
+    :data:`WHEEL_LEG_ACTUATORS`.
+
+    Examples
+    --------
+    >>> from robokin.wheel_leg import WheelLegParams
+    >>> from robokin.fivebar import FiveBar
+    >>> xml = wheel_leg_mjcf(WheelLegParams(), FiveBar(0.15, 0.15, 0.25, 0.25, 0.108))
+    >>> xml.count("<connect ")
+    2
+    """
+    for name in ("m_b", "I_b", "l_c", "m_l", "m_w", "I_w", "R", "g"):
+        if not hasattr(params, name):
+            raise ValueError(f"params must be a robokin.wheel_leg.WheelLegParams, got {type(params).__name__}")
+    fb = _check_fivebar(fivebar)
+    p = params
+    track = positive(track, "track")
+    ri = as_array(roll_yaw_inertia, "roll_yaw_inertia", trailing=(2,))
+    if ri.shape != (2,) or np.any(ri <= 0):
+        raise ValueError("roll_yaw_inertia must be two positive inertias (kg m^2)")
+    Ixx, Iyy, Izz = float(ri[0]), p.I_b, float(ri[1])
+    if Ixx + Iyy < Izz or Iyy + Izz < Ixx or Ixx + Izz < Iyy:
+        raise ValueError(f"body inertias (roll {Ixx}, pitch {Iyy}, yaw {Izz}) violate the triangle inequality")
+    friction = positive(friction, "friction")
+    L = np.array([fb.l1, fb.l3, fb.l2, fb.l4])
+    link_m = 0.5 * p.m_l * L / L.sum()
+    mw, iw = 0.5 * p.m_w, 0.5 * p.I_w
+    it = 0.6 * iw  # transverse inertia of the wheel: any value with 2 it >= iw is physical
+    half_w = 0.2 * p.R
+    legs = ""
+    for side, y in (("L_", 0.5 * track), ("R_", -0.5 * track)):
+        wheel = (f'<body name="{side}wheel" pos="{_f(fb.l3)} 0 0">'
+                 f'<joint name="{side}wheel" type="hinge" axis="0 1 0"/>'
+                 f'<inertial pos="0 0 0" mass="{_f(mw)}" diaginertia="{_f(it)} {_f(iw)} {_f(it)}"/>'
+                 f'<geom name="{side}tyre" type="cylinder" fromto="0 {_f(-half_w)} 0 0 {_f(half_w)} 0" '
+                 f'size="{_f(p.R)}" contype="1" conaffinity="1" condim="3" friction="{_f(friction)} 0.005 0.0001"/>'
+                 "</body>")
+        legs += _fivebar_xml(fb, side, link_m, None, radius, wheel=wheel, pos=(-0.5 * fb.d, y, 0.0))
+    soft = _soft(solref, solimp=None)
+    return ('<mujoco model="wheel_leg"><compiler angle="radian" autolimits="true"/>'
+            + _option(timestep, integrator, (0.0, 0.0, -p.g))
+            + '<default><geom contype="0" conaffinity="0" rgba="0.3 0.5 0.8 1"/></default>'
+            + '<worldbody><geom name="ground" type="plane" size="50 50 0.1" contype="1" conaffinity="1" '
+            f'friction="{_f(friction)} 0.005 0.0001"/>'
+            + '<body name="torso" pos="0 0 0"><freejoint name="root"/>'
+            + f'<inertial pos="0 0 {_f(p.l_c)}" mass="{_f(p.m_b)}" diaginertia="{_f(Ixx)} {_f(Iyy)} {_f(Izz)}"/>'
+            + f'<geom type="box" size="0.15 {_f(0.5 * track - 0.03)} 0.04" pos="0 0 0.05" rgba="0.9 0.6 0.2 1"/>'
+            + legs + "</body></worldbody><equality>"
+            + "".join(f'<connect site1="{s}foot_C" site2="{s}foot_D"{soft}/>' for s in ("L_", "R_"))
+            + "</equality><actuator>"
+            + "".join(f'<motor name="{a}" joint="{a}" gear="1"/>' for a in WHEEL_LEG_ACTUATORS)
+            + "</actuator></mujoco>")
+
+
+def wheel_leg_model(params, fivebar, **options):
+    """Compiled model of :func:`wheel_leg_mjcf`."""
+    return require_mujoco().MjModel.from_xml_string(wheel_leg_mjcf(params, fivebar, **options))
+
+
+def wheel_leg_pose(model, data, params, fivebar, *, L0, theta=0.0, x=0.0):
+    """Place the robot standing on its wheels: both legs of length ``L0`` (m), leg angle ``theta`` (rad), body level.
+
+    The wheels touch the ground (axle at height ``R``); the hip is ``L0`` from the axle at ``theta``
+    from the vertical (hip ahead of the wheel for ``theta > 0``, chapter 4's convention). Velocities
+    are zeroed and ``mj_forward`` is called.
+    """
+    from .wheel_leg import virtual_leg_inverse
+
+    mujoco = require_mujoco()
+    L0, theta = positive(L0, "L0"), finite_scalar(theta, "theta")
+    q = virtual_leg_inverse(fivebar, [L0, -0.5 * np.pi - theta])
+    qp = fivebar_qpos(fivebar, q)
+    mujoco.mj_resetData(model, data)
+    data.qpos[:3] = [x + L0 * math.sin(theta), 0.0, params.R + L0 * math.cos(theta)]
+    data.qpos[3:7] = [1.0, 0.0, 0.0, 0.0]
+    for side in ("L_", "R_"):
+        for j, v in zip(FIVEBAR_JOINTS, qp):
+            data.qpos[model.joint(side + j).qposadr[0]] = v
+    mujoco.mj_forward(model, data)
+
+
+def wheel_leg_state(model, data):
+    """Chapter 4's planar state of the simulated robot, read from MuJoCo's bodies and sites.
+
+    Both sides are averaged. The virtual leg of each side is the foot site ``foot_C`` seen from the
+    hip midpoint (the body frame origin) in the body's ``x``-``z`` plane: ``L0`` its length and
+    ``theta_b = -pi/2 - atan2(z, x)`` its angle from the body's ``-z`` axis (chapter 4's
+    ``virtual_leg``, here measured by the engine, including the loop-closure gap).
+
+    Returns
+    -------
+    dict
+        ``s``: ``[theta, theta_dot, x, x_dot, phi, phi_dot]`` (rad, rad/s, m, m/s, rad, rad/s);
+        ``L0``, ``L0_dot``, ``theta_b``, ``theta_b_dot``: per side (2,) ``[left, right]`` (m, m/s,
+        rad, rad/s); ``q``: motor angles (2, 2) ``[[A, B] left, [A, B] right]``; ``roll`` (rad) and
+        ``yaw_rate`` (rad/s, about world ``z``).
+    """
+    mujoco = require_mujoco()
+    tor = data.body("torso")
+    Rb = tor.xmat.reshape(3, 3)
+    hip = tor.xpos
+    v_hip = data.qvel[0:3]                 # free joint: world linear velocity of the body origin
+    w = Rb @ data.qvel[3:6]                # free joint: angular velocity in the body frame -> world
+    phi = math.atan2(Rb[0, 2], Rb[2, 2])
+    roll = math.atan2(Rb[2, 1], Rb[2, 2])
+    v6 = np.zeros(6)
+    L, Ld, tb, tbd, xs, xds, q = [], [], [], [], [], [], []
+    for side in ("L_", "R_"):
+        site = model.site(side + "foot_C").id
+        r_w = data.site_xpos[site] - hip
+        mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_SITE, site, v6, 0)
+        rd_w = v6[3:] - v_hip - np.cross(w, r_w)
+        r, rd = Rb.T @ r_w, Rb.T @ rd_w    # in the body frame; the leg plane is x-z
+        L2 = r[0] ** 2 + r[2] ** 2
+        L.append(math.sqrt(L2))
+        Ld.append((r[0] * rd[0] + r[2] * rd[2]) / L[-1])
+        tb.append(-0.5 * math.pi - math.atan2(r[2], r[0]))
+        tbd.append(-(r[0] * rd[2] - r[2] * rd[0]) / L2)
+        wheel = model.body(side + "wheel").id
+        mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, wheel, v6, 0)
+        xs.append(data.xpos[wheel][0])
+        xds.append(v6[3])
+        q.append([data.qpos[model.joint(side + j).qposadr[0]] for j in ("motor_A", "motor_B")])
+    phid = float(w[1])
+    tb, tbd = np.array(tb), np.array(tbd)
+    st = np.array([tb.mean() + phi, tbd.mean() + phid, np.mean(xs), np.mean(xds), phi, phid])
+    return {"s": st, "L0": np.array(L), "L0_dot": np.array(Ld), "theta_b": tb, "theta_b_dot": tbd,
+            "q": np.array(q), "roll": roll, "yaw_rate": float(w[2])}
 
 
 @dataclass(frozen=True)

@@ -481,7 +481,7 @@ def validate(*, rng=None, fast=False):
     Examples
     --------
     >>> [r.passed for r in validate(rng=np.random.default_rng(1), fast=True)]
-    [True, True]
+    [True, True, True, True]
     """
     rng = np.random.default_rng(6) if rng is None else rng
     N = 2000 if fast else 20000
@@ -493,9 +493,18 @@ def validate(*, rng=None, fast=False):
     worst = np.max(res, axis=-1)
     worst = np.where(np.any(valid, -1), worst, np.inf)
     found = np.min(np.where(valid, np.abs(_wrap(Q - q[:, None])).max(-1), np.inf), axis=-1)
+    # totality: wrist-singular poses (q5 = 0 or pi, theta6 free) and float32 poses are all solved
+    qs = rng.uniform(-np.pi, np.pi, (N, 6))
+    qs[:, 4] = np.where(rng.random(N) < 0.5, 0.0, np.pi)
+    _, v_sing = ik(UR5.fk(qs), warn=False)
+    _, v32 = ik(UR5.fk(q).astype(np.float32), warn=False)
     return [
         check_errors("UR5 analytic IK: FK(IK(T)) pose residual, all valid branches", worst, tol=1e-9,
                      raise_on_fail=False),
+        check_errors("UR5 analytic IK: wrist-singular poses (q5 = 0 or pi) without a valid branch (count)",
+                     (~v_sing.any(-1)).astype(float), tol=0.0, raise_on_fail=False),
+        check_errors("UR5 analytic IK: float32 poses, branches lost vs the float64 pose (count)",
+                     (valid & ~v32).sum(-1).astype(float), tol=0.0, raise_on_fail=False),
         check_errors("UR5 analytic IK: generating q among the 8 branches (rad)", found, tol=1e-7, unit="rad",
                      raise_on_fail=False),
     ]

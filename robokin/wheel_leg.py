@@ -722,7 +722,6 @@ def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None
         L, Ld, Ldd = (float(v) for v in prof(t))
         return _rhs_scalar(x, control(t, x), p, L, Ld, Ldd, push_f(t))
 
-    rhs(0.0, x0)   # fail fast on a bad callback, before the solver sees it
     t_eval = np.linspace(0.0, t_end, n_out)
     sol = solve_ivp_guarded(rhs, (0.0, t_end), x0, name="wheel_leg.simulate", max_nfev=budget, t_eval=t_eval,
                             max_step=max_step, rtol=rtol, atol=atol)

@@ -303,3 +303,62 @@ def test_arm_rejects_complex_text_negative_and_huge(kw):
 
 def test_arm_accepts_numpy_zero_inertia():
     assert ARM.replace(I1=np.float64(0.0)).I1 == 0.0
+
+
+def test_energy_drift_is_relative_to_energy_above_the_lowest_potential():
+    drift, sol = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=0.3, rtol=1e-6, atol=1e-6, method="RK45")
+    E = ARM.energy(sol.y[:2].T, sol.y[2:].T)
+    assert drift == pytest.approx(np.max(np.abs(E - E[0])) / (E[0] - ARM.potential_min()), rel=1e-12)
+    assert drift > 0
+
+
+def _chain():
+    """A spatial 3-joint chain with twists and full (rotated) inertia tensors."""
+    rng = np.random.default_rng(12)
+    R = np.linalg.qr(rng.normal(size=(3, 3, 3)))[0]
+    inertias = R @ (np.diag([0.02, 0.03, 0.04])[None] * [1.0, 1.5, 0.7]) @ np.swapaxes(R, -1, -2)
+    return dict(a=[0.1, 0.4, 0.3], alpha=[np.pi / 2, 0.3, -0.7], d=[0.2, 0.05, 0.1], convention="standard",
+                masses=[2.0, 1.5, 1.0], coms=rng.normal(0, 0.1, (3, 3)), inertias=inertias)
+
+
+def test_rnea_velocity_terms_match_lagrange_from_the_mass_matrix():
+    """h_i = sum_jk (dM_ij/dq_k - 1/2 dM_jk/dq_i) qd_j qd_k with M from zero-velocity RNEA columns (FD in q).
+
+    Checks the Coriolis and gyroscopic terms of RNEA (w x I w, its sign and order) against Lagrange's
+    equations, in a spatial chain where they do not vanish.
+    """
+    kw = _chain()
+    kw_m = {k: v for k, v in kw.items()}
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q, qd = rng.uniform(-2, 2, 3), rng.uniform(-2, 2, 3)
+        h = rnea(q=q, qd=qd, qdd=np.zeros(3), gravity=np.zeros(3), **kw)
+        eps = 1e-6
+        dM = np.stack([(rnea_mass_matrix(q=q + eps * e, **kw_m) - rnea_mass_matrix(q=q - eps * e, **kw_m)) / (2 * eps)
+                       for e in np.eye(3)], -1)     # dM[i, j, k] = dM_ij / dq_k
+        ref = np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)
+        np.testing.assert_allclose(h, ref, atol=1e-8)
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_rnea_gravity_torque_is_the_gradient_of_the_potential_from_serial_fk(convention):
+    """Frames of either DH convention: RNEA's static torque equals dV/dq, V from robokin.serial link frames."""
+    from robokin.serial import SerialArm
+
+    kw = _chain()
+    kw["convention"] = convention
+    arm = SerialArm.from_dh(kw["a"], kw["alpha"], kw["d"], convention=convention)
+    g = np.array([0.0, 0.0, -9.81])
+
+    def V(q):
+        T = arm.fk_all(q)[1:]
+        com = np.einsum("nij,nj->ni", T[:, :3, :3], kw["coms"]) + T[:, :3, 3]
+        return -float(np.sum(np.asarray(kw["masses"])[:, None] * com * g))
+
+    rng = np.random.default_rng(6)
+    for _ in range(4):
+        q = rng.uniform(-2, 2, 3)
+        tau = rnea(q=q, qd=np.zeros(3), qdd=np.zeros(3), gravity=g, **kw)
+        eps = 1e-6
+        grad = np.array([(V(q + eps * e) - V(q - eps * e)) / (2 * eps) for e in np.eye(3)])
+        np.testing.assert_allclose(tau, grad, atol=1e-7)

@@ -392,3 +392,24 @@ def test_geometry_rejects_complex_text_huge(kw):
 def test_hostile_calls_raise_value_error(call):
     with pytest.raises(ValueError):
         call(FiveBar(0.06, 0.06, 0.10, 0.10, 0.07))
+
+
+def test_type2_warning_threshold_is_1e_minus_7():
+    """Warn only within round-off of a type II singularity (|sin(CE, DE)| <= 1e-7), not merely near it."""
+    leg = FiveBar(0.06, 0.06, 0.08, 0.08, 0.07)
+
+    def pose(target):   # bisection on theta2 towards the stretched distal links
+        lo, hi = -1.5, 0.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            m = leg.singularity_measures([np.pi, mid])[1]
+            lo, hi = (lo, mid) if (np.isnan(m) or m < target) else (mid, hi)
+        return np.array([np.pi, lo])
+
+    q_near, q_at = pose(1e-6), pose(3e-8)
+    assert 5e-7 < leg.singularity_measures(q_near)[1] < 2e-6 and leg.singularity_measures(q_at)[1] < 1e-7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        leg.jacobian(q_near)
+    with pytest.warns(SingularityWarning, match="type II"):
+        leg.jacobian(q_at)

@@ -570,3 +570,21 @@ def test_calibration_small_degree_angles_hint():
 def test_knee_complex_rejected(knee):
     with pytest.raises(ValueError, match="knee"):
         LEG.ik([[0.1, -0.3], [0.1, -0.3]], knee=knee)
+
+
+def test_joint_limit_slack_is_round_off_only():
+    leg = TwoLinkLeg(L1, L2, q_min=[-1.0, 0.0], q_max=[1.0, 2.5])
+    assert leg.within_limits([[1.0 + 1e-13, 1.0], [1.0, 2.5 + 1e-13]]).all()
+    assert not leg.within_limits([[1.0 + 1e-9, 1.0]]).any() and not leg.within_limits([[0.0, -1e-9]]).any()
+    p = leg.fk([1.0 + 1e-9, 1.0])
+    with pytest.raises(UnreachableError, match="outside joint limits"):
+        leg.ik(p)
+
+
+def test_calibration_noise_uses_2n_minus_4_degrees_of_freedom():
+    q, p = _cal_data(n=9, seed=4)
+    p = p + np.random.default_rng(9).normal(0, 1e-4, p.shape)
+    cal = calibrate(q, p, guess=TwoLinkLeg(0.2, 0.2))
+    # rms^2 = SSR / N and noise^2 = SSR / (2N - 4): their ratio is exact
+    assert cal.noise**2 * (2 * 9 - 4) == pytest.approx(cal.rms**2 * 9, rel=1e-12)
+    assert cal.n_points == 9

@@ -451,3 +451,28 @@ def test_geometry_rejects_complex_text_huge(bad):
     for kw in (dict(r=bad, lx=0.2, ly=0.2), dict(r=0.05, lx=0.2, ly=0.2, roller_angle=bad)):
         with pytest.raises(ValueError):
             Mecanum(**kw)
+
+
+def test_twist_warns_exactly_when_cond_exceeds_1e8():
+    near = Mecanum(0.05, 0.2, 0.2 * (1 + 1e-10), config="O")      # cond ~ 5e10
+    fine = Mecanum(0.05, 0.2, 0.2 * (1 + 1e-6), config="O")       # cond ~ 5e6
+    assert 1e8 < near.cond < 1e16 and fine.cond < 1e8
+    with pytest.warns(SingularityWarning):
+        near.twist(np.ones(4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fine.twist(np.ones(4))
+
+
+def test_fusion_tau_equal_dt_is_allowed():
+    th, b = fuse_heading(np.full(3, 0.5), np.zeros(3), 0.1, tau=0.1)   # k = 1: the bias follows at once
+    np.testing.assert_allclose(b, [0.0, 0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match="tau must be at least dt"):
+        fuse_heading(np.zeros(3), np.zeros(3), 0.1, tau=0.1 * (1 - 1e-12))
+
+
+def test_exact_step_series_branch_matches_closed_form_to_round_off():
+    """Below |omega dt| = 1e-4 a series replaces sin(phi)/phi and (1 - cos phi)/phi: it must be as exact."""
+    for phi in (9.9e-5, 5e-5, 1e-6, -7e-5):
+        step = integrate_twist(np.zeros(3), [1.0, 0.0, phi], 1.0)
+        np.testing.assert_allclose(step[:2], [np.sin(phi) / phi, 2 * np.sin(phi / 2) ** 2 / phi], rtol=1e-13, atol=0)

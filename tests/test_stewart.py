@@ -1,5 +1,7 @@
 """Tests for robokin.stewart (chapters 9 and 10)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -494,3 +496,42 @@ def test_warn_cond_accepts_large_thresholds(st):
     assert np.all(np.isfinite(t))
     with pytest.raises(ValueError):
         st.twist_from_leg_rates(q, np.full(6, 0.01), warn_cond=1e300)
+
+
+def test_tiny_but_nonzero_legs_are_fine_zero_legs_raise():
+    b, _ = uniform_layout(0.5, 0.35, phase=0.0)
+    flat = Stewart(b, b.copy())                       # top anchors equal to base anchors
+    J = flat.jacobian([0, 0, 1e-6, 0, 0, 0])           # every leg 1 micrometre long, vertical
+    np.testing.assert_allclose(J[:, 2], 1.0)
+    with pytest.raises(ValueError, match="zero-length leg"):
+        flat.jacobian([0, 0, 0, 0, 0, 0])
+
+
+def test_singularity_warning_threshold_is_1e8():
+    q = np.array([0, 0, 0.4, 0, 0, 0.0])
+
+    def near(eps):   # paired layout approaching the (architecturally singular) uniform one: cond ~ 4.6 / eps
+        return Stewart(*paired_layout(0.5, 0.35, base_pair_angle=np.pi / 3 + eps, top_pair_angle=np.pi / 3))
+
+    bad, ok = near(1e-9), near(1e-7)
+    assert 1e8 < np.linalg.cond(bad.jacobian(q)) < 1e12 and np.linalg.cond(ok.jacobian(q)) < 1e8
+    with pytest.warns(SingularityWarning):
+        bad.twist_from_leg_rates(q, np.full(6, 0.01))
+    with pytest.warns(SingularityWarning):
+        StewartDynamics(bad, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).inverse_dynamics(q, np.zeros(6),
+                                                                                              np.zeros(6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok.twist_from_leg_rates(q, np.full(6, 0.01))
+        StewartDynamics(ok, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).inverse_dynamics(q, np.zeros(6),
+                                                                                             np.zeros(6))
+
+
+def test_fk_newton_step_is_capped(st):
+    """One Newton step moves at most 0.1 m in position and 0.3 rad in angle (the model's trust region)."""
+    q_true = np.array([0.02, -0.01, 0.45, 0.1, -0.1, 0.2])
+    guess = np.array([0.0, 0.0, 0.30, 0.0, 0.0, 0.0])
+    res = st.fk(st.ik(q_true), guess=guess, max_iter=1, full_output=True)
+    step = np.abs(res.pose - guess) / [0.1, 0.1, 0.1, 0.3, 0.3, 0.3]
+    assert step.max() == pytest.approx(1.0, rel=1e-12)     # far guess: the cap is active and exact
+    assert np.allclose(st.fk(st.ik(q_true), guess=guess), q_true, atol=1e-9)

@@ -449,3 +449,13 @@ def test_smooth_step_ends_and_profile_exact():
                                atol=1e-15)
     np.testing.assert_allclose(d, [0, 0, 0.2 * (30 * s**2 - 60 * s**3 + 30 * s**4), 0, 0], atol=1e-15)
     np.testing.assert_allclose(a, [0, 0, 0.2 * (60 * s - 180 * s**2 + 120 * s**3), 0, 0], atol=1e-15)
+
+
+def test_schedule_refuses_extrapolation_beyond_round_off(sched):
+    lo, hi = sched.L_min, sched.L_max
+    sched(np.array([lo, hi]))
+    sched(hi + 1e-10 * (hi - lo))                       # round-off slack (1e-9 of the range)
+    for L in (hi + 1e-6 * (hi - lo), lo - 1e-6 * (hi - lo)):
+        with pytest.raises(ValueError, match="outside the fitted range"):
+            sched(L)
+        assert np.all(np.isfinite(sched(L, extrapolate=True)))

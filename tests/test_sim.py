@@ -182,4 +182,83 @@ def test_motor_model():
 
 def test_validate_passes():
     reps = sim.validate(fast=True)
-    assert len(reps) == 5 and all(r.passed for r in reps)
+    assert len(reps) == 6 and all(r.passed for r in reps)
+
+
+# ----------------------------------------------------------------------------- the whole robot
+from robokin import wheel_leg as wl  # noqa: E402
+
+FB4 = FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)
+
+
+def test_wheel_leg_model_matches_parameters():
+    P = wl.WheelLegParams()
+    m = sim.wheel_leg_model(P, FB4, track=0.4)
+    assert m.body_subtreemass[m.body("torso").id] == pytest.approx(P.total_mass, abs=1e-12)
+    assert m.body_mass[m.body("torso").id] == P.m_b
+    np.testing.assert_allclose(m.body_ipos[m.body("torso").id], [0, 0, P.l_c])
+    legs = [m.body(f"{s}{b}").id for s in ("L_", "R_") for b in ("thigh_A", "shank_C", "thigh_B", "shank_D")]
+    assert m.body_mass[legs].sum() == pytest.approx(P.m_l, abs=1e-12)
+    for s in ("L_", "R_"):
+        w = m.body(s + "wheel").id
+        assert m.body_mass[w] == pytest.approx(P.m_w / 2)
+        assert m.body_inertia[w].max() == pytest.approx(P.I_w / 2)          # spin inertia about the axle
+        np.testing.assert_array_equal(m.jnt_axis[m.joint(s + "wheel").id], [0, 1, 0])
+        assert m.geom(s + "tyre").size[0] == pytest.approx(P.R)
+    assert m.body_pos[m.body("L_thigh_B").id][1] - m.body_pos[m.body("R_thigh_B").id][1] == pytest.approx(0.4)
+    assert [m.actuator(i).name for i in range(m.nu)] == list(sim.WHEEL_LEG_ACTUATORS)
+    assert m.neq == 2
+
+
+def test_wheel_leg_state_matches_virtual_leg():
+    P = wl.WheelLegParams()
+    m = sim.wheel_leg_model(P, FB4)
+    d = mujoco.MjData(m)
+    for L0, th in ((0.2, 0.0), (0.28, 0.15), (0.15, -0.1)):
+        sim.wheel_leg_pose(m, d, P, FB4, L0=L0, theta=th, x=0.3)
+        st = sim.wheel_leg_state(m, d)
+        leg = wl.virtual_leg(FB4, st["q"])
+        np.testing.assert_allclose(st["L0"], leg[:, 0], atol=1e-12)
+        np.testing.assert_allclose(st["theta_b"], -np.pi / 2 - leg[:, 1], atol=1e-12)
+        np.testing.assert_allclose(st["s"], [th, 0, 0.3, 0, 0, 0], atol=1e-12)
+        # wheels on the ground, axle at height R
+        assert d.body("L_wheel").xpos[2] == pytest.approx(P.R, abs=1e-12)
+
+
+def test_wheel_leg_rates_match_finite_differences():
+    P = wl.WheelLegParams()
+    m = sim.wheel_leg_model(P, FB4, solref=(0.004, 1.0))
+    d = mujoco.MjData(m)
+    sim.wheel_leg_pose(m, d, P, FB4, L0=0.2, theta=0.1)
+    for _ in range(200):   # let it start to fall forward, with the leg motors off
+        mujoco.mj_step(m, d)
+    st0 = sim.wheel_leg_state(m, d)
+    h = 1e-4
+    m.opt.timestep = h
+    mujoco.mj_step(m, d)
+    st1 = sim.wheel_leg_state(m, d)
+    for k in (0, 2, 4):    # theta, x, phi: rate vs difference quotient
+        fd = (st1["s"][k] - st0["s"][k]) / h
+        assert abs(fd - 0.5 * (st0["s"][k + 1] + st1["s"][k + 1])) < 1e-3 * max(1.0, abs(fd))
+
+
+def test_wheel_leg_bad_input():
+    P = wl.WheelLegParams()
+    with pytest.raises(ValueError, match="WheelLegParams"):
+        sim.wheel_leg_model({"m_b": 12.0}, FB4)
+    with pytest.raises(ValueError, match="track"):
+        sim.wheel_leg_model(P, FB4, track=-0.4)
+    with pytest.raises(ValueError, match="triangle"):
+        sim.wheel_leg_model(P, FB4, roll_yaw_inertia=(0.01, 1.0))
+    with pytest.raises(ValueError, match="friction"):
+        sim.wheel_leg_model(P, FB4, friction=0.0)
+
+
+def test_slider_and_pin():
+    m = sim.fivebar_model(LEG, masses=MASSES, actuator="torque", body_mass=8.0, foot_pin=[0.035, -0.12])
+    assert m.joint("lift").type == mujoco.mjtJoint.mjJNT_SLIDE and m.body("base").mass[0] == 8.0
+    assert m.neq == 2
+    with pytest.raises(ValueError, match="body_mass"):
+        sim.fivebar_model(LEG, masses=MASSES, body_mass=0.0)
+    with pytest.raises(ValueError, match="foot_pin"):
+        sim.fivebar_model(LEG, masses=MASSES, foot_pin=[0.0, np.nan])

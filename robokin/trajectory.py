@@ -25,7 +25,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 from scipy.optimize import minimize
 
-from ._validate import as_array, choice, positive
+from ._validate import as_array, choice, integer, positive
 from .checks import CheckReport, check_errors
 from .errors import UnreachableError
 from .transforms import wrap_to_pi
@@ -305,9 +305,9 @@ class PiecewiseQuintic:
         t : ndarray, shape (M,)
         q, qd, qdd, qddd : ndarray, each shape (M, n)
         """
-        per = int(per_segment)
-        if per < 2:
-            raise ValueError(f"per_segment must be an integer >= 2, got {per_segment!r}")
+        per = integer(per_segment, "per_segment", minimum=2)
+        if per > 10**6:  # the grid is materialised: refuse sizes that would exhaust memory
+            raise ValueError(f"per_segment must be at most 1e6 samples per segment, got {per}")
         s = np.linspace(0.0, 1.0, per + 1)[:-1]
         t = (self.times[:-1, None] + self.durations[:, None] * s).ravel()
         t = np.append(t, self.times[-1])

@@ -603,8 +603,6 @@ KNOWN = {
     ('plotting.draw_frame', 'length', 'inf'): 'plotting: raises RuntimeWarning',
     ('plotting.draw_frame', 'length', 'nan'): 'plotting: returns silently',
     ('plotting.draw_frame', 'length', 'string'): 'plotting: raises UFuncTypeError',
-    ('trajectory.PiecewiseQuintic.sample', 'per_segment', 'complex'): 'trajectory: raises TypeError',
-    ('trajectory.PiecewiseQuintic.sample', 'per_segment', 'inf'): 'trajectory: raises OverflowError',
 }
 if os.environ.get("ROBOKIN_HOSTILE_NO_XFAIL"):
     KNOWN = {}

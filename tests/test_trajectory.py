@@ -13,7 +13,7 @@ from scipy.interpolate import CubicSpline
 from robokin import trajectory as tj
 from robokin.errors import SingularityWarning, UnreachableError
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
+SETTINGS = settings(deadline=None)  # example count and seeding come from the profile (tests/conftest.py)
 fin = st.floats(-5, 5, allow_nan=False)
 dur = st.floats(0.05, 10, allow_nan=False)
 

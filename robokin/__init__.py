@@ -4,7 +4,7 @@ Modules
 -------
 transforms : rotations, ZYX roll-pitch-yaw, SO(3)/SE(3) exp and log, interpolation
 checks     : finite-difference Jacobians, residual scans and other machine checks
-errors     : UnreachableError, SingularityWarning, ConvergenceError
+errors     : UnreachableError, SingularityWarning, SingularityError, ConvergenceError, IntegrationError
 symbolic   : sympy counterparts used in the derivations
 
 Mechanism modules (one per chapter) are imported on demand, e.g.
@@ -12,7 +12,10 @@ Mechanism modules (one per chapter) are imported on demand, e.g.
 """
 
 from . import checks, errors, transforms
-from .errors import ConvergenceError, SingularityWarning, UnreachableError
+from .errors import ConvergenceError, IntegrationError, SingularityError, SingularityWarning, UnreachableError
 
 __version__ = "0.1.0"
-__all__ = ["checks", "errors", "transforms", "UnreachableError", "SingularityWarning", "ConvergenceError"]
+__all__ = [
+    "checks", "errors", "transforms",
+    "UnreachableError", "SingularityWarning", "SingularityError", "ConvergenceError", "IntegrationError",
+]

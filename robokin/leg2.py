@@ -286,7 +286,7 @@ class TwoLinkLeg:
         x, z = p[..., 0], p[..., 1]
         with np.errstate(over="ignore"):  # |p| ~ 1e154 overflows to inf: correctly "too far"
             d2 = x * x + z * z
-            # law of cosines, factored so that 1 - c2^2 keeps its digits near the boundary
+            # law of cosines as (1 - c2) and (1 + c2): their signs give the two reach tests directly
             one_minus_c2 = ((l1 + l2) ** 2 - d2) / (2 * l1 * l2)
             one_plus_c2 = (d2 - (l1 - l2) ** 2) / (2 * l1 * l2)
         too_far = one_minus_c2 < -_REACH_TOL

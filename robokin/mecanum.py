@@ -373,12 +373,16 @@ class Mecanum:
 
 # ---------------------------------------------------------------------- odometry
 def _dtheta_terms(phi):
-    """``sin(phi)/phi`` and ``(1 - cos(phi))/phi`` with series near 0."""
+    """``sin(phi)/phi`` and ``(1 - cos(phi))/phi`` with series near 0.
+
+    ``1 - cos(phi)`` is evaluated as ``2 sin^2(phi/2)``: the subtraction cancels and, just above the series
+    threshold, kept only about 8 digits.
+    """
     small = np.abs(phi) < 1e-4
     ps = np.where(small, 1.0, phi)
     p2 = phi * phi
     a = np.where(small, 1 - p2 / 6 + p2 * p2 / 120, np.sin(ps) / ps)
-    b = np.where(small, phi / 2 - phi * p2 / 24, (1 - np.cos(ps)) / ps)
+    b = np.where(small, phi / 2 - phi * p2 / 24, 2 * np.sin(ps / 2) ** 2 / ps)
     return a, b
 
 
@@ -479,7 +483,7 @@ def fuse_heading(omega_gyro, omega_wheel, dt, *, tau=2.0, trusted=None, theta0=0
     bias but jumps when a wheel slips. The filter keeps the gyro's fast
     content and takes the slow content (its bias) from the wheels:
 
-        b_{k+1} = b_k + (dt / tau) (omega_gyro_k - omega_wheel_k)   when trusted_k
+        b_{k+1} = b_k + (dt / tau) (omega_gyro_k - omega_wheel_k - b_k)   when trusted_k
         theta_{k+1} = theta_k + dt (omega_gyro_k - b_k)
 
     i.e. ``omega_hat = highpass(omega_gyro) + lowpass(omega_wheel)`` with time

@@ -376,8 +376,9 @@ def so3_log(R, *, tol=ROTATION_TOL):
     """Rotation matrix to rotation vector ``theta * axis`` with ``theta`` in ``[0, pi]``.
 
     Goes through a unit quaternion (Shepperd's method), which stays accurate at
-    ``theta -> 0`` and ``theta -> pi``, the two places where the textbook
-    ``arccos((tr R - 1) / 2)`` formula loses digits or divides by zero.
+    ``theta -> 0`` and ``theta -> pi``. The textbook ``arccos((tr R - 1) / 2)`` formula fails at both: below
+    about ``2e-8`` rad the arccos returns exactly 0 and ``vee(R - R^T) / (2 sin theta)`` is 0/0 (its rotation
+    vector is accurate until then), and near ``pi`` the ``sin theta`` division loses the axis (chapter 1).
     At exactly ``theta = pi`` the axis sign is arbitrary (both are correct).
 
     Parameters

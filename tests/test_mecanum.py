@@ -476,3 +476,16 @@ def test_exact_step_series_branch_matches_closed_form_to_round_off():
     for phi in (9.9e-5, 5e-5, 1e-6, -7e-5):
         step = integrate_twist(np.zeros(3), [1.0, 0.0, phi], 1.0)
         np.testing.assert_allclose(step[:2], [np.sin(phi) / phi, 2 * np.sin(phi / 2) ** 2 / phi], rtol=1e-13, atol=0)
+
+
+def test_arc_terms_exact_just_above_series_threshold():
+    """(1 - cos phi) / phi by subtraction kept ~8 digits at phi ~ 1e-4; the half-angle form keeps all."""
+    import mpmath
+
+    from robokin.mecanum import _dtheta_terms
+
+    phi = np.geomspace(1.0001e-4, 1.0, 200)
+    _, b = _dtheta_terms(phi)
+    with mpmath.workdps(40):  # the reference must not cancel either
+        ref = np.array([float((1 - mpmath.cos(mpmath.mpf(p))) / mpmath.mpf(p)) for p in phi])
+    assert np.max(np.abs(b - ref) / ref) < 1e-14

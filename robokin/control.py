@@ -180,6 +180,13 @@ class Controller:
     kd: np.ndarray
     ki: np.ndarray
 
+    def __post_init__(self):
+        # Built directly or through tracking_controller: the same checks either way (gains real, finite, >= 0).
+        _check_arm(self.model, "model", scalar=True)
+        choice(self.kind, "kind", ("pd", "pd_gravity", "computed_torque"))
+        for name in ("kp", "kd", "ki"):
+            object.__setattr__(self, name, _gain(getattr(self, name), name))
+
     def torque(self, q, qd, z, q_ref, qd_ref, qdd_ref):
         """Joint torques (N m), shape (..., 2), from state and reference (all (..., 2)).
 
@@ -232,9 +239,7 @@ def tracking_controller(model, *, kind, kp, kd, ki=0.0):
     ...
     ValueError: kind must be one of 'pd', 'pd_gravity', 'computed_torque'; got 'pid'
     """
-    _check_arm(model, "model", scalar=True)
-    choice(kind, "kind", ("pd", "pd_gravity", "computed_torque"))
-    return Controller(model, kind, _gain(kp, "kp"), _gain(kd, "kd"), _gain(ki, "ki"))
+    return Controller(model, kind, kp, kd, ki)
 
 
 # ---------------------------------------------------------------------------- simulation
@@ -673,6 +678,8 @@ def clopper_pearson(k, n, *, confidence=0.95):
     for v, nm in ((k, "k"), (n, "n")):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ValueError(f"{nm} must be an integer, got {v!r}")
+        if v > 2**53:  # beyond exact float64 integers the beta quantiles are meaningless
+            raise ValueError(f"{nm} must be at most 2**53, got {v}")
     if n < 1 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
     confidence = finite_scalar(confidence, "confidence")

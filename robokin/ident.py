@@ -78,7 +78,7 @@ def arm_from_base_parameters(theta, *, l1, l2, m1, m2, g=9.81):
     (0.1, 0.5)
     """
     theta = as_array(theta, "theta", trailing=(None,))
-    if theta.ndim != 1 or theta.size < 5:
+    if theta.shape not in ((5,), (9,)):
         raise ValueError(f"theta must have shape (5,) or (9,), got {theta.shape}")
     l1, l2, m1, m2 = (positive(v, n) for v, n in ((l1, "l1"), (l2, "l2"), (m1, "m1"), (m2, "m2")))
     lc2 = theta[4] / m2
@@ -240,6 +240,8 @@ def encoder_reading(q, *, counts_per_rev, noise_std=0.0, rng=None):
     q = as_array(q, "q", trailing=(2,))
     if isinstance(counts_per_rev, bool) or not isinstance(counts_per_rev, (int, np.integer)) or counts_per_rev < 1:
         raise ValueError(f"counts_per_rev must be a positive integer, got {counts_per_rev!r}")
+    if counts_per_rev > 2**40:  # far beyond any encoder (32-bit is 4.3e9); the quantum would underflow the angle
+        raise ValueError(f"counts_per_rev must be at most 2**40, got {counts_per_rev}")
     noise_std = finite_scalar(noise_std, "noise_std")
     if noise_std < 0:
         raise ValueError(f"noise_std must be non-negative, got {noise_std}")

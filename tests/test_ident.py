@@ -13,7 +13,7 @@ from robokin.ident import (arm_from_base_parameters, base_parameters, encoder_re
                            validate)
 
 ARM = demo_setup()["nominal"]
-HSET = settings(max_examples=40, deadline=None, derandomize=True)
+HSET = settings(deadline=None)  # example count and seeding come from the profile (tests/conftest.py)
 val = st.floats(-4, 4)
 
 
@@ -191,7 +191,7 @@ def test_encoder_reading_quantises_within_half_a_count():
     assert 0.9e-3 < np.std(noisy - q) < 1.1e-3
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(deadline=None)
 @given(st.lists(st.floats(-2, 2), min_size=8, max_size=8), st.sampled_from([7, 11, 21]))
 def test_savgol_is_exact_on_polynomials_of_its_degree(c, window):
     t = np.arange(0, 0.5, 0.005)

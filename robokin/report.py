@@ -36,6 +36,7 @@ MODULES = [
     ("dynamics", "Lagrangian dynamics"),
     ("control", "Control under model error"),
     ("ident", "Parameter identification"),
+    ("sim", "Multibody simulation (MuJoCo)"),
 ]
 
 

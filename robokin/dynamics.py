@@ -23,8 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _kernels as _k
 from ._validate import as_array, choice, integer, positive, solve_ivp_guarded
 from .errors import SingularityError
+from .serial import SerialArm
 
 __all__ = ["TwoLinkArm", "rnea", "rnea_mass_matrix", "check_inertias", "energy_drift", "validate"]
 
@@ -428,6 +430,217 @@ def _rnea_inputs(a, alpha, d, offset, masses, coms, inertias, convention):
     return a, alpha, d, offset, masses, coms, inertias, n
 
 
+@dataclass(frozen=True, eq=False)
+class SerialDynamics:
+    """Rigid-body dynamics of a revolute DH arm: checked once when built, then fast per call and batched.
+
+    Holds the kinematics (a :class:`~robokin.serial.SerialArm`, either DH convention) and the inertial parameters
+    of every link; all checks run here, once, so the methods only check the joint arrays they are given.
+
+    Parameters
+    ----------
+    arm : SerialArm
+        Kinematics; frame ``i`` is fixed to link ``i``, ``theta_i = q_i + offset_i``. ``arm.base`` orients the
+        chain in the world (gravity is given in the world frame); ``arm.tool`` plays no part in the dynamics.
+    masses : array_like, shape (n,)
+        Link masses (kg), non-negative.
+    coms : array_like, shape (n, 3)
+        Centre of mass of link i in frame i (m).
+    inertias : array_like, shape (n, 3, 3)
+        Inertia tensor of link i about its centre of mass, axes of frame i (kg m^2); checked by
+        :func:`check_inertias`.
+    gravity : array_like, shape (3,)
+        Gravity acceleration in the world frame (m/s^2), default ``(0, 0, -9.81)``.
+
+    Notes
+    -----
+    Equation of motion ``M(q) qdd + h(q, qd) + G(q) = tau``. :meth:`rnea` is the recursive Newton-Euler algorithm
+    (``O(n)``), :meth:`mass_matrix` the composite-rigid-body algorithm (CRBA, one backward pass of composite
+    inertias, not ``n`` RNEA passes), :meth:`forward_dynamics` solves ``M qdd = tau - h - G`` with a Cholesky
+    check that ``M`` is positive definite. Each algorithm is written once on scalar components and specialised to
+    the arm's structure (:mod:`robokin._kernels`); the readable matrix form is ``dynamics._rnea_reference``, which
+    the tests compare it with (and with pinocchio).
+
+    Examples
+    --------
+    >>> arm2 = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> p = arm2.rnea_params()
+    >>> dyn = SerialDynamics.from_dh(p["a"], p["alpha"], p["d"], convention="standard", masses=p["masses"],
+    ...                              coms=p["coms"], inertias=p["inertias"], gravity=p["gravity"])
+    >>> q, qd, qdd = [0.3, -0.7], [1.0, 2.0], [0.5, -1.5]
+    >>> bool(np.allclose(dyn.rnea(q, qd, qdd), arm2.inverse_dynamics(q, qd, qdd), atol=1e-12))
+    True
+    >>> bool(np.allclose(dyn.mass_matrix(q), arm2.M(q), atol=1e-12))
+    True
+    >>> bool(np.allclose(dyn.forward_dynamics(q, qd, dyn.rnea(q, qd, qdd)), qdd, atol=1e-12))
+    True
+    """
+
+    arm: SerialArm
+    masses: np.ndarray
+    coms: np.ndarray
+    inertias: np.ndarray
+    gravity_vector: np.ndarray = dataclasses.field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
+
+    def __init__(self, arm, *, masses, coms, inertias, gravity=(0.0, 0.0, -9.81)):
+        if not isinstance(arm, SerialArm):
+            raise ValueError(f"arm must be a robokin.serial.SerialArm, got {type(arm).__name__}")
+        n = arm.n
+        masses = as_array(masses, "masses", trailing=(n,))
+        if masses.shape != (n,):
+            raise ValueError(f"masses must have shape ({n},), got {masses.shape}")
+        if np.any(masses < 0):
+            raise ValueError(f"masses must be non-negative, got {masses}")
+        coms = as_array(coms, "coms", trailing=(n, 3))
+        if coms.shape != (n, 3):
+            raise ValueError(f"coms must have shape ({n}, 3), got {coms.shape}")
+        inertias = as_array(inertias, "inertias", trailing=(n, 3, 3))
+        if inertias.shape != (n, 3, 3):
+            raise ValueError(f"inertias must have shape ({n}, 3, 3), got {inertias.shape}")
+        check_inertias(inertias, "inertias")
+        g = as_array(gravity, "gravity", trailing=(3,))
+        if g.shape != (3,):
+            raise ValueError(f"gravity must have shape (3,), got {g.shape}")
+        for name, v in (("arm", arm), ("masses", masses.copy()), ("coms", coms.copy()),
+                        ("inertias", inertias.copy()), ("gravity_vector", g.copy())):
+            if isinstance(v, np.ndarray):
+                v.setflags(write=False)
+            object.__setattr__(self, name, v)
+        g0 = arm.base[:3, :3].T @ g   # gravity in frame 0 of the chain
+        K = _k.dh_constants(arm.a, arm.alpha, arm.d) + _k.inertial_constants(masses, coms, inertias) + \
+            tuple(float(x) for x in g0)
+        object.__setattr__(self, "_K", K)
+        object.__setattr__(self, "_kern", {})
+
+    @classmethod
+    def from_dh(cls, a, alpha, d, *, convention, offset=0.0, masses, coms, inertias, gravity=(0.0, 0.0, -9.81)):
+        """Build from DH columns (as :meth:`SerialArm.from_dh`) and the inertial parameters."""
+        arm = SerialArm.from_dh(a, alpha, d, offset=offset, convention=convention)
+        return cls(arm, masses=masses, coms=coms, inertias=inertias, gravity=gravity)
+
+    @property
+    def n(self):
+        """Number of joints."""
+        return self.arm.n
+
+    def _kernel(self, kind, *, arrays, terms="full"):
+        key = (kind, arrays, terms)
+        kern = self._kern.get(key)
+        if kern is None:
+            extra = (("terms", terms),) if kind == "rnea" else ()
+            kern = self._kern[key] = _k._compile(kind, self.n, self.arm.convention, _k._structure(self._K), extra,
+                                                 arrays=arrays)
+        return kern
+
+    def _joint(self, x, name):
+        return as_array(x, name, trailing=(self.n,))
+
+    def _call(self, kind, terms, args, width):
+        """Run a kernel on checked joint arrays ``args`` (q first); returns (batch shape, (m, width) or tuple)."""
+        n = self.n
+        fast = [_k.floats_or_none(x, n) for x in args]
+        if all(f is not None for f in fast):
+            c, s = _k.cos_sin(fast[0], self.arm._offsets)
+            return None, self._kernel(kind, arrays=False, terms=terms)(self._K, c, s, *fast[1:])
+        names = ("q", "qd", "qdd", "tau")
+        arrs = np.broadcast_arrays(*[self._joint(x, nm) for x, nm in zip(args, names)])
+        lead = arrs[0].shape[:-1]
+        if not lead:
+            c, s = _k.cos_sin(arrs[0].tolist(), self.arm._offsets)
+            return None, self._kernel(kind, arrays=False, terms=terms)(self._K, c, s,
+                                                                        *[x.tolist() for x in arrs[1:]])
+        flat = [x.reshape(-1, n) for x in arrs]
+        out = np.empty((len(flat[0]), width))
+        _k.run_batched(self._kernel(kind, arrays=True, terms=terms), self._K, flat[0], self.arm.offset, out,
+                       *flat[1:])
+        return lead, out
+
+    def rnea(self, q, qd, qdd):
+        """Inverse dynamics ``tau = M(q) qdd + h(q, qd) + G(q)`` by recursive Newton-Euler.
+
+        Parameters
+        ----------
+        q, qd, qdd : array_like, shape (..., n)
+            Joint angles (rad), rates (rad/s), accelerations (rad/s^2); broadcast together.
+
+        Returns
+        -------
+        ndarray, shape (..., n)
+            Joint torques (N m).
+        """
+        lead, out = self._call("rnea", "full", (q, qd, qdd), self.n)
+        return np.array(out) if lead is None else out.reshape(lead + (self.n,))
+
+    def gravity(self, q):
+        """Gravity torque ``G(q)`` (N m), shape (..., n): the torque that holds the arm still.
+
+        Examples
+        --------
+        >>> dyn = SerialDynamics.from_dh([1.0], [0.0], [0.0], convention="standard", masses=[2.0],
+        ...                              coms=[[-0.5, 0.0, 0.0]], inertias=np.zeros((1, 3, 3)), gravity=[0, -9.81, 0])
+        >>> np.round(dyn.gravity([0.0]), 12)   # 2 kg at 0.5 m, arm horizontal
+        array([9.81])
+        """
+        lead, out = self._call("rnea", "gravity", (q,), self.n)
+        return np.array(out) if lead is None else out.reshape(lead + (self.n,))
+
+    def bias(self, q, qd):
+        """Velocity and gravity torques ``h(q, qd) + G(q)`` (N m), shape (..., n): RNEA with ``qdd = 0``."""
+        lead, out = self._call("rnea", "bias", (q, qd), self.n)
+        return np.array(out) if lead is None else out.reshape(lead + (self.n,))
+
+    def mass_matrix(self, q):
+        """Joint-space mass matrix ``M(q)`` (kg m^2), shape (..., n, n), by the composite-rigid-body algorithm.
+
+        Examples
+        --------
+        >>> dyn = SerialDynamics.from_dh([1.0], [0.0], [0.0], convention="standard", masses=[2.0],
+        ...                              coms=[[-0.5, 0.0, 0.0]], inertias=np.diag([0.0, 0.1, 0.1])[None])
+        >>> dyn.mass_matrix([0.3])   # I_zz + m r^2 = 0.1 + 2 * 0.25
+        array([[0.6]])
+        """
+        n = self.n
+        lead, out = self._call("crba", None, (q,), n * (n + 1) // 2)
+        iu, ju = np.triu_indices(n)
+        if lead is None:
+            M = np.empty((n, n))
+            M[iu, ju] = out
+            M[ju, iu] = out
+            return M
+        M = np.empty((len(out), n, n))
+        M[:, iu, ju] = out
+        M[:, ju, iu] = out
+        return M.reshape(lead + (n, n))
+
+    def forward_dynamics(self, q, qd, tau):
+        """Joint accelerations ``qdd = M^{-1} (tau - h - G)`` (rad/s^2), shape (..., n).
+
+        ``M`` from CRBA, ``h + G`` from RNEA with ``qdd = 0``; ``M`` is factorised by Cholesky, which also checks
+        that it is positive definite.
+
+        Raises
+        ------
+        robokin.errors.SingularityError
+            (a ``ValueError``) where ``M`` is not numerically positive definite (e.g. massless distal links).
+        """
+        q, qd, tau = np.broadcast_arrays(self._joint(q, "q"), self._joint(qd, "qd"), self._joint(tau, "tau"))
+        M = self.mass_matrix(q)
+        rhs = tau - self.bias(q, qd)
+        try:
+            L = np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            L = None
+        if L is not None:
+            d = np.diagonal(L, axis1=-2, axis2=-1)
+            ratio = (d.min(axis=-1) / d.max(axis=-1)) ** 2
+        if L is None or np.any(ratio < 1e-13):
+            cond = float(np.max(np.linalg.cond(M)))
+            raise SingularityError(cond, "SerialDynamics.forward_dynamics: mass matrix not positive definite "
+                                         "(check the inertial parameters)")
+        y = np.linalg.solve(L, rhs[..., None])
+        return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+
+
 def rnea(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertias, gravity):
     """Recursive Newton-Euler inverse dynamics of a revolute DH chain, vectorised.
 
@@ -471,6 +684,44 @@ def rnea(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertia
     >>> tau = rnea(q=q, qd=qd, qdd=qdd, **arm.rnea_params())
     >>> np.allclose(tau, arm.inverse_dynamics(q, qd, qdd), atol=1e-12)
     True
+    """
+    model = _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, gravity)
+    return model.rnea(q, qd, qdd)
+
+
+def rnea_mass_matrix(a, alpha, d, q, *, convention, offset=0, masses, coms, inertias):
+    """Mass matrix of a revolute DH chain by the composite-rigid-body algorithm (:meth:`SerialDynamics.mass_matrix`).
+
+    Returns
+    -------
+    ndarray, shape (..., n, n), kg m^2 (column j equals ``rnea(q, 0, e_j)`` without gravity).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> kw = arm.rnea_params(); del kw["gravity"]
+    >>> np.allclose(rnea_mass_matrix(q=[0.3, -0.7], **kw), arm.M([0.3, -0.7]))
+    True
+    """
+    model = _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, np.zeros(3))
+    return model.mass_matrix(q)
+
+
+def _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, gravity):
+    """A :class:`SerialDynamics` from the free functions' arguments (checked as they always were)."""
+    a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(a, alpha, d, offset, masses, coms, inertias,
+                                                                  convention)
+    gravity = as_array(gravity, "gravity", trailing=(3,))
+    if gravity.ndim != 1:
+        raise ValueError(f"gravity must have shape (3,), got {gravity.shape}")
+    arm = SerialArm.from_dh(a, alpha, d, offset=offset, convention=convention)
+    return SerialDynamics(arm, masses=masses, coms=coms, inertias=inertias, gravity=gravity)
+
+
+def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertias, gravity):
+    """Readable matrix form of RNEA (3x3 rotations, ``np.cross``): the reference the fast kernels are tested on.
+
+    Same arguments, frames and result as :func:`rnea`.
     """
     a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(a, alpha, d, offset, masses, coms,
                                                                   inertias, convention)
@@ -533,26 +784,14 @@ def rnea(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertia
     return tau
 
 
-def rnea_mass_matrix(a, alpha, d, q, *, convention, offset=0, masses, coms, inertias):
-    """Mass matrix from ``n`` RNEA calls with unit accelerations, zero velocity and no gravity.
-
-    Returns
-    -------
-    ndarray, shape (..., n, n), kg m^2 (column j is ``rnea(q, 0, e_j)`` without gravity).
-
-    Examples
-    --------
-    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-    >>> kw = arm.rnea_params(); del kw["gravity"]
-    >>> np.allclose(rnea_mass_matrix(q=[0.3, -0.7], **kw), arm.M([0.3, -0.7]))
-    True
-    """
+def _rnea_mass_matrix_reference(a, alpha, d, q, *, convention, offset=0, masses, coms, inertias):
+    """Mass matrix from ``n`` passes of :func:`_rnea_reference` (unit accelerations, no velocity, no gravity)."""
     a = as_array(a, "a", trailing=(None,))
     n = a.shape[-1]
     q = as_array(q, "q", trailing=(n,))
     eye = np.eye(n)
     qb = np.broadcast_to(q[..., None, :], q.shape[:-1] + (n, n))
-    cols = rnea(a, alpha, d, qb, np.zeros_like(qb), np.broadcast_to(eye, qb.shape), convention=convention,
+    cols = _rnea_reference(a, alpha, d, qb, np.zeros_like(qb), np.broadcast_to(eye, qb.shape), convention=convention,
                 offset=offset, masses=masses, coms=coms, inertias=inertias, gravity=np.zeros(3))
     return np.swapaxes(cols, -1, -2)   # cols[..., j, :] is column j
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _kernels as _k
+from ._kernels import _special
 from ._validate import as_array, choice
 from .checks import check_close, check_jacobian, check_rigid
 from . import transforms as _tf
@@ -87,11 +89,6 @@ def dh_transform(a, alpha, d, theta, *, convention):
         T[..., 2, :] = np.stack([st * sa, ct * sa, ca, ca * d], -1)
     T[..., 3, 3] = 1.0
     return T
-
-
-def _special(v):
-    """Snap cos/sin of the twist to exact 0 or +-1 (UR-style tables use multiples of pi/2)."""
-    return float(np.round(v)) if abs(v - np.round(v)) < 1e-15 else float(v)
 
 
 def _compose(X, Y, Z, P, a, ca, sa, d, c, s, convention):
@@ -286,6 +283,31 @@ class SerialArm:
                         float(self.d[i])) for i in range(self.a.size))
         object.__setattr__(self, "_consts", consts)
         object.__setattr__(self, "_has_tool", not np.array_equal(self.tool, np.eye(4)))
+        # parameters of the specialised kernels (robokin._kernels): DH constants, base and tool frames
+        K = _k.dh_constants(self.a, self.alpha, self.d) + _k.frame_constants(self.base) + \
+            _k.frame_constants(self.tool)
+        object.__setattr__(self, "_K", K)
+        object.__setattr__(self, "_offsets", tuple(float(o) for o in self.offset))
+        object.__setattr__(self, "_kern", {})
+
+    def _kernel(self, kind, *, arrays):
+        """The compiled kernel ``kind`` ("fk", "jac") for this arm's structure, cached on the object."""
+        key = (kind, arrays)
+        kern = self._kern.get(key)
+        if kern is None:
+            kern = self._kern[key] = _k._compile(kind, self.n, self.convention, _k._structure(self._K),
+                                                 arrays=arrays)
+        return kern
+
+    def _single(self, kind, q):
+        """One configuration: the float kernel on ``math.cos/sin`` (no array overhead); tuple of floats."""
+        return self._kernel(kind, arrays=False)(self._K, *_k.cos_sin(q, self._offsets))
+
+    def _many(self, kind, q, width, out=None):
+        """A batch (..., n), already checked: the array kernel chunk by chunk, into ``out`` (m, width)."""
+        qf = q.reshape(-1, self.n)
+        out = np.empty((len(qf), width)) if out is None else out
+        return _k.run_batched(self._kernel(kind, arrays=True), self._K, qf, self.offset, out)
 
     @property
     def n(self):
@@ -377,18 +399,16 @@ class SerialArm:
         >>> np.round(arm.fk([np.pi / 2, 0.0])[:3, 3], 12)  # Craig: a_0 = 1 is before joint 1
         array([1., 1., 0.])
         """
-        q = self._q(q)
-        if q.ndim == 1:
-            T = self._chain_single(q)[-1]
-            return T @ self.tool if self._has_tool else T
-
-        def one(qc):
-            for X, Y, Z, P in self._columns(qc):
-                pass
-            T = _frame(X, Y, Z, P)
-            return T @ self.tool if self._has_tool else T
-
-        return self._batched(q, (4, 4), one)
+        ql = _k.floats_or_none(q, self.n)   # fast path: one plain float configuration
+        if ql is None:
+            q = self._q(q)
+            if q.ndim != 1:
+                T = np.empty(q.shape[:-1] + (4, 4))
+                T[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
+                self._many("fk", q, 12, T.reshape(-1, 16)[:, :12])   # rows 0..2 of each T, in place
+                return T
+            ql = q.tolist()
+        return np.array(self._single("fk", ql) + (0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
 
     def joint_axes(self, q):
         """Unit joint axes ``z`` and a point ``o`` on each axis, base frame.
@@ -438,33 +458,13 @@ class SerialArm:
                [0., 0.],
                [1., 1.]])
         """
-        q = self._q(q)
-        if q.ndim == 1:
-            F = self.fk_all(q)
-            sel = slice(0, self.n) if self.convention == "standard" else slice(1, self.n + 1)
-            z, o = F[..., sel, :3, 2], F[..., sel, :3, 3]
-            pe = (F[..., -1, :, :] @ self.tool if self._has_tool else F[..., -1, :, :])[..., None, :3, 3]
-            Jv = np.cross(z, pe - o)
-            return np.swapaxes(np.concatenate([Jv, z], axis=-1), -1, -2)
-        return self._batched(q, (6, self.n), self._jacobian_cols)
-
-    def _jacobian_cols(self, q):
-        """Batched Jacobian ``(m, n) -> (m, 6, n)`` from the column recursion (no 4x4 frames)."""
-        frames = list(self._columns(q))
-        X, Y, Z, P = frames[-1]
-        if self._has_tool:  # tool origin: P + R_n @ p_tool
-            t = self.tool[:3, 3]
-            P = tuple(P[i] + X[i] * t[0] + Y[i] * t[1] + Z[i] * t[2] for i in range(3))
-        joints = frames[:-1] if self.convention == "standard" else frames[1:]
-        J = np.empty((len(q), 6, self.n))
-        for j, (_, _, z, o) in enumerate(joints):
-            d = [P[i] - o[i] for i in range(3)]
-            J[:, 0, j] = z[1] * d[2] - z[2] * d[1]
-            J[:, 1, j] = z[2] * d[0] - z[0] * d[2]
-            J[:, 2, j] = z[0] * d[1] - z[1] * d[0]
-            for i in range(3):
-                J[:, 3 + i, j] = z[i]
-        return J
+        ql = _k.floats_or_none(q, self.n)   # fast path: one plain float configuration
+        if ql is None:
+            q = self._q(q)
+            if q.ndim != 1:
+                return self._many("jac", q, 6 * self.n).reshape(q.shape[:-1] + (6, self.n))
+            ql = q.tolist()
+        return np.array(self._single("jac", ql)).reshape(6, self.n)
 
     def singular_values(self, q, *, part="full"):
         """Singular values of the Jacobian, descending.

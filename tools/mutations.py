@@ -71,10 +71,15 @@ mut("ik-limits-ignored", "robokin/ik.py", "ok = (e <= tol) & inside", "ok = e <=
 # ---- serial ----------------------------------------------------------------------------------
 mut("dh-standard-row", "robokin/serial.py", "np.stack([ct, -st * ca, st * sa, a * ct], -1)",
     "np.stack([ct, -st * ca, st * sa, a * st], -1)", SE)
-mut("dh-special-snap", "robokin/serial.py", "abs(v - np.round(v)) < 1e-15", "abs(v - np.round(v)) < 1e-3", SE)
-mut("jac-cross-sign", "robokin/serial.py", "J[:, 0, j] = z[1] * d[2] - z[2] * d[1]", "J[:, 0, j] = z[2] * d[1] - z[1] * d[2]", SE)
-mut("jac-tool-offset", "robokin/serial.py", "P[i] + X[i] * t[0] + Y[i] * t[1] + Z[i] * t[2]",
-    "P[i] + X[i] * t[0] + Y[i] * t[1]", SE)
+mut("dh-special-snap", "robokin/_kernels.py", "abs(v - np.round(v)) < 1e-15", "abs(v - np.round(v)) < 1e-3", SE)
+mut("jac-cross-sign", "robokin/_kernels.py", "cols.append(_cross(z, (pe[0] - o[0], pe[1] - o[1], pe[2] - o[2]))",
+    "cols.append(_cross((pe[0] - o[0], pe[1] - o[1], pe[2] - o[2]), z)", SE)
+mut("jac-tool-offset", "robokin/_kernels.py", "return cols[0], cols[1], cols[2], _add(P, cols[3])",
+    "return cols[0], cols[1], cols[2], P", SE)
+mut("kernel-modified-axis", "robokin/_kernels.py", "P = _add(_add(P, _scale(a, X)), _scale(d, Za))",
+    "P = _add(_add(P, _scale(a, X)), _scale(d, Z))", SE)
+mut("kernel-fold-negation", "robokin/_kernels.py", "            return a + _Sym(self.tr, self.tr.negof[b.tok])",
+    "            return a - _Sym(self.tr, self.tr.negof[b.tok])", SE)
 mut("dh-modified-axis", "robokin/serial.py", "Pn = shift(shift(P, a, X), d, Za)", "Pn = shift(shift(P, a, X), d, Z)", SE)
 
 # ---- checks ----------------------------------------------------------------------------------
@@ -104,8 +109,12 @@ mut("wheel-leg-com-half", "robokin/wheel_leg.py", "    a = 0.5 * L  # leg centre
     "    a = L  # leg centre of mass from the axle", ["tests/test_wheel_leg.py"])
 mut("wheel-leg-lqr-gain", "robokin/wheel_leg.py", "return np.linalg.solve(Rm, B.T @ P)", "return np.linalg.solve(Rm, B.T @ P.T @ P)",
     ["tests/test_wheel_leg.py"])
-mut("dynamics-coriolis-cross", "robokin/dynamics.py", "a_c = acc_J + np.cross(wd, rc) + np.cross(w, np.cross(w, rc))",
-    "a_c = acc_J + np.cross(wd, rc) + np.cross(np.cross(w, rc), w)", ["tests/test_dynamics.py"])
+mut("dynamics-coriolis-cross", "robokin/_kernels.py", "a_c = _add(_add(accJ, _cross(wd, rc)), _cross(w, _cross(w, rc)))",
+    "a_c = _add(_add(accJ, _cross(wd, rc)), _cross(_cross(w, rc), w))", ["tests/test_dynamics.py"])
+mut("crba-shift-cross-term", "robokin/_kernels.py", "+ ((2.0 * ph) if r == k else 0.0) - p[r] * hr[k] - hr[r] * p[k])",
+    "+ ((2.0 * ph) if r == k else 0.0) + p[r] * hr[k] + hr[r] * p[k])", ["tests/test_dynamics.py"])
+mut("crba-joint-point", "robokin/_kernels.py", "Mfull[j, i] = _dot(zj, _add(no, _scale(-1.0, _cross(sj, f))))",
+    "Mfull[j, i] = _dot(zj, no)", ["tests/test_dynamics.py"])
 mut("control-quintic-jerkless", "robokin/control.py", "p = 10 * s**3 - 15 * s**4 + 6 * s**5", "p = 10 * s**3 - 15 * s**4 + 5 * s**5",
     ["tests/test_control.py"])
 mut("control-pid-kd-index", "robokin/control.py", "u2 = kp[1] * (r2 - q2) + kd[1] * (rd2 - v2)", "u2 = kp[1] * (r2 - q2) + kd[0] * (rd2 - v2)",

@@ -222,14 +222,23 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         if idx.size == 0:
             break
         J = arm.jacobian(qa)
-        U, sv, Vt = np.linalg.svd(J, full_matrices=False)
-        smin = sv[:, -1]
-        # damping only near a singularity, and fading with the error so that the last
-        # iterations are undamped Gauss-Newton steps (quadratic convergence)
-        lam2 = damping_squared(smin, err[go], damping=lam_max, sigma_threshold=eps, fade=fade)
-        # dq = V diag(s / (s^2 + lambda^2)) U^T e : the damped pseudo-inverse
-        f = sv / (sv**2 + lam2[:, None])
-        dq = np.einsum("bji,bj,bkj,bk->bi", Vt, f, U, e)
+        dq = np.empty_like(qa)
+        hard = np.ones(len(qa), bool)
+        if J.shape[-1] == J.shape[-2] and np.isfinite(eps):
+            # square J: 1 / |J^-1|_F <= sigma_min, so where that bound reaches eps there is no damping and the
+            # damped pseudo-inverse is J^-1 itself (the common case, away from singularities)
+            try:
+                Ji = np.linalg.inv(J)
+            except np.linalg.LinAlgError:   # an exactly singular J somewhere in the batch: all take the long way
+                Ji = None
+            if Ji is not None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    bound = 1.0 / np.sqrt(np.einsum("bij,bij->b", Ji, Ji))
+                hard = ~(bound >= eps)
+                easy = ~hard
+                dq[easy] = np.einsum("bij,bj->bi", Ji[easy], e[easy])
+        if np.any(hard):
+            dq[hard] = _damped_step(J[hard], e[hard], err[go][hard], lam_max, eps, fade)
         step = np.abs(dq).max(axis=-1)
         dq *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
         qn = qa + dq
@@ -241,6 +250,29 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         reason[idx[stalled]] = "stalled (no progress: local minimum, joint limit or unreachable target)"
         active[idx[stalled]] = False
     return q, it, reason
+
+
+def _damped_step(J, e, err, lam_max, eps, fade):
+    """``dq = V diag(s / (s^2 + lambda^2)) U^T e`` with the damping law, via the smaller Gram matrix.
+
+    ``J^T (J J^T + lambda^2 I)^-1 e`` (wide or square J) equals ``(J^T J + lambda^2 I)^-1 J^T e`` (tall J); the
+    Gram matrix's eigenvalues are the squared singular values, so its smallest gives ``sigma_min``.
+    """
+    Jt = np.swapaxes(J, -1, -2)
+    wide = J.shape[-1] >= J.shape[-2]
+    G = J @ Jt if wide else Jt @ J
+    if np.isfinite(eps):                    # the adaptive law needs the smallest singular value
+        smin = np.sqrt(np.maximum(np.linalg.eigvalsh(G)[:, 0], 0.0))
+    else:                                   # constant damping: no singular value needed
+        smin = np.zeros(len(G))
+    # damping only near a singularity, and fading with the error so that the last
+    # iterations are undamped Gauss-Newton steps (quadratic convergence)
+    lam2 = damping_squared(smin, err, damping=lam_max, sigma_threshold=eps, fade=fade)
+    k = G.shape[-1]
+    G[:, range(k), range(k)] += lam2[:, None]
+    if wide:
+        return (Jt @ np.linalg.solve(G, e[..., None]))[..., 0]
+    return np.linalg.solve(G, Jt @ e[..., None])[..., 0]
 
 
 #: Success bars of :func:`validate` per population of targets (seeds 0.1 rad away, N(0, 0.1^2) per joint):

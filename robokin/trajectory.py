@@ -19,6 +19,8 @@ Conventions:
 
 from __future__ import annotations
 
+import bisect
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -249,6 +251,15 @@ class PiecewiseQuintic:
         c.flags.writeable = False
         object.__setattr__(self, "times", t)
         object.__setattr__(self, "coeffs", c)
+        # evaluation matrices, once per trajectory: row d*n + i of D[k] maps the powers (1, tau, ..., tau^5) to
+        # the d-th derivative of joint i on segment k (coefficient c_j times j!/(j-d)! moved to power j - d)
+        K, n = c.shape[:2]
+        D = np.zeros((K, 4, n, 6))
+        for d in range(4):
+            D[:, d, :, : 6 - d] = _deriv_coeffs(c, d)
+        object.__setattr__(self, "_D", D.reshape(K, 4 * n, 6))
+        object.__setattr__(self, "_Dt", np.ascontiguousarray(np.swapaxes(D.reshape(K, 4 * n, 6), -1, -2)))
+        object.__setattr__(self, "_tlist", t.tolist())
 
     @property
     def n_segments(self):
@@ -281,6 +292,8 @@ class PiecewiseQuintic:
         -------
         q, qd, qdd, qddd : ndarray, each shape (..., n)
         """
+        if type(t) is float or type(t) is int:   # one time: bisect and a 24x6 matrix-vector product
+            return self._evaluate_one(float(t))
         t = as_array(t, "t")
         span = self.times[-1] - self.times[0]
         lo, hi = self.times[0] - 1e-12 * span, self.times[-1] + 1e-12 * span
@@ -290,12 +303,56 @@ class PiecewiseQuintic:
                 f"{t.min():.6g} to {t.max():.6g}"
             )
         k = np.clip(np.searchsorted(self.times, t, side="right") - 1, 0, self.n_segments - 1)
-        return self._eval_segment(k, t - self.times[k])
+        return self._eval_grouped(k, t - self.times[k])
+
+    def _evaluate_one(self, t):
+        tl = self._tlist
+        span = tl[-1] - tl[0]
+        if not (tl[0] - 1e-12 * span <= t <= tl[-1] + 1e-12 * span):   # also False for NaN
+            return self.evaluate(np.float64(t))                         # the checked path raises
+        k = min(max(bisect.bisect_right(tl, t) - 1, 0), len(tl) - 2)
+        tau = t - tl[k]
+        t2 = tau * tau
+        out = self._D[k] @ np.array((1.0, tau, t2, t2 * tau, t2 * t2, t2 * t2 * tau))
+        n = self.n_joints
+        return out[:n], out[n: 2 * n], out[2 * n: 3 * n], out[3 * n:]
 
     def _eval_segment(self, k, tau):
+        """Horner form per sample (used by the limit checks; :meth:`evaluate` groups samples by segment)."""
         c = self.coeffs[k]  # (..., n, 6)
         tau = np.asarray(tau, dtype=float)[..., None]
         return tuple(_horner(_deriv_coeffs(c, j), tau) for j in range(4))
+
+    def _eval_grouped(self, k, tau):
+        """All four derivatives at segment indices ``k`` and local times ``tau`` (same shape).
+
+        Samples are grouped by segment (a stable sort unless ``k`` is already non-decreasing, as on a time grid);
+        each group is one product of its powers of tau, shape (m, 6), with the segment's (6, 4n) matrix.
+        """
+        shape = np.shape(tau)
+        k, tau = np.ravel(k), np.ravel(np.asarray(tau, dtype=float))
+        n, K = self.n_joints, self.n_segments
+        P = np.empty((tau.size, 6))
+        P[:, 0] = 1.0
+        P[:, 1] = tau
+        for j in range(2, 6):
+            np.multiply(P[:, j - 1], tau, out=P[:, j])
+        order = None
+        if tau.size > 1 and np.any(k[1:] < k[:-1]):
+            order = np.argsort(k, kind="stable")
+            k, P = k[order], P[order]
+        bounds = np.searchsorted(k, np.arange(K + 1))
+        out = np.empty((tau.size, 4 * n))
+        for s in range(K):
+            a, b = bounds[s], bounds[s + 1]
+            if b > a:
+                np.matmul(P[a:b], self._Dt[s], out=out[a:b])
+        if order is not None:
+            res = np.empty_like(out)
+            res[order] = out
+            out = res
+        out = out.reshape(shape + (4, n))
+        return tuple(out[..., d, :] for d in range(4))
 
     def sample(self, *, per_segment=200):
         """Dense grid with every breakpoint included, and the trajectory on it.

@@ -280,3 +280,14 @@ def test_direct_constructor_checks_every_field(field, value):
         SerialArm(**kw)
     arm = SerialArm(a=[1.0, 1.0], alpha=[0.0, 0.0], d=[0.0, 0.0], offset=[0.0, 0.0], convention="standard")
     np.testing.assert_allclose(arm.fk([0.0, 0.0])[:3, 3], [2.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_fk_all_batched_frames_equal_the_single_call_products(convention, rng=np.random.default_rng(19)):
+    # batched frames come from the column recursion, one configuration from 4x4 DH products: same frames
+    arm = SerialArm.from_dh(rng.uniform(-1, 1, 5), rng.uniform(-3, 3, 5), rng.uniform(-1, 1, 5),
+                            offset=rng.uniform(-1, 1, 5), convention=convention)
+    q = rng.uniform(-np.pi, np.pi, (40, 5))
+    F = arm.fk_all(q)
+    assert np.abs(F - np.array([arm.fk_all(qk) for qk in q])).max() <= 1e-12
+    assert np.abs(F[:, -1] - arm.fk(q)).max() <= 1e-12

@@ -441,3 +441,23 @@ def test_unreachable_waypoint_in_branch_sequence():
         tj.branch_sequence(qb, np.ones((3, 8), bool))
     with pytest.raises(ValueError, match="boolean"):
         tj.branch_sequence(np.zeros((3, 8, 6)), np.ones((3, 8)))
+
+
+def test_evaluate_grouped_and_single_paths_match_horner(rng=np.random.default_rng(19)):
+    wp = np.cumsum(rng.normal(size=(9, 6)), axis=0)
+    tr = tj.plan_quintic(wp, tj.allocate_times(wp, 8.0, method="distance"))
+    t = np.concatenate([rng.uniform(0, tr.duration, 501), tr.times])   # unsorted, with every breakpoint
+    k = np.clip(np.searchsorted(tr.times, t, side="right") - 1, 0, tr.n_segments - 1)
+    ref = tr._eval_segment(k, t - tr.times[k])                         # Horner, one sample at a time
+    scale = [np.abs(r).max() for r in ref]
+    o = np.argsort(t)
+    for got, rr in ((tr.evaluate(t), ref), (tr.evaluate(t[o]), [r[o] for r in ref]),    # unsorted, sorted grid
+                    (tr.evaluate(t.reshape(-1, 2)), ref)):
+        for g, r, sc in zip(got, rr, scale):
+            assert np.abs(g.reshape(r.shape) - r).max() <= 1e-13 * sc
+    for j in (0, 17, len(t) - 1):                                      # one float per call
+        for g, r, sc in zip(tr.evaluate(float(t[j])), ref, scale):
+            assert g.shape == (6,) and np.abs(g - r[j]).max() <= 1e-13 * sc
+    for bad in (float("nan"), -1.0, tr.duration + 1.0):
+        with pytest.raises(ValueError):
+            tr.evaluate(bad)

@@ -155,7 +155,22 @@ def _emit_function(fn, inputs, structure, options, *, arrays=False):
         if any(u != "_" for u in used):
             head.append(f"    {', '.join(used)}, = {p}")
     if not arrays:
-        body = [f"    {name} = -{a}" if op == "neg" else f"    {name} = {a} {op} {b}" for name, op, a, b in keep]
+        # temporaries used once are inlined into their consumer: fewer local stores and loads per call
+        uses = {}
+        for name, op, a, b in keep:
+            for t in (a, b):
+                if t is not None:
+                    uses[t] = uses.get(t, 0) + 1
+        for o in outs:
+            uses[o.tok] = uses.get(o.tok, 0) + 2
+        expr, body = {}, []
+        for name, op, a, b in keep:
+            ea, eb = expr.get(a, a), expr.get(b, b) if b is not None else None
+            e = f"(-{ea})" if op == "neg" else f"({ea} {op} {eb})"
+            if uses.get(name, 0) == 1:
+                expr[name] = e
+            else:
+                body.append(f"    {name} = {e}")
         ret = "    return (" + ", ".join(o.tok for o in outs) + ",)"
         return "\n".join(head + body + [ret]), len(keep), 0
     # register allocation: each temporary gets a row of W, freed after its last use

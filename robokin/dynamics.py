@@ -456,7 +456,7 @@ class SerialDynamics:
     -----
     Equation of motion ``M(q) qdd + h(q, qd) + G(q) = tau``. :meth:`rnea` is the recursive Newton-Euler algorithm
     (``O(n)``), :meth:`mass_matrix` the composite-rigid-body algorithm (CRBA, one backward pass of composite
-    inertias, not ``n`` RNEA passes), :meth:`forward_dynamics` solves ``M qdd = tau - h - G`` with a Cholesky
+    inertias, not ``n`` RNEA passes), :meth:`forward_dynamics` solves ``M qdd = tau - h - G`` after a Cholesky
     check that ``M`` is positive definite. Each algorithm is written once on scalar components and specialised to
     the arm's structure (:mod:`robokin._kernels`); the readable matrix form is ``dynamics._rnea_reference``, which
     the tests compare it with (and with pinocchio).
@@ -511,6 +511,9 @@ class SerialDynamics:
             tuple(float(x) for x in g0)
         object.__setattr__(self, "_K", K)
         object.__setattr__(self, "_kern", {})
+        # entry (r, c) of M is entry (min, max) of the kernel's row-major upper triangle
+        tri = {rc: k for k, rc in enumerate((r, c) for r in range(n) for c in range(r, n))}
+        object.__setattr__(self, "_sym", np.array([tri[min(r, c), max(r, c)] for r in range(n) for c in range(n)]))
 
     @classmethod
     def from_dh(cls, a, alpha, d, *, convention, offset=0.0, masses, coms, inertias, gravity=(0.0, 0.0, -9.81)):
@@ -601,22 +604,16 @@ class SerialDynamics:
         """
         n = self.n
         lead, out = self._call("crba", None, (q,), n * (n + 1) // 2)
-        iu, ju = np.triu_indices(n)
         if lead is None:
-            M = np.empty((n, n))
-            M[iu, ju] = out
-            M[ju, iu] = out
-            return M
-        M = np.empty((len(out), n, n))
-        M[:, iu, ju] = out
-        M[:, ju, iu] = out
-        return M.reshape(lead + (n, n))
+            return np.array(out)[self._sym].reshape(n, n)
+        return out[:, self._sym].reshape(lead + (n, n))
 
     def forward_dynamics(self, q, qd, tau):
         """Joint accelerations ``qdd = M^{-1} (tau - h - G)`` (rad/s^2), shape (..., n).
 
-        ``M`` from CRBA, ``h + G`` from RNEA with ``qdd = 0``; ``M`` is factorised by Cholesky, which also checks
-        that it is positive definite.
+        ``M`` from CRBA, ``h + G`` from RNEA with ``qdd = 0``. A Cholesky factorisation checks that ``M`` is
+        numerically positive definite (squared smallest to largest pivot ratio above 1e-13); then ``M qdd = rhs``
+        is solved.
 
         Raises
         ------
@@ -637,8 +634,7 @@ class SerialDynamics:
             cond = float(np.max(np.linalg.cond(M)))
             raise SingularityError(cond, "SerialDynamics.forward_dynamics: mass matrix not positive definite "
                                          "(check the inertial parameters)")
-        y = np.linalg.solve(L, rhs[..., None])
-        return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+        return np.linalg.solve(M, rhs[..., None])[..., 0]
 
 
 def rnea(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertias, gravity):

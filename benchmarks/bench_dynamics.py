@@ -4,11 +4,8 @@
    vectorised across samples) against a per-sample ``solve_ivp`` loop (RK45 and LSODA, rtol=1e-6, atol=1e-8,
    the scipy defaults tightened a little; the bar applies to the faster), timed on a few samples and scaled to 1000.
    Bars (COURSE.md section 7): <= 10 s, and >= 20x faster than the loop.
-2. RNEA for the UR5 (6 joints): robokin batched over 10^4 configurations vs pinocchio's C++ ``rnea``
-   called once per configuration from Python (when pinocchio is installed), and vs robokin called
-   per configuration.
-3. UR5 mass matrix: ``robokin.dynamics.rnea_mass_matrix`` (n RNEA columns, batched) vs pinocchio's ``crba``
-   per configuration, after asserting agreement <= 1e-9 kg m^2.
+2. The UR5 model helpers (``_pinocchio_ur5``) used by ``bench_peers.py``, which times RNEA and the CRBA mass
+   matrix against pinocchio and roboticstoolbox (medians of repeated blocks, answers compared first).
 
 Run: ``.venv/bin/python benchmarks/bench_dynamics.py`` (``--quick`` for a smoke run).
 """
@@ -19,9 +16,7 @@ import time
 import numpy as np
 
 from robokin.control import demo_setup, quintic_reference, sample_arms, simulate, simulate_ivp, tracking_controller
-from robokin.dynamics import rnea, rnea_mass_matrix
 from robokin.ur5 import UR5, inertial_parameters
-from _timing import median_time as _median_time  # benchmarks/ is on sys.path when a script runs
 
 
 def _fmt_row(name, value, unit, ratio=""):
@@ -95,62 +90,9 @@ def _pinocchio_ur5():
     return pin, model, fid
 
 
-def bench_mass_matrix(n):
-    """robokin rnea_mass_matrix (batched / per call) vs pinocchio crba per configuration; None without pinocchio."""
-    kw = _ur5()
-    mkw = {k: kw[k] for k in ("a", "alpha", "d", "convention", "masses", "coms", "inertias")}
-    q = np.random.default_rng(3).uniform(-np.pi, np.pi, (n, 6))
-    try:
-        pin, model, _ = _pinocchio_ur5()
-    except ImportError:
-        return None
-    data = model.createData()
-
-    def pin_all():
-        return [pin.crba(model, data, qk).copy() for qk in q]
-
-    ours = rnea_mass_matrix(q=q, **mkw)
-    theirs = np.array(pin_all())
-    theirs = np.triu(theirs) + np.swapaxes(np.triu(theirs, 1), -1, -2)   # crba fills the upper triangle only
-    agree = float(np.abs(ours - theirs).max())
-    assert agree <= 1e-9, f"mass matrix disagrees with pinocchio crba: {agree:.3e}"
-    assert np.abs(theirs).max() > 0.1   # not vacuous: entries of order kg m^2
-    m = min(n, 200)
-    return {"batch": _median_time(lambda: rnea_mass_matrix(q=q, **mkw), 3) / n,
-            "loop": _median_time(lambda: [rnea_mass_matrix(q=qk, **mkw) for qk in q[:m]], 3) / m,
-            "pin": _median_time(pin_all, 3) / n, "agree": agree}
-
-
-def bench_rnea_throughput(n):
-    kw = _ur5()
-    rng = np.random.default_rng(1)
-    q, qd, qdd = rng.uniform(-np.pi, np.pi, (3, n, 6))
-    rnea(q=q[:10], qd=qd[:10], qdd=qdd[:10], **kw)   # warm-up
-    t0 = time.perf_counter()
-    ours = rnea(q=q, qd=qd, qdd=qdd, **kw)
-    t_batch = (time.perf_counter() - t0) / n
-    m = min(n, 500)
-    t0 = time.perf_counter()
-    for k in range(m):
-        rnea(q=q[k], qd=qd[k], qdd=qdd[k], **kw)
-    t_loop = (time.perf_counter() - t0) / m
-    out = {"batch": t_batch, "loop": t_loop}
-    try:
-        pin, model = _pin_model(kw)
-    except ImportError:
-        return out
-    data = model.createData()
-    t0 = time.perf_counter()
-    theirs = np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]).copy() for k in range(n)])
-    out["pin"] = (time.perf_counter() - t0) / n
-    out["agree"] = float(np.abs(ours - theirs).max())
-    return out
-
-
 def main(quick=False):
     n_mc = 100 if quick else 1000
     t_batch, t_ivp, worst = bench_monte_carlo(n_mc, 2 if quick else 5)
-    r = bench_rnea_throughput(2000 if quick else 20000)
     print(f"robokin dynamics benchmark ({'quick' if quick else 'full'}); 2-link Monte Carlo N={n_mc}, 5 s at 1 ms")
     print(f"| {'quantity':<58} | {'value':>19} | {'ratio':>14} |")
     print(f"|{'-' * 60}|{'-' * 21}|{'-' * 16}|")
@@ -159,24 +101,7 @@ def main(quick=False):
         _fmt_row(f"per-sample solve_ivp loop ({method} 1e-6, scaled to {n_mc})", t, "s",
                  f"{t / t_batch:.1f}x (bar 20x)")
     _fmt_row("max |q_RK4 - q_solve_ivp| on the timed samples", worst, "rad")
-    _fmt_row("RNEA UR5, robokin batched, per configuration", r["batch"] * 1e6, "us")
-    _fmt_row("RNEA UR5, robokin called per configuration", r["loop"] * 1e6, "us",
-             f"{r['loop'] / r['batch']:.1f}x slower")
-    if "pin" in r:
-        _fmt_row("RNEA UR5, pinocchio (C++) called per configuration", r["pin"] * 1e6, "us",
-                 f"batch/pin {r['batch'] / r['pin']:.2f}")
-        _fmt_row("max |tau_robokin - tau_pinocchio|", r["agree"], "N m")
-    mm = bench_mass_matrix(500 if quick else 5000)
-    if mm is not None:
-        _fmt_row("mass matrix UR5, robokin batched, per configuration", mm["batch"] * 1e6, "us")
-        _fmt_row("mass matrix UR5, robokin called per configuration", mm["loop"] * 1e6, "us",
-                 f"{mm['loop'] / mm['batch']:.1f}x slower")
-        _fmt_row("mass matrix UR5, pinocchio crba (C++) per configuration", mm["pin"] * 1e6, "us",
-                 f"batch/pin {mm['batch'] / mm['pin']:.2f}")
-        _fmt_row("max |M_robokin - M_crba| (asserted <= 1e-9)", mm["agree"], "kg m^2")
-    else:
-        print("pinocchio not installed: peer RNEA row skipped")
-        print("pinocchio not installed: skipped (mass matrix vs crba)")
+    print("UR5 RNEA, CRBA mass matrix, FK, Jacobian and IK against pinocchio and roboticstoolbox: bench_peers.py")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,16 @@ from robokin import trajectory as tj
 from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 
+# UR5-sized path: 5 waypoints (rad) within the joint ranges, UR5-like limits per joint (also used by bench_peers)
+UR5_PATH = np.array([[0.0, -1.57, 1.57, -1.57, -1.57, 0.0],
+                     [0.6, -1.20, 1.10, -1.30, -1.40, 0.5],
+                     [1.2, -1.00, 0.60, -1.00, -1.10, 1.2],
+                     [0.8, -1.40, 1.30, -1.80, -1.60, 0.4],
+                     [0.2, -1.70, 1.80, -1.50, -1.50, -0.3]])
+UR5_VMAX = np.array([2.0, 2.0, 3.0, 3.0, 3.0, 3.0])
+UR5_AMAX = np.array([4.0, 4.0, 6.0, 8.0, 8.0, 8.0])
+
+
 def main():  # pragma: no cover
     rng = np.random.default_rng(0)
     N = 100_000
@@ -47,14 +57,7 @@ def main():  # pragma: no cover
 
 
 def bench_toppra():  # pragma: no cover
-    # UR5-sized path: 5 waypoints (rad) within the joint ranges, UR5-like limits per joint
-    wp = np.array([[0.0, -1.57, 1.57, -1.57, -1.57, 0.0],
-                   [0.6, -1.20, 1.10, -1.30, -1.40, 0.5],
-                   [1.2, -1.00, 0.60, -1.00, -1.10, 1.2],
-                   [0.8, -1.40, 1.30, -1.80, -1.60, 0.4],
-                   [0.2, -1.70, 1.80, -1.50, -1.50, -0.3]])
-    vmax = np.array([2.0, 2.0, 3.0, 3.0, 3.0, 3.0])
-    amax = np.array([4.0, 4.0, 6.0, 8.0, 8.0, 8.0])
+    wp, vmax, amax = UR5_PATH, UR5_VMAX, UR5_AMAX
     try:
         import toppra as ta
         import toppra.algorithm as algo

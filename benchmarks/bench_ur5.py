@@ -1,11 +1,12 @@
-"""Benchmark: UR5 analytic IK, DLS IK, FK and Jacobian, against roboticstoolbox when installed.
+"""Benchmark: UR5 analytic IK, DLS IK, FK and Jacobian, with pinocchio as the per-call reference when installed.
 
-Prints one table (median of repeats) with ratios measured in the same run. Target bars
-(COURSE.md section 7): batched analytic IK (8 branches, FK-confirmed) >= 1e5 poses/s, and faster
-per pose than roboticstoolbox ``ikine_LM``. When pinocchio is installed, the UR5 is also built as a
-``pinocchio.Model`` from the DH table (``bench_dynamics._pinocchio_ur5``, tool frame = DH frame 6); FK and the
-tool-point Jacobian (LOCAL_WORLD_ALIGNED) are asserted equal to robokin's to 1e-12 before pinocchio's
-per-configuration calls are timed against robokin batched and single-call. Runs in well under a minute.
+Prints one table (median of repeats). Target bar (COURSE.md section 7): batched analytic IK (8 branches,
+FK-confirmed) >= 1e5 poses/s. The peer comparison with roboticstoolbox's C/C++ paths (``ETS.eval``,
+``jacob0``, ``ik_LM`` on the same DH table and the same |e| tolerance) is in ``bench_peers.py``. When
+pinocchio is installed, the UR5 is also built as a ``pinocchio.Model`` from the DH table
+(``bench_dynamics._pinocchio_ur5``, tool frame = DH frame 6); FK and the tool-point Jacobian
+(LOCAL_WORLD_ALIGNED) are asserted equal to robokin's to 1e-12 before pinocchio's per-configuration calls
+are timed against robokin batched and single-call. Runs in well under a minute.
 
     .venv/bin/python benchmarks/bench_ur5.py
 """
@@ -21,7 +22,7 @@ import numpy as np
 
 from robokin.errors import SingularityWarning
 from robokin.ik import ik_dls
-from robokin.ur5 import UR5, ik, make_ur5
+from robokin.ur5 import UR5, ik
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # sibling benchmark module
 from bench_dynamics import _pinocchio_ur5  # noqa: E402
@@ -95,41 +96,14 @@ def main():
     t_jac1 = median_time(lambda: [UR5.jacobian(qi) for qi in q[:500]], repeats=3) / 500
     rows.append(("jacobian one configuration per call", t_jac1))
 
-    peers = {}
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            import roboticstoolbox as rtb
-
-            robot = rtb.models.DH.UR5()
-        twin = make_ur5(d1=robot.links[0].d)
-        K = 30
-        Tr = twin.fk(q[:K])
-        peers["ikine_LM"] = median_time(lambda: [robot.ikine_LM(Tk, q0=q0[k]) for k, Tk in enumerate(Tr)],
-                                        repeats=3) / K
-        peers["fkine"] = median_time(lambda: [robot.fkine(qi) for qi in q[:500]], repeats=3) / 500
-        peers["jacob0"] = median_time(lambda: [robot.jacob0(qi) for qi in q[:500]], repeats=3) / 500
-    except ImportError:
-        print("roboticstoolbox not installed: peer ratios skipped")
-
     pinr = bench_pinocchio(q, t_fk, t_jac, t_fk1, t_jac1)
 
     print(f"{'measurement':58s} {'time/item':>12s} {'items/s':>12s}")
     for name, t in rows:
         print(f"{name:58s} {t * 1e6:10.3g} us {1 / t:12.3g}")
-    for name, t in peers.items():
-        print(f"{'roboticstoolbox ' + name + ' (per call)':58s} {t * 1e6:10.3g} us {1 / t:12.3g}")
     print()
     rate = 1 / t_batch
     print(f"batched analytic IK: {rate:.3g} poses/s (bar >= 1e5): {'PASS' if rate >= 1e5 else 'BELOW BAR'}")
-    if peers:
-        print(f"ratio ikine_LM / analytic ik batched (per pose):  {peers['ikine_LM'] / t_batch:10.0f}x")
-        print(f"ratio ikine_LM / analytic ik single call:         {peers['ikine_LM'] / t_single:10.1f}x")
-        print(f"ratio ikine_LM / ik_dls batched (per pose):       {peers['ikine_LM'] / t_dls:10.1f}x")
-        print(f"ratio rtb fkine / robokin fk batched:             {peers['fkine'] / t_fk:10.0f}x")
-        print(f"ratio rtb fkine / robokin fk single call:         {peers['fkine'] / t_fk1:10.1f}x")
-        print(f"ratio rtb jacob0 / robokin jacobian batched:      {peers['jacob0'] / t_jac:10.0f}x")
-        print(f"ratio rtb jacob0 / robokin jacobian single call:  {peers['jacob0'] / t_jac1:10.1f}x")
     if pinr is None:
         print("pinocchio not installed: skipped")
     else:

@@ -210,7 +210,7 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         if idx.size == 0:
             break
         qa = q[idx]
-        e = _pose_error(T[idx], arm.fk(qa))
+        e = _pose_error(T[idx], arm._many("fk", qa, 12).reshape(-1, 3, 4))   # [R | p] rows, q already checked
         err = np.linalg.norm(e, axis=-1)
         done = err <= tol
         reason[idx[done]] = "converged"
@@ -221,7 +221,7 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         idx, qa, e = idx[go], qa[go], e[go]
         if idx.size == 0:
             break
-        J = arm.jacobian(qa)
+        J = arm._many("jac", qa, 6 * arm.n).reshape(-1, 6, arm.n)
         dq = np.empty_like(qa)
         hard = np.ones(len(qa), bool)
         if J.shape[-1] == J.shape[-2] and np.isfinite(eps):

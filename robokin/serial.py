@@ -162,7 +162,14 @@ def _pose_error(Tt, Tc):
     """:func:`pose_error` without the input checks (inner loops, inputs already checked or from FK)."""
     dp = Tt[..., :3, 3] - Tc[..., :3, 3]
     dR = Tt[..., :3, :3] @ np.swapaxes(Tc[..., :3, :3], -1, -2)
-    return np.concatenate([dp, so3_log(dR, tol=1e-5)], axis=-1)
+    # dR is a product of checked (or FK-built) rotations: so3_log's own check is skipped, its formula kept
+    qu = _tf._quat_from_matrix(dR)
+    v = qu[..., 1:]
+    nv = np.linalg.norm(v, axis=-1)
+    tiny = nv <= 1e-12
+    scale = np.where(tiny, 2.0 / np.where(tiny, qu[..., 0], 1.0),
+                     2.0 * np.arctan2(nv, qu[..., 0]) / np.where(tiny, 1.0, nv))
+    return np.concatenate([dp, v * scale[..., None]], axis=-1)
 
 
 def _as_transform(T, name):

@@ -703,8 +703,34 @@ def rnea_mass_matrix(a, alpha, d, q, *, convention, offset=0, masses, coms, iner
     return model.mass_matrix(q)
 
 
+_MODELS = {}   # models built by the free functions, keyed by the exact argument values (bounded)
+
+
 def _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, gravity):
-    """A :class:`SerialDynamics` from the free functions' arguments (checked as they always were)."""
+    """A :class:`SerialDynamics` from the free functions' arguments (checked as they always were).
+
+    The model of the same argument values (exact bytes, shapes and convention) is reused: they passed the checks
+    when it was built, so a repeated call skips them (as a model object does) and pays only for the joint arrays.
+    """
+    try:
+        arrs = [np.asarray(v) for v in (a, alpha, d, offset, masses, coms, inertias, gravity)]
+    except (TypeError, ValueError):   # ragged or odd input: the full checks raise the proper error
+        arrs = [np.asarray(None)]
+    key = None
+    if isinstance(convention, str) and all(x.dtype.kind in "fi" for x in arrs):   # anything else: full checks
+        key = (convention,) + tuple((x.dtype.str, x.shape, x.tobytes()) for x in arrs)
+    model = _MODELS.get(key) if key is not None else None
+    if model is not None:
+        return model
+    model = _build_model(a, alpha, d, offset, masses, coms, inertias, convention, gravity)
+    if key is not None:
+        if len(_MODELS) >= 64:
+            _MODELS.pop(next(iter(_MODELS)))
+        _MODELS[key] = model
+    return model
+
+
+def _build_model(a, alpha, d, offset, masses, coms, inertias, convention, gravity):
     a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(a, alpha, d, offset, masses, coms, inertias,
                                                                   convention)
     gravity = as_array(gravity, "gravity", trailing=(3,))

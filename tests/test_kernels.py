@@ -196,3 +196,17 @@ def test_matches_pinocchio_per_call_and_batched(rng=np.random.default_rng(9)):
         assert np.abs(np.triu(M[k]) - np.triu(Mp)).max() <= 1e-12
         assert np.abs(dyn.forward_dynamics(q[k], qd[k], tau[k]) - pin.aba(model, data, q[k], qd[k], tau[k])).max() \
             <= 1e-9
+
+
+def test_free_functions_reuse_a_model_only_for_identical_arguments(rng=np.random.default_rng(4)):
+    p = inertial_parameters()
+    kw = dict(convention="standard", coms=p["coms"], inertias=p["inertias"], gravity=G)
+    q, qd, qdd = rng.uniform(-3, 3, (3, 5, 6))
+    for masses in (p["masses"], p["masses"] * 1.5, p["masses"]):   # the third call hits the cached model
+        ref = _rnea_reference(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=masses, **kw)
+        assert np.abs(rnea(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=masses, **kw) - ref).max() <= 1e-12
+    bad = p["inertias"].copy()
+    bad[0] = np.diag([0.1, 0.1, 0.3])   # never cached: the checks still run for new values
+    with pytest.raises(ValueError, match="triangle"):
+        rnea(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=p["masses"], convention="standard", coms=p["coms"],
+             inertias=bad, gravity=G)

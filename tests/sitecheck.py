@@ -11,7 +11,8 @@ an empty list means the page passed. Problem codes:
 ``external``       a request left the site (the book must be self-contained)
 ``console``        a console error or an uncaught exception
 ``http``           a request that failed or answered with status >= 400
-``weight``         bytes downloaded by the page exceed its budget (:data:`PAGE_BUDGET`, :data:`SEARCH_BUDGET`)
+``weight``         bytes downloaded exceed the budget (:data:`PAGE_BUDGET`, :data:`ANIMATION_BUDGET`,
+                   :data:`SEARCH_BUDGET`)
 ``raw-tex``        TeX source in the rendered text (``$``, ``\\frac``, ``\\(``, ...) outside MathJax output and code
 ``mathjax-error``  a MathJax error node (``Math input error``, unknown macro, ...)
 ``control-char``   a control character (backspace, form feed, ...) in the page text
@@ -49,10 +50,14 @@ from robokin import nb as _nb
 
 VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
 
-#: Bytes a first-time reader downloads for one page (uncompressed, as served by a plain HTTP server).
-PAGE_BUDGET = 4_500_000
+#: Bytes a first-time reader downloads for one page (uncompressed, as served by a plain HTTP server), for every page
+#: without an animation player: book pages, the API, and chapters with figures only. What every page with maths
+#: costs (book/_ext trims it): the theme's CSS 0.40 MB, MathJax 0.76 MB + its fonts, Bootstrap 0.08 MB.
+PAGE_BUDGET = 3_000_000
+#: A page with an animation player (its frames are inline in the HTML: ``robokin.plotting.animation_html``).
+ANIMATION_BUDGET = 3_500_000
 #: Bytes downloaded by a search, including the index and the pages the result snippets are cut from.
-SEARCH_BUDGET = 4_500_000
+SEARCH_BUDGET = 3_000_000
 
 #: Figures are rendered at this many pixels per figure inch (robokin.nb.setup sets it; animation frames say theirs
 #: in a ``data-dpi`` attribute).
@@ -275,6 +280,7 @@ _PROBE = r"""
             shown: r.width, visible: r.width > 0 && i.checkVisibility(), fig, svg, dpi: Number(i.dataset.dpi) || null};
   });
 
+  out.animations = document.querySelectorAll('.animation').length;
   out.widgets = document.querySelectorAll(
     'script[type="application/vnd.jupyter.widget-view+json"], .jupyter-widgets, .widget-interact, .widget-slider').length;
 
@@ -378,7 +384,7 @@ def check_toggles(v, *, required=("site navigation",), shot=None):
     return problems
 
 
-def check_page(v, *, chapter=None, budget=PAGE_BUDGET, figure_dpi=FIGURE_DPI, toggles=True, nav_shot=None):
+def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=True, nav_shot=None):
     """Every check of a loaded page; returns a list of :class:`Problem` (empty: the page is fine).
 
     Parameters
@@ -386,8 +392,9 @@ def check_page(v, *, chapter=None, budget=PAGE_BUDGET, figure_dpi=FIGURE_DPI, to
     v : Visit
     chapter : int, optional
         Chapter number: exercises must then read ``Exercise <chapter>.1``, ``<chapter>.2``, ...
-    budget : int
-        Maximum bytes downloaded by the page.
+    budget : int, optional
+        Maximum bytes downloaded by the page; by default :data:`ANIMATION_BUDGET` for a page with an animation
+        player, else :data:`PAGE_BUDGET`.
     """
     p = []
     o = v.page.evaluate(_PROBE, {})
@@ -397,6 +404,8 @@ def check_page(v, *, chapter=None, budget=PAGE_BUDGET, figure_dpi=FIGURE_DPI, to
     p += [Problem("console", e[:200]) for e in v.errors[:3]]
     p += [Problem("http", f) for f in v.failed[:3]]
     nbytes = v.bytes()
+    if budget is None:
+        budget = ANIMATION_BUDGET if o["animations"] else PAGE_BUDGET
     if nbytes > budget:
         big = sorted(((r.sizes()["responseBodySize"], r.url.rsplit("/", 1)[-1][:50]) for r in v.requests), reverse=True)
         p.append(Problem("weight", f"{nbytes / 1e6:.2f} MB > budget {budget / 1e6:.1f} MB; largest: "

@@ -7,10 +7,11 @@ characters, unparsed Markdown tables, sideways scrolling, sidebar toggles, build
 outputs, broken/stretched/shrunk images, dead widgets, dark mode, page weight, console errors, requests leaving
 the site). ``tests/test_site_checker.py`` shows that each of those checks fails on a page broken that way.
 
-Budgets (bytes a first-time reader downloads, uncompressed): every page <= ``sitecheck.PAGE_BUDGET`` (4.5 MB), a search
-<= ``sitecheck.SEARCH_BUDGET`` (4.5 MB). Screenshots go to ``_build/screenshots/``: ``<page>-desktop.png``,
-``<page>-phone.png``, ``<page>-phone-nav.png`` (navigation opened with the toggle) and, for chapters,
-``<page>-<width>-figure.png`` (the first figure with its text).
+Budgets (bytes a first-time reader downloads, uncompressed): a page <= ``sitecheck.PAGE_BUDGET`` (3 MB), a page with
+an animation player <= ``sitecheck.ANIMATION_BUDGET`` (3.5 MB), a search <= ``sitecheck.SEARCH_BUDGET`` (3 MB). The
+measured weights are written to ``_build/screenshots/weights.tsv``. Screenshots go to ``_build/screenshots/``:
+``<page>-desktop.png``, ``<page>-phone.png``, ``<page>-phone-nav.png`` (navigation opened with the toggle) and, for
+chapters, ``<page>-<width>-figure.png`` (the first figure with its text).
 """
 
 import json
@@ -58,6 +59,17 @@ def browser():
         b.close()
 
 
+@pytest.fixture(scope="module")
+def weights():
+    """Bytes per page and search, written to ``_build/screenshots/weights.tsv`` for the reviewer."""
+    rows = {}
+    yield rows
+    if rows:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / "weights.tsv").write_text("page\twidth\tMB\n" + "".join(
+            f"{page}\t{width}\t{n / 1e6:.2f}\n" for (page, width), n in sorted(rows.items())))
+
+
 def _notebook(page):
     m = re.match(r"notebooks/((\d+)_[^/]+)\.html$", page)
     return (m.group(1), int(m.group(2))) if m else (None, None)
@@ -75,10 +87,11 @@ def _slug(page):
 
 @pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
 @pytest.mark.parametrize("page", PAGES)
-def test_page(server, browser, page, width):
+def test_page(server, browser, weights, page, width):
     stem, chapter = _notebook(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     v = sitecheck.visit(browser, f"{server}/{page}", viewport=width)
+    weights[page, width] = v.bytes()
     try:
         v.page.screenshot(path=str(SHOTS / f"{_slug(page)}-{width}.png"))
         nav_shot = SHOTS / f"{_slug(page)}-phone-nav.png" if width == "phone" else None
@@ -110,12 +123,12 @@ def test_page_dark_system_theme(server, browser, page):
 
 @pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
 @pytest.mark.parametrize("query", ["rotation", "jacobian"])
-def test_search(server, browser, query, width):
+def test_search(server, browser, weights, query, width):
     v, problems = sitecheck.search(browser, server, query, viewport=width)
     try:
         v.page.screenshot(path=str(SHOTS / f"search-{query}-{width}.png"))
         n = v.page.evaluate("() => document.querySelectorAll('#search-results ul.search li').length")
-        weight = v.bytes()
+        weight = weights[f"search.html?q={query}", width] = v.bytes()
     finally:
         v.close()
     print(f"search {query!r} at {width}: {n} results, {weight / 1e6:.2f} MB")

@@ -39,6 +39,7 @@ def site(tmp_path_factory):
     (d / "fig200.png").write_bytes(_png(200, 100))
     (d / "fig1500.png").write_bytes(_png(1500, 500))  # a 10 in two-panel figure
     (d / "heavy.js").write_text("/*" + "x" * sitecheck.PAGE_BUDGET + "*/")
+    (d / "heavier.js").write_text("/*" + "x" * sitecheck.ANIMATION_BUDGET + "*/")
     mathjax = importlib.metadata.distribution("sphinx-mathjax-offline").locate_file(
         "sphinx-mathjax-offline/static/mathjax")
     with sitecheck.serve(d, extra={"/mathjax/": mathjax}) as base:
@@ -112,6 +113,9 @@ CASES = [
     ("two-search-boxes", "desktop", {"<!--SLOT:header-->": '<input type="search" placeholder="Search">'},
      {"two-search"}),
     ("over-budget", "desktop", {"<!--SLOT:end-->": '<script src="heavy.js"></script>'}, {"weight"}),
+    # a page with an animation player has the larger budget, and it holds too
+    ("animation-over-budget", "desktop", {"<!--SLOT:end-->":
+        '<div class="animation"></div><script src="heavier.js"></script>'}, {"weight"}),
     ("cdn-request", "desktop", {"<!--SLOT:end-->": '<img src="https://cdn.jsdelivr.net/npm/x.png" alt="">'},
      {"external", "broken-image", "console"}),
     ("console-error", "phone", {"<!--SLOT:end-->": '<script>console.error("boom")</script>'}, {"console"}),
@@ -170,3 +174,17 @@ def test_search_snippets(site, browser, snippet, expected):
     v, problems = sitecheck.search(browser, base, "translation", viewport="phone")
     v.close()
     assert {p.code for p in problems} == expected, "\n".join(map(str, problems))
+
+
+def test_budget_depends_on_animation(site, browser):
+    """A page between the two budgets passes with an animation player and fails without one."""
+    d, base = site
+    v = sitecheck.visit(browser, f"{base}/good.html")
+    own = v.bytes()
+    v.close()
+    (d / "mid.js").write_text("/*" + "x" * ((sitecheck.PAGE_BUDGET + sitecheck.ANIMATION_BUDGET) // 2 - own) + "*/")
+    with_player = _page(site, "mid-animation",
+                        {"<!--SLOT:end-->": '<div class="animation"></div><script src="mid.js"></script>'})
+    without = _page(site, "mid-still", {"<!--SLOT:end-->": '<script src="mid.js"></script>'})
+    assert _codes(browser, with_player, "desktop")[0] == set()
+    assert _codes(browser, without, "desktop")[0] == {"weight"}

@@ -14,8 +14,18 @@ Each fix is checked in a browser by ``tests/test_site.py`` (``make check-site``)
   never stretched), with a minimum width so that a phone does not shrink their labels below reading size.
 * search: Sphinx fetches every result page (several MB each) to cut a snippet, and shows the TeX source of the
   maths. Each page gets a light text copy for the snippets (maths written out in plain symbols).
+* API page: a NamedTuple's fields are documented in its ``Attributes`` section (napoleon writes them as
+  ``py:attribute`` entries); autodoc would document the same fields a second time as properties
+  ("Alias for field number 0"), a duplicate object description. Those generated entries are skipped.
+* MathJax: ``tex-chtml.js`` (1.16 MB) bundles the 0.43 MB context menu. Pages load ``startup.js`` and the
+  components they typeset with (TeX input, CommonHTML output and its font, the hidden MathML for screen readers),
+  about 0.76 MB; TeX extensions are still fetched on demand (``autoload``).
+* search index: the theme puts ``searchindex.js`` (0.2 MB and growing with the book) and Sphinx's search tools on
+  every page for its search-as-you-type mode, which is off (``search_as_you_type = False``: the search box opens
+  ``search.html``). Every page but the search page drops them.
 * icons: the theme loads all of Font Awesome (1.5 MB of JavaScript) for about ten icons; the file is replaced by
-  the icons the site uses.
+  the icons the site uses. Its style sheets draw further icons (admonitions, breadcrumbs) with the Font Awesome web
+  fonts (0.27 MB); those are replaced by subsets holding only the glyphs the style sheets name.
 """
 
 from __future__ import annotations
@@ -250,6 +260,29 @@ def tex_to_text(tex):
     return re.sub(r"\s+", " ", s).strip()
 
 
+_INLINE = {"a", "abbr", "b", "cite", "code", "dfn", "em", "i", "kbd", "mark", "q", "s", "samp", "small", "span",
+           "strong", "sub", "sup", "tt", "u", "var"}
+
+
+def _slim(main):
+    """Only what the snippet needs: the text and the ids the search jumps to (``[role=main] #anchor``)."""
+    for el in main.find_all(True):
+        ident = el.get("id")
+        if el.name in _INLINE and not ident:
+            el.unwrap()
+        else:
+            el.attrs = {"id": ident} if ident else {}
+    from bs4 import Comment
+
+    for s in main.find_all(string=True):
+        if isinstance(s, Comment):
+            s.extract()
+            continue
+        collapsed = re.sub(r"\s+", " ", s)
+        if collapsed != s:
+            s.replace_with(collapsed)
+
+
 def _write_snippets(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -262,13 +295,18 @@ def _write_snippets(app, exception):
         if not page.exists():
             continue
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-        main = soup.find(attrs={"role": "main"}) or soup.find("main") or soup.body
+        # the article, not the theme's header buttons and sidebars around it
+        main = soup.select_one("article.bd-article") or soup.find(attrs={"role": "main"}) or soup.find("main") \
+            or soup.body
+        if main is None:  # a redirect page
+            continue
         for el in main.select("script, style, img, .cell_output, .headerlink, .robokin-live, svg, .animation"):
             el.decompose()
         for el in main.select(".math"):
             text = el.get_text()
             text = re.sub(r"^\s*(\\\(|\\\[|\$\$?)|(\\\)|\\\]|\$\$?)\s*$", "", text.strip())
             el.replace_with(" " + tex_to_text(text) + " ")
+        _slim(main)
         target = snippets / f"{docname}.html"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(f'<!DOCTYPE html><html><body><div role="main">{main.decode_contents()}</div></body></html>',
@@ -277,10 +315,56 @@ def _write_snippets(app, exception):
     if tools.exists():
         js = tools.read_text(encoding="utf-8")
         old = "requestUrl = contentRoot + docName + docFileSuffix;"
+        if "_static/snippets/" in js:
+            return  # patched by an earlier build into the same directory
         if old not in js:
             raise RuntimeError("robokin_site: searchtools.js changed; update the snippet hook in book/_ext")
         tools.write_text(js.replace(old, 'requestUrl = contentRoot + "_static/snippets/" + docName + docFileSuffix;'),
                          encoding="utf-8")
+
+
+# ---------------------------------------------------------------- API: NamedTuple fields
+
+def _skip_namedtuple_fields(app, what, name, obj, skip, options):
+    """Skip the field accessors autodoc finds on a NamedTuple; the class's Attributes section documents them."""
+    if what == "class" and type(obj).__name__ == "_tuplegetter" and \
+            (getattr(obj, "__doc__", "") or "").startswith("Alias for field number"):
+        return True
+    return None
+
+
+# ---------------------------------------------------------------- MathJax and the search index
+
+MATHJAX_COMPONENTS = ["input/tex", "output/chtml", "a11y/assistive-mml"]
+
+
+def _light_mathjax(app, config):
+    # sphinx-mathjax-offline copies MathJax 3 to _static/mathjax and points at the all-in-one tex-chtml.js
+    config.mathjax_path = "mathjax/startup.js"
+    mj = dict(config.mathjax3_config or {})
+    loader = dict(mj.get("loader", {}))
+    loader["load"] = list(dict.fromkeys(list(loader.get("load", [])) + MATHJAX_COMPONENTS))
+    mj["loader"] = loader
+    config.mathjax3_config = mj
+
+
+_SEARCH_SCRIPTS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|'
+                             r'searchindex\.js)"></script>')
+
+
+def _drop_search_scripts(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    if app.config.html_theme_options.get("search_as_you_type"):
+        return  # the theme's inline search needs the index on every page
+    out = Path(app.outdir)
+    for page in out.rglob("*.html"):
+        if page.name == "search.html" or "_static" in page.relative_to(out).parts:
+            continue
+        text = page.read_text(encoding="utf-8")
+        new = _SEARCH_SCRIPTS.sub("", text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
 
 
 # ---------------------------------------------------------------- icons
@@ -327,6 +411,39 @@ def _write_icons(app, exception):
             extra.unlink()
 
 
+_FA_FONTS = {"fa-solid-900": "robokin-fa-solid.woff", "fa-brands-400": "robokin-fa-brands.woff"}
+
+
+def _subset_icon_fonts(app, exception):
+    """The theme's CSS draws admonition, breadcrumb and link icons with the Font Awesome fonts (0.27 MB): keep only
+    the glyphs its style sheets name. ``robokin.css`` declares the subsets after the theme, so they win."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from fontTools import subset
+
+    out = Path(app.outdir) / "_static"
+    codes = set()
+    for f in list(out.glob("*.css")) + list(out.glob("styles/*.css")):  # the style sheets pages link (not vendor/)
+        for selectors, body in re.findall(r"([^{}]*)\{([^{}]*)\}", f.read_text(encoding="utf-8", errors="replace")):
+            # ".fa-bell:before{content:...}": the icon classes, drawn as masks by fontawesome.js instead
+            if all(re.match(r"\.fa-[\w-]+:{1,2}(?:before|after)$", x.strip()) for x in selectors.split(",")):
+                continue
+            codes |= {ord(c) for c in body if 0xE000 <= ord(c) <= 0xF8FF}
+            codes |= {int(h, 16) for h in re.findall(r"\\(f[0-9a-fA-F]{3})\b", body)}
+    for stem, target in _FA_FONTS.items():
+        src = next(iter(sorted(out.rglob(f"{stem}.ttf"))), None)
+        if src is None:
+            raise RuntimeError(f"robokin_site: {stem}.ttf not found under _static; update book/_ext")
+        font = subset.load_font(str(src), subset.Options())
+        opts = subset.Options()
+        opts.flavor = "woff"  # zlib: no brotli needed
+        opts.layout_features = ["*"]
+        sub = subset.Subsetter(opts)
+        sub.populate(unicodes=codes)
+        sub.subset(font)
+        subset.save_font(font, str(out / target), opts)
+
+
 def setup(app):
     # html-page-context is emitted with emit_firstresult: a theme handler that returns a value stops the
     # chain, so run early.
@@ -337,8 +454,12 @@ def setup(app):
     app.connect("doctree-read", _size_figures, priority=450)
     # after Sphinx's toctree collector (priority 500) has numbered the figures, exercises included, book-wide
     app.connect("env-get-updated", _number_exercises, priority=900)
+    app.connect("autodoc-skip-member", _skip_namedtuple_fields)
+    app.connect("config-inited", _light_mathjax, priority=900)
     app.connect("build-finished", _write_snippets)
     app.connect("build-finished", _write_icons)
+    app.connect("build-finished", _drop_search_scripts)
+    app.connect("build-finished", _subset_icon_fonts)
     app.add_css_file("robokin.css")
     app.add_js_file("robokin.js", defer="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

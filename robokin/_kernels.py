@@ -324,6 +324,11 @@ def _jac_kernel(K, c, s, *, n, convention):
     return tuple(col[r] for r in range(6) for col in cols)
 
 
+def _fkjac_kernel(K, c, s, *, n, convention):
+    """Tool pose (12) then Jacobian (6n) from one pass over the frames (numerical IK needs both)."""
+    return _fk_kernel(K, c, s, n=n, convention=convention) + _jac_kernel(K, c, s, n=n, convention=convention)
+
+
 def _fk_inputs(*, n, **_):
     return (("c", n), ("s", n))
 
@@ -473,6 +478,7 @@ def _crba_kernel(K, c, s, *, n, convention):
 _KINDS = {
     "fk": (_fk_kernel, _fk_inputs),
     "jac": (_jac_kernel, _fk_inputs),
+    "fkjac": (_fkjac_kernel, _fk_inputs),
     "rnea": (_rnea_kernel, _rnea_inputs),
     "crba": (_crba_kernel, _fk_inputs),
 }

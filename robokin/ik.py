@@ -210,7 +210,8 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         if idx.size == 0:
             break
         qa = q[idx]
-        e = _pose_error(T[idx], arm._many("fk", qa, 12).reshape(-1, 3, 4))   # [R | p] rows, q already checked
+        FJ = arm._many("fkjac", qa, 12 + 6 * arm.n)   # pose rows [R | p] and Jacobian, q already checked
+        e = _pose_error(T[idx], FJ[:, :12].reshape(-1, 3, 4))
         err = np.linalg.norm(e, axis=-1)
         done = err <= tol
         reason[idx[done]] = "converged"
@@ -221,7 +222,7 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         idx, qa, e = idx[go], qa[go], e[go]
         if idx.size == 0:
             break
-        J = arm._many("jac", qa, 6 * arm.n).reshape(-1, 6, arm.n)
+        J = FJ[go, 12:].reshape(-1, 6, arm.n)
         dq = np.empty_like(qa)
         hard = np.ones(len(qa), bool)
         if J.shape[-1] == J.shape[-2] and np.isfinite(eps):

@@ -19,6 +19,8 @@ an empty list means the page passed. Problem codes:
 ``md-table``       a paragraph that starts with ``|``: a Markdown table that was not parsed
 ``overflow``       the page is wider than the viewport (the reader scrolls sideways)
 ``cells-touch``    two table cells whose texts touch (numbers run together)
+``wide-table``     a table that scrolls sideways in its box at desktop width (columns hidden from a reader who
+                   has the room to see them; on a phone a wide table scrolling in its own box is fine)
 ``sidebar``        a sidebar toggle that does not open and close the navigation
 ``path-leak``      a filesystem path of the build machine in the page text
 ``py-warning``     a Python warning, traceback or stderr stream in a cell output
@@ -247,6 +249,10 @@ _PROBE = r"""
     }
   }
 
+  out.wideTables = Array.from(document.querySelectorAll('article table, main table'))
+    .filter(t => t.checkVisibility() && t.scrollWidth > t.clientWidth + 1)
+    .map(t => `${t.scrollWidth} px in a ${t.clientWidth} px box: ` + t.textContent.replace(/\s+/g, ' ').trim().slice(0, 50));
+
   // table cells whose texts touch: "2.21e+03" "2.0e-03" read as one number
   out.touching = [];
   for (const tr of Array.from(document.querySelectorAll('article tr, main tr')).slice(0, 400)) {
@@ -418,6 +424,8 @@ def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=T
         p.append(Problem("overflow", f"page is {o['scrollWidth']} px wide in a {o['clientWidth']} px viewport: "
                                      + "; ".join(o["overflowers"])))
     p += [Problem("cells-touch", t) for t in o["touching"][:3]]
+    if v.viewport == "desktop":
+        p += [Problem("wide-table", t) for t in o["wideTables"][:3]]
     p += [Problem("path-leak", t) for t in o["paths"][:3]]
     p += [Problem("py-warning", t) for t in o["warnings"][:3]]
     if o["stderr"] and not o["warnings"]:

@@ -83,6 +83,11 @@ CASES = [
     ("numbers-run-together", "phone", {"<!--SLOT:table-->":
         '<table><tr><td style="padding:0">6.02e+03</td><td style="padding:0">2.0e-03</td></tr></table>'},
      {"cells-touch"}),
+    # validation report: six columns, cells kept on one line, so a desktop reader saw two of them
+    ("table-hides-columns", "desktop", {"<!--SLOT:output-->":
+        '<table style="display: block; overflow-x: auto"><tr>' + "".join(
+            f'<td style="white-space: nowrap">a check described in a long sentence, column {k}</td>' for k in range(6))
+        + "</tr></table>"}, {"wide-table"}),
     # the theme attached its handler to a hidden duplicate of the toggle
     ("dead-sidebar-toggle", "desktop", {"<header>":
         '<div style="display:none"><button class="primary-toggle">&#9776;</button></div><header>'}, {"sidebar"}),

@@ -210,3 +210,10 @@ def test_free_functions_reuse_a_model_only_for_identical_arguments(rng=np.random
     with pytest.raises(ValueError, match="triangle"):
         rnea(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=p["masses"], convention="standard", coms=p["coms"],
              inertias=bad, gravity=G)
+
+
+def test_combined_pose_and_jacobian_kernel_equals_the_separate_ones(rng=np.random.default_rng(6)):
+    q = rng.uniform(-np.pi, np.pi, (300, 6))
+    FJ = UR5._many("fkjac", q, 48)
+    assert np.array_equal(FJ[:, :12].reshape(-1, 3, 4), UR5.fk(q)[:, :3, :])
+    assert np.array_equal(FJ[:, 12:].reshape(-1, 6, 6), UR5.jacobian(q))

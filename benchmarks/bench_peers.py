@@ -251,7 +251,24 @@ def main(quick=False):
         if goal and goal[0] in ("fk", "jac", "rnea") and plabel.startswith("pinocchio"):
             r = r1[0] / pt[0]
             print(f"  {name} one call <= 10x pinocchio per call: {r:.2f}x: {'holds' if r <= 10 else 'DOES NOT HOLD'}")
+    _scaling(dyn, quick)
     print(f"total benchmark time {time.perf_counter() - t_start:.0f} s")
+
+
+def _scaling(dyn, quick):
+    """Per-item time of the batched kernels from B = 1e3 to 1e6 (chunked: it should stay flat)."""
+    sizes = (1_000, 10_000, 100_000) if quick else (1_000, 10_000, 100_000, 1_000_000)
+    rng = np.random.default_rng(6)
+    print()
+    print("Batch-size scaling, µs per item, median [min–max] of 3 blocks (same machine, same run)")
+    print("| B | " + " | ".join(("FK", "Jacobian", "RNEA", "mass matrix")) + " |")
+    print("|---|---|---|---|---|")
+    for n in sizes:
+        q, qd, qdd = rng.uniform(-np.pi, np.pi, (3, n, 6))
+        cells = [blocks(fn, n, repeats=3) for fn in (lambda: UR5.fk(q), lambda: UR5.jacobian(q),
+                                                      lambda: dyn.rnea(q, qd, qdd), lambda: dyn.mass_matrix(q))]
+        print(f"| {n:.0e} | " + " | ".join(fmt(c) for c in cells) + " |")
+        del q, qd, qdd
 
 
 def _minimum_time_rows(quick):

@@ -532,6 +532,13 @@ def floats_or_none(q, n):
     return ql if sum(map(abs, ql)) <= MAX_ABS else None
 
 
+def to_array(vals, shape):
+    """A new float array of ``shape`` from a tuple of floats (slice assignment beats ``np.array(tuple)`` here)."""
+    out = np.empty(len(vals))
+    out[:] = vals
+    return out.reshape(shape)
+
+
 def cos_sin(ql, offsets):
     """Per-joint cos, sin of ``q + offset`` for one configuration (math on floats: no array overhead)."""
     th = [x + o for x, o in zip(ql, offsets)] if any(offsets) else ql

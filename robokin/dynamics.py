@@ -572,7 +572,7 @@ class SerialDynamics:
             Joint torques (N m).
         """
         lead, out = self._call("rnea", "full", (q, qd, qdd), self.n)
-        return np.array(out) if lead is None else out.reshape(lead + (self.n,))
+        return _k.to_array(out, (self.n,)) if lead is None else out.reshape(lead + (self.n,))
 
     def gravity(self, q):
         """Gravity torque ``G(q)`` (N m), shape (..., n): the torque that holds the arm still.
@@ -585,12 +585,12 @@ class SerialDynamics:
         array([9.81])
         """
         lead, out = self._call("rnea", "gravity", (q,), self.n)
-        return np.array(out) if lead is None else out.reshape(lead + (self.n,))
+        return _k.to_array(out, (self.n,)) if lead is None else out.reshape(lead + (self.n,))
 
     def bias(self, q, qd):
         """Velocity and gravity torques ``h(q, qd) + G(q)`` (N m), shape (..., n): RNEA with ``qdd = 0``."""
         lead, out = self._call("rnea", "bias", (q, qd), self.n)
-        return np.array(out) if lead is None else out.reshape(lead + (self.n,))
+        return _k.to_array(out, (self.n,)) if lead is None else out.reshape(lead + (self.n,))
 
     def mass_matrix(self, q):
         """Joint-space mass matrix ``M(q)`` (kg m^2), shape (..., n, n), by the composite-rigid-body algorithm.

@@ -415,7 +415,7 @@ class SerialArm:
                 self._many("fk", q, 12, T.reshape(-1, 16)[:, :12])   # rows 0..2 of each T, in place
                 return T
             ql = q.tolist()
-        return np.array(self._single("fk", ql) + (0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
+        return _k.to_array(self._single("fk", ql) + (0.0, 0.0, 0.0, 1.0), (4, 4))
 
     def joint_axes(self, q):
         """Unit joint axes ``z`` and a point ``o`` on each axis, base frame.
@@ -471,7 +471,7 @@ class SerialArm:
             if q.ndim != 1:
                 return self._many("jac", q, 6 * self.n).reshape(q.shape[:-1] + (6, self.n))
             ql = q.tolist()
-        return np.array(self._single("jac", ql)).reshape(6, self.n)
+        return _k.to_array(self._single("jac", ql), (6, self.n))
 
     def singular_values(self, q, *, part="full"):
         """Singular values of the Jacobian, descending.

@@ -279,8 +279,8 @@ def _damped_step(J, e, err, lam_max, eps, fade):
 #: Success bars of :func:`validate` per population of targets (seeds 0.1 rad away, N(0, 0.1^2) per joint):
 #: ``(label, |q5| or None for uniform q5, max failure rate)``. Near the wrist singularity (``sin q5 -> 0``,
 #: except exactly 0 where the error has no component along the lost direction) the Jacobian's smallest
-#: singular value is ~|q5| and damped steps converge more slowly, so the bar there is looser; measured
-#: failure rates (2000 targets each, seed 7): uniform 0, |q5| = 1e-2: 3.5e-3, 1e-3: 4e-3, 1e-4: 2.5e-3
+#: singular value is ~``|q5|`` and damped steps converge more slowly, so the bar there is looser; measured
+#: failure rates (2000 targets each, seed 7): uniform 0, ``|q5|`` = 1e-2: 3.5e-3, 1e-3: 4e-3, 1e-4: 2.5e-3
 #: (before the squared fade of the damping: 7.5e-3, 5.1e-2 and 0.36).
 POPULATIONS = (
     ("q uniform in [-pi, pi)^6", None, 1e-3),

@@ -10,8 +10,10 @@ fixed rate and reads states, torques and contact forces.
 MuJoCo is an optional dependency (the ``book`` extra): ``import robokin`` works without it,
 and the first call that needs it raises an ``ImportError`` that says how to install it.
 
-Conventions
------------
+Notes
+-----
+Conventions:
+
 * Five-bar models: the five-bar plane ``(x, y)`` of chapter 3 is MuJoCo's ``(x, z)`` plane
   (``y`` up becomes ``z`` up, gravity along ``-z``), so every hinge axis is ``(0, -1, 0)``:
   a positive joint angle turns ``+x`` towards ``+z``, counter-clockwise in the five-bar

@@ -71,11 +71,9 @@ lab: $(VENV)/.stamp-book
 # Strict build of a single chapter into _build/chapters/<name> (fast feedback while writing).
 chapter: $(VENV)/.stamp-book
 	@test -n "$(NB)" || { echo "usage: make chapter NB=notebooks/NN_name.ipynb"; exit 2; }
-	$(PY) -c 'import sys, pathlib; nb = pathlib.Path(sys.argv[1]); \
-	  pathlib.Path("_build/chapters").mkdir(parents=True, exist_ok=True); \
-	  pathlib.Path("_build/chapters/" + nb.stem + "_toc.yml").write_text( \
-	  "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/conventions\n  - file: " + str(nb.with_suffix("")) + "\n  - file: book/references\n")' $(NB)
-	$(BIN)/jupyter-book build . -W -n --keep-going --toc _build/chapters/$(notdir $(basename $(NB)))_toc.yml \
+	$(PY) tools/chapter_book.py $(NB) _build/chapters/$(notdir $(basename $(NB)))
+	$(BIN)/jupyter-book build . -W -n --keep-going --toc _build/chapters/$(notdir $(basename $(NB)))/_toc.yml \
+	  --config _build/chapters/$(notdir $(basename $(NB)))/_config.yml \
 	  --path-output _build/chapters/$(notdir $(basename $(NB)))
 
 bench: $(VENV)/.stamp-test

@@ -686,7 +686,7 @@ def rnea(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertia
 
 
 def rnea_mass_matrix(a, alpha, d, q, *, convention, offset=0, masses, coms, inertias):
-    """Mass matrix of a revolute DH chain by the composite-rigid-body algorithm (:meth:`SerialDynamics.mass_matrix`).
+    """Mass matrix of a revolute DH chain by the composite-rigid-body algorithm (``SerialDynamics.mass_matrix``).
 
     Returns
     -------

@@ -139,7 +139,10 @@ INPUT_ERROR_GAIN = 10.0
 class IKInfo(NamedTuple):
     """Diagnostics of :func:`ik` (``full_output=True``); arrays over the poses' leading axes.
 
-    Attributes
+    (The fields are listed as parameters: autodoc documents a named tuple's fields itself, and an
+    ``Attributes`` section would describe each one twice on the API page.)
+
+    Parameters
     ----------
     residual : ndarray, shape (..., 8)
         ``pose_residual(FK(q_k), T)`` of every branch that exists (NaN where it does not).

@@ -164,7 +164,7 @@ def main(quick=False):
     rows.append(("mass matrix (CRBA)", mm_b, mm_1, "pinocchio crba, per call", blocks(pin_crba, mp), ("mm", 1.0)))
 
     # ---------------------------------------------------------------- numerical and analytic IK
-    ni = 300 if quick else 1000
+    ni = 1000 if quick else B
     qt = q[:ni]
     q0 = qt + rng.normal(scale=0.1, size=qt.shape)
     Tt = UR5.fk(qt)

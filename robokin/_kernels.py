@@ -39,6 +39,7 @@ class _Trace:
         self.lines = []     # (name, op, token_a, token_b)
         self.memo = {}
         self.negof = {}     # name of a negation -> token of its operand
+        self.defs = {}      # name -> (op, a, b)
 
     def emit(self, op, a, b=None):
         key = (op,) + (tuple(sorted((a, b))) if op in "+*" else (a, b))
@@ -47,6 +48,7 @@ class _Trace:
             name = f"t{len(self.lines)}"
             self.lines.append((name, op, a, b))
             self.memo[key] = name
+            self.defs[name] = (op, a, b)
             if op == "neg":
                 self.negof[name] = a
         return _Sym(self, name)
@@ -71,6 +73,9 @@ class _Sym:
             return self._lift(-self.val)
         if self.tok in self.tr.negof:
             return _Sym(self.tr, self.tr.negof[self.tok])
+        op, a, b = self.tr.defs.get(self.tok, (None, None, None))
+        if op == "-":   # -(a - b) = b - a
+            return self.tr.emit("-", b, a)
         return self.tr.emit("neg", self.tok)
 
     def __add__(self, other):
@@ -95,10 +100,12 @@ class _Sym:
             return self._lift(a.val - b.val)
         if b.val == 0.0:
             return a
-        if a.val == 0.0 and b.tok in self.tr.negof:
-            return _Sym(self.tr, self.tr.negof[b.tok])
+        if a.val == 0.0:
+            return -b
         if b.tok in self.tr.negof:
             return a + _Sym(self.tr, self.tr.negof[b.tok])
+        if a.tok in self.tr.negof:   # (-x) - y = -(x + y), exactly
+            return -(_Sym(self.tr, self.tr.negof[a.tok]) + b)
         return self.tr.emit("-", a.tok, b.tok)
 
     def __rsub__(self, other):
@@ -166,7 +173,7 @@ def _emit_function(fn, inputs, structure, options, *, arrays=False):
         expr, body = {}, []
         for name, op, a, b in keep:
             ea, eb = expr.get(a, a), expr.get(b, b) if b is not None else None
-            e = f"(-{ea})" if op == "neg" else f"({ea} {op} {eb})"
+            e = f"(0.0 - {ea})" if op == "neg" else f"({ea} {op} {eb})"   # 0 - x: no -0.0 for x = 0
             if uses.get(name, 0) == 1:
                 expr[name] = e
             else:
@@ -195,7 +202,7 @@ def _emit_function(fn, inputs, structure, options, *, arrays=False):
         row[name] = r
         ref = lambda t: f"W[{row[t]}]" if t.startswith("t") else t   # noqa: E731
         if op == "neg":
-            body.append(f"    negative({ref(a)}, out=W[{r}])")
+            body.append(f"    subtract(0.0, {ref(a)}, out=W[{r}])")
         else:
             body.append(f"    {ufunc[op]}({ref(a)}, {ref(b)}, out=W[{r}])")
     head.insert(1, "    add, subtract, multiply, negative = _np.add, _np.subtract, _np.multiply, _np.negative")

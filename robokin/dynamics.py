@@ -571,8 +571,13 @@ class SerialDynamics:
         ndarray, shape (..., n)
             Joint torques (N m).
         """
-        lead, out = self._call("rnea", "full", (q, qd, qdd), self.n)
-        return _k.to_array(out, (self.n,)) if lead is None else out.reshape(lead + (self.n,))
+        n = self.n
+        a, b, c = _k.floats_or_none(q, n), _k.floats_or_none(qd, n), _k.floats_or_none(qdd, n)
+        if a is not None and b is not None and c is not None:   # one configuration: the float kernel directly
+            kern = self._kern.get(("rnea", False, "full")) or self._kernel("rnea", arrays=False)
+            return _k.to_array(kern(self._K, *_k.cos_sin(a, self.arm._offsets), b, c), (n,))
+        lead, out = self._call("rnea", "full", (q, qd, qdd), n)
+        return _k.to_array(out, (n,)) if lead is None else out.reshape(lead + (n,))
 
     def gravity(self, q):
         """Gravity torque ``G(q)`` (N m), shape (..., n): the torque that holds the arm still.

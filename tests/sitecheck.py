@@ -255,6 +255,9 @@ _PROBE = r"""
 
   // table cells whose texts touch: "2.21e+03" "2.0e-03" read as one number
   out.touching = [];
+  // MathJax's hidden MathML for screen readers is clipped to nothing but keeps its full-width box: not measured
+  const hidden = Array.from(document.querySelectorAll('mjx-assistive-mml'));
+  hidden.forEach(e => e.style.setProperty('display', 'none', 'important'));
   for (const tr of Array.from(document.querySelectorAll('article tr, main tr')).slice(0, 400)) {
     const cells = Array.from(tr.children).filter(c => c.textContent.trim() && !c.querySelector('ul, ol, dl, table'));
     for (let i = 0; i + 1 < cells.length; i++) {
@@ -266,6 +269,7 @@ _PROBE = r"""
     }
     if (out.touching.length >= 3) break;
   }
+  hidden.forEach(e => e.style.removeProperty('display'));
 
   // text of the build machine: its paths, warnings and tracebacks
   const visible = document.body.innerText;

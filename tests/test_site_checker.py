@@ -83,6 +83,12 @@ CASES = [
     ("numbers-run-together", "phone", {"<!--SLOT:table-->":
         '<table><tr><td style="padding:0">6.02e+03</td><td style="padding:0">2.0e-03</td></tr></table>'},
      {"cells-touch"}),
+    # claims page: MathJax's clipped screen-reader MathML is wider than the cell, the maths a reader sees is not
+    ("assistive-mathml-is-not-text", "phone", {"<!--SLOT:table-->":
+        '<table><tr><td style="position: relative">tool at <mjx-assistive-mml style="position: absolute; top: 0; '
+        'left: 0; clip: rect(1px, 1px, 1px, 1px); white-space: nowrap">(a2 + a3, -(d4 + d6), d1 - d5) and more'
+        "</mjx-assistive-mml>"
+        "</td><td>FK cell</td></tr></table>"}, set()),
     # validation report: six columns, cells kept on one line, so a desktop reader saw two of them
     ("table-hides-columns", "desktop", {"<!--SLOT:output-->":
         '<table style="display: block; overflow-x: auto"><tr>' + "".join(

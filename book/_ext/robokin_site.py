@@ -14,9 +14,6 @@ Each fix is checked in a browser by ``tests/test_site.py`` (``make check-site``)
   never stretched), with a minimum width so that a phone does not shrink their labels below reading size.
 * search: Sphinx fetches every result page (several MB each) to cut a snippet, and shows the TeX source of the
   maths. Each page gets a light text copy for the snippets (maths written out in plain symbols).
-* API page: a NamedTuple's fields are documented in its ``Attributes`` section (napoleon writes them as
-  ``py:attribute`` entries); autodoc would document the same fields a second time as properties
-  ("Alias for field number 0"), a duplicate object description. Those generated entries are skipped.
 * MathJax: ``tex-chtml.js`` (1.16 MB) bundles the 0.43 MB context menu. Pages load ``startup.js`` and the
   components they typeset with (TeX input, CommonHTML output and its font, the hidden MathML for screen readers),
   about 0.76 MB; TeX extensions are still fetched on demand (``autoload``).
@@ -323,16 +320,6 @@ def _write_snippets(app, exception):
                          encoding="utf-8")
 
 
-# ---------------------------------------------------------------- API: NamedTuple fields
-
-def _skip_namedtuple_fields(app, what, name, obj, skip, options):
-    """Skip the field accessors autodoc finds on a NamedTuple; the class's Attributes section documents them."""
-    if what == "class" and type(obj).__name__ == "_tuplegetter" and \
-            (getattr(obj, "__doc__", "") or "").startswith("Alias for field number"):
-        return True
-    return None
-
-
 # ---------------------------------------------------------------- MathJax and the search index
 
 MATHJAX_COMPONENTS = ["input/tex", "output/chtml", "a11y/assistive-mml"]
@@ -454,7 +441,6 @@ def setup(app):
     app.connect("doctree-read", _size_figures, priority=450)
     # after Sphinx's toctree collector (priority 500) has numbered the figures, exercises included, book-wide
     app.connect("env-get-updated", _number_exercises, priority=900)
-    app.connect("autodoc-skip-member", _skip_namedtuple_fields)
     app.connect("config-inited", _light_mathjax, priority=900)
     app.connect("build-finished", _write_snippets)
     app.connect("build-finished", _write_icons)

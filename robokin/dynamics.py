@@ -28,7 +28,7 @@ from ._validate import as_array, choice, integer, positive, solve_ivp_guarded
 from .errors import SingularityError
 from .serial import SerialArm
 
-__all__ = ["TwoLinkArm", "rnea", "rnea_mass_matrix", "check_inertias", "energy_drift", "validate"]
+__all__ = ["TwoLinkArm", "SerialDynamics", "rnea", "rnea_mass_matrix", "check_inertias", "energy_drift", "validate"]
 
 
 def _param(value, name, *, allow_zero=False):
@@ -458,7 +458,7 @@ class SerialDynamics:
     (``O(n)``), :meth:`mass_matrix` the composite-rigid-body algorithm (CRBA, one backward pass of composite
     inertias, not ``n`` RNEA passes), :meth:`forward_dynamics` solves ``M qdd = tau - h - G`` after a Cholesky
     check that ``M`` is positive definite. Each algorithm is written once on scalar components and specialised to
-    the arm's structure (:mod:`robokin._kernels`); the readable matrix form is ``dynamics._rnea_reference``, which
+    the arm's structure (``robokin._kernels``); the readable matrix form is ``dynamics._rnea_reference``, which
     the tests compare it with (and with pinocchio).
 
     Examples
@@ -517,7 +517,7 @@ class SerialDynamics:
 
     @classmethod
     def from_dh(cls, a, alpha, d, *, convention, offset=0.0, masses, coms, inertias, gravity=(0.0, 0.0, -9.81)):
-        """Build from DH columns (as :meth:`SerialArm.from_dh`) and the inertial parameters."""
+        """Build from DH columns (as :meth:`robokin.serial.SerialArm.from_dh`) and the inertial parameters."""
         arm = SerialArm.from_dh(a, alpha, d, offset=offset, convention=convention)
         return cls(arm, masses=masses, coms=coms, inertias=inertias, gravity=gravity)
 

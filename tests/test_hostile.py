@@ -99,6 +99,10 @@ def _obj(name):
         v = stewart.Stewart(*stewart.paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
     elif name == "dyn":
         v = stewart.StewartDynamics(_obj("st"), stewart.PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+    elif name == "sdyn":
+        p = dynamics.TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1).rnea_params()
+        v = dynamics.SerialDynamics.from_dh(p["a"], p["alpha"], p["d"], convention="standard", masses=p["masses"],
+                                            coms=p["coms"], inertias=p["inertias"], gravity=p["gravity"])
     elif name == "wlp":
         v = wheel_leg.WheelLegParams()
     elif name == "sched":
@@ -226,6 +230,16 @@ RECIPES = {
     "dynamics.rnea_mass_matrix": lambda: (robokin.dynamics.rnea_mass_matrix,
                                           dict(q=np.array([0.3, -0.7]),
                                                **{k: v for k, v in _rnea_kw().items() if k != "gravity"})),
+    "dynamics.SerialDynamics": lambda: (robokin.dynamics.SerialDynamics,
+                                        dict(arm=_obj("sdyn").arm, masses=np.array(_obj("sdyn").masses),
+                                             coms=np.array(_obj("sdyn").coms),
+                                             inertias=np.array(_obj("sdyn").inertias), gravity=np.array([0, -9.81, 0.0]))),
+    "dynamics.SerialDynamics.from_dh": lambda: (robokin.dynamics.SerialDynamics.from_dh,
+                                                dict(a=np.array(_obj("sdyn").arm.a), alpha=np.array(_obj("sdyn").arm.alpha),
+                                                     d=np.array(_obj("sdyn").arm.d), convention="standard",
+                                                     masses=np.array(_obj("sdyn").masses),
+                                                     coms=np.array(_obj("sdyn").coms),
+                                                     inertias=np.array(_obj("sdyn").inertias))),
     "dynamics.check_inertias": lambda: (robokin.dynamics.check_inertias, dict(inertias=np.diag([0.1, 0.1, 0.15]))),
     "dynamics.energy_drift": lambda: (robokin.dynamics.energy_drift, dict(arm=_obj("arm"), q0=np.array([0.3, 0.5]),
                                                                            qd0=np.array([0.0, 1.0]), t_final=0.05)),
@@ -477,6 +491,7 @@ _METHOD_DEFAULTS = {
     "stewart.Stewart": ("st", {"pose": HOME6}),
     "stewart.StewartDynamics": ("dyn", {"q": HOME6, "qd": np.full(6, 0.1)}),
     "serial.SerialArm": ("serial", {"q": [0.1, 0.5]}),
+    "dynamics.SerialDynamics": ("sdyn", {"q": [0.3, -0.7], "qd": [1.0, 2.0], "qdd": [0.5, -1.5], "tau": [1.0, 0.5]}),
 }
 #: Functions by parameter name (transforms and similar single-array functions).
 _FUNCTION_DEFAULTS = {

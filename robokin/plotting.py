@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from ._validate import as_array
+from ._validate import as_array, positive
 
 __all__ = ["draw_frame", "new_3d_axes", "animation_html", "ANIMATION_DPI"]
 
@@ -74,6 +74,7 @@ def draw_frame(ax, T, *, length=0.5, label=None, alpha=1.0, lw=2.0):
         R, p = T[:3, :3], T[:3, 3]
     else:
         raise ValueError(f"T must have shape (4, 4) or (3, 3), got {T.shape}")
+    length = positive(length, "length")
     artists = []
     for k in range(3):
         end = p + length * R[:, k]

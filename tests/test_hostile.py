@@ -591,13 +591,7 @@ SHAPE_FREE = {
 # Failures in modules owned by other maintainers, kept visible as strict xfails (see the module docstring):
 # (entry point, argument, variant) -> what happened. Regenerate after fixes with
 # ROBOKIN_HOSTILE_NO_XFAIL=1 pytest tests/test_hostile.py (which lists every failure without the marks).
-KNOWN = {
-    ('plotting.draw_frame', 'length', 'complex'): 'plotting: raises ComplexWarning',
-    ('plotting.draw_frame', 'length', 'huge'): 'plotting: returns silently',
-    ('plotting.draw_frame', 'length', 'inf'): 'plotting: raises RuntimeWarning',
-    ('plotting.draw_frame', 'length', 'nan'): 'plotting: returns silently',
-    ('plotting.draw_frame', 'length', 'string'): 'plotting: raises UFuncTypeError',
-}
+KNOWN = {}  # empty: every entry point of every module passes the sweep
 if os.environ.get("ROBOKIN_HOSTILE_NO_XFAIL"):
     KNOWN = {}
 #: Modules maintained with this sweep: they may not appear in KNOWN.

@@ -6,8 +6,24 @@ random examples locally, run with ``HYPOTHESIS_PROFILE=explore``.
 
 import os
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("robokin", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", deadline=None, max_examples=500, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "robokin"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for the browser tests (tests/test_site.py and tests/test_site_checker.py)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="install the [site] extra (make check-site does)")
+    import sitecheck
+
+    exe = sitecheck.chromium()
+    if exe is None:
+        pytest.fail("Chromium not found: `apt-get install chromium` (make check-site does)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=sitecheck.CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -48,18 +48,6 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="install the [site] extra (make check-site does)")
-    exe = sitecheck.chromium()
-    if exe is None:
-        pytest.fail("Chromium not found: `apt-get install chromium` (make check-site does)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=sitecheck.CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
 def weights():
     """Bytes per page and search, written to ``_build/screenshots/weights.tsv`` for the reviewer."""
     rows = {}

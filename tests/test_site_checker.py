@@ -46,18 +46,6 @@ def site(tmp_path_factory):
         yield d, base
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="install the [site] extra (make check-site does)")
-    exe = sitecheck.chromium()
-    if exe is None:
-        pytest.fail("Chromium not found: `apt-get install chromium` (make check-site does)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=sitecheck.CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 GOOD = (FIX / "good.html").read_text()
 
 # (id, width, {slot or literal text: replacement}, expected problem codes)

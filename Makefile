@@ -11,12 +11,13 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help book test unit notebooks lab clean chapter bench report publish check-site
+.PHONY: help book test lint format unit notebooks lab clean chapter bench report publish check-site
 
 help:
 	@echo "make book    build the course site into _build/html (strict: zero warnings)"
 	@echo "make test    unit tests, doctests, nbstripout check, every notebook under nbval"
 	@echo "make check-site  build the book, then test every page (desktop and phone) in headless Chromium"
+	@echo "make format  apply ruff's formatter and safe lint fixes (make test checks both)"
 	@echo "make lab     open JupyterLab on the notebooks"
 	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
 	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
@@ -44,6 +45,17 @@ book: $(VENV)/.stamp-book
 	$(BIN)/jupyter-book build . -W -n --keep-going 2>&1 | tee _build/build.log
 	@echo "Site built: _build/html/index.html"
 
+LINTED := robokin tests benchmarks tools notebooks
+
+# ruff: lint and format check (configured in pyproject.toml); `make format` rewrites in place.
+lint: $(VENV)/.stamp-test
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+
+format: $(VENV)/.stamp-test
+	$(BIN)/ruff format $(LINTED)
+	$(BIN)/ruff check --fix $(LINTED)
+
 unit: $(VENV)/.stamp-test
 	$(PY) -m pytest tests robokin --doctest-modules -p no:nbval -m "not site"
 
@@ -51,7 +63,7 @@ notebooks: $(VENV)/.stamp-test
 	$(BIN)/nbstripout --verify $(NOTEBOOKS)
 	ROBOKIN_FAST=1 MPLBACKEND=Agg $(PY) -m pytest --nbval-lax --nbval-current-env notebooks
 
-test: unit notebooks
+test: lint unit notebooks
 
 $(VENV)/.stamp-site: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e ".[book,test,site]"

@@ -30,17 +30,31 @@ def bench_monte_carlo(n, n_ivp):
     ref = quintic_reference(s["q0"], s["qf"], s["t_move"])
     arms, fv, fc = sample_arms(nom, n, rng=np.random.default_rng(0))
     t0 = time.perf_counter()
-    res = simulate(arms, ctl, q0=s["q0"], qd0=[0, 0], ref=ref, t_final=s["t_final"], dt=1e-3, fv=fv, fc=fc,
-                   record_every=10)
+    res = simulate(
+        arms, ctl, q0=s["q0"], qd0=[0, 0], ref=ref, t_final=s["t_final"], dt=1e-3, fv=fv, fc=fc, record_every=10
+    )
     t_batch = time.perf_counter() - t0
     t_ivp, worst = {}, 0.0
-    for method in ("RK45", "LSODA"):   # explicit and stiff-switching: the baseline is the faster one
+    for method in ("RK45", "LSODA"):  # explicit and stiff-switching: the baseline is the faster one
         t0 = time.perf_counter()
         for k in range(n_ivp):
-            one = arms.replace(**{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2",
-                                                                            "I1", "I2")})
-            iv = simulate_ivp(one, ctl, q0=s["q0"], qd0=[0, 0], ref=ref, t_final=s["t_final"], t_eval=res.t,
-                              fv=fv[k], fc=fc[k], rtol=1e-6, atol=1e-8, method=method)
+            one = arms.replace(
+                **{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2")}
+            )
+            iv = simulate_ivp(
+                one,
+                ctl,
+                q0=s["q0"],
+                qd0=[0, 0],
+                ref=ref,
+                t_final=s["t_final"],
+                t_eval=res.t,
+                fv=fv[k],
+                fc=fc[k],
+                rtol=1e-6,
+                atol=1e-8,
+                method=method,
+            )
             worst = max(worst, float(np.abs(iv.q - res.q[k]).max()))
         t_ivp[method] = (time.perf_counter() - t0) / n_ivp * n
     return t_batch, t_ivp, worst
@@ -48,8 +62,14 @@ def bench_monte_carlo(n, n_ivp):
 
 def _ur5():
     """UR5 DH table and the stated inertial parameters of ``robokin.ur5.inertial_parameters``."""
-    return dict(a=UR5.a, alpha=UR5.alpha, d=UR5.d, convention="standard", **inertial_parameters(),
-                gravity=np.array([0.0, 0.0, -9.81]))
+    return dict(
+        a=UR5.a,
+        alpha=UR5.alpha,
+        d=UR5.d,
+        convention="standard",
+        **inertial_parameters(),
+        gravity=np.array([0.0, 0.0, -9.81]),
+    )
 
 
 def _rx(t):
@@ -69,8 +89,11 @@ def _pin_model(kw):
         place = pin.SE3.Identity() if i == 0 else pin.SE3(_rx(alpha[i - 1]), np.array([a[i - 1], 0, d[i - 1]]))
         R, p = _rx(alpha[i]), np.array([a[i], 0.0, d[i]])
         jid = model.addJoint(parent, pin.JointModelRZ(), place, f"j{i}")
-        model.appendBodyToJoint(jid, pin.Inertia(float(kw["masses"][i]), R @ kw["coms"][i] + p,
-                                                 R @ kw["inertias"][i] @ R.T), pin.SE3.Identity())
+        model.appendBodyToJoint(
+            jid,
+            pin.Inertia(float(kw["masses"][i]), R @ kw["coms"][i] + p, R @ kw["inertias"][i] @ R.T),
+            pin.SE3.Identity(),
+        )
         parent = jid
     return pin, model
 
@@ -98,8 +121,9 @@ def main(quick=False):
     print(f"|{'-' * 60}|{'-' * 21}|{'-' * 16}|")
     _fmt_row(f"Monte Carlo, batch RK4 ({n_mc} runs)", t_batch, "s", f"{'bar <= 10 s' if not quick else ''}")
     for method, t in t_ivp.items():
-        _fmt_row(f"per-sample solve_ivp loop ({method} 1e-6, scaled to {n_mc})", t, "s",
-                 f"{t / t_batch:.1f}x (bar 20x)")
+        _fmt_row(
+            f"per-sample solve_ivp loop ({method} 1e-6, scaled to {n_mc})", t, "s", f"{t / t_batch:.1f}x (bar 20x)"
+        )
     _fmt_row("max |q_RK4 - q_solve_ivp| on the timed samples", worst, "rad")
     print("UR5 RNEA, CRBA mass matrix, FK, Jacobian and IK against pinocchio and roboticstoolbox: bench_peers.py")
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 from robokin.fivebar import PITFALL_LEG as LEG
-from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 
 def targets(n, rng):

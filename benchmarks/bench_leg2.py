@@ -7,9 +7,9 @@ each time is the median of several repeats measured with time.perf_counter. Runs
 import math
 
 import numpy as np
+from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 from robokin.leg2 import TwoLinkLeg
-from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 L1, L2 = 0.21, 0.19
 
@@ -47,8 +47,9 @@ def main():
     print(f"{'method':<34}{'targets':>10}{'median time [s]':>18}{'targets/s':>14}")
     print(f"{'robokin TwoLinkLeg.ik (batched)':<34}{n_batch:>10d}{t_batch:>18.4f}{rate_b:>14.3e}")
     print(f"{'per-point loop (math module)':<34}{n_loop:>10d}{t_loop:>18.4f}{rate_l:>14.3e}")
-    print(f"ratio batched / loop: {rate_b / rate_l:.1f}x; spec bar 1e6 targets/s: "
-          f"{'PASS' if rate_b >= 1e6 else 'FAIL'}")
+    print(
+        f"ratio batched / loop: {rate_b / rate_l:.1f}x; spec bar 1e6 targets/s: {'PASS' if rate_b >= 1e6 else 'FAIL'}"
+    )
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ Run: .venv/bin/python benchmarks/bench_mecanum.py
 import math
 
 import numpy as np
+from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 from robokin.mecanum import Mecanum, integrate_twist, odometry
-from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 
 def rate(fn, n, repeat=3):
@@ -64,8 +64,10 @@ def main():
     ref = naive_odometry(seq_list, dt)
     got = odometry(seq[:50_000], dt)[-1]
     assert abs(got[0] - ref[0]) < 1e-9 and abs(got[1] - ref[1]) < 1e-9
-    print(f"odometry:     vectorised {r_vec:.3g} steps/s, integrate_twist loop {r_step:.3g} steps/s "
-          f"({r_vec / r_step:.0f}x), plain-Python loop {r_naive:.3g} steps/s ({r_vec / r_naive:.1f}x)")
+    print(
+        f"odometry:     vectorised {r_vec:.3g} steps/s, integrate_twist loop {r_step:.3g} steps/s "
+        f"({r_vec / r_step:.0f}x), plain-Python loop {r_naive:.3g} steps/s ({r_vec / r_naive:.1f}x)"
+    )
 
     batch = rng.uniform(-2, 2, (1000, 1000, 3))  # 1000 trajectories of 1000 steps
     r_mc = rate(lambda: odometry(batch, dt), batch.shape[0] * batch.shape[1], repeat=1)

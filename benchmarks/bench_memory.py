@@ -78,7 +78,6 @@ def main(argv=None):
             del out
             t = median_time(lambda: fn(x), repeats=3 if n >= 10**6 else 5)
             print(f"{name:<16}{n:>10}{peak / MIB:>24.1f}{1e6 * t / n:>10.2f}")
-            del x
 
 
 if __name__ == "__main__":

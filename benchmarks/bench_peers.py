@@ -46,12 +46,12 @@ from bench_dynamics import _pinocchio_ur5  # noqa: E402
 
 REPEATS = 7
 B = 10_000
-TOL = 1e-10   # |e| of the numerical IK, m and rad
+TOL = 1e-10  # |e| of the numerical IK, m and rad
 
 
 def blocks(fn, items, repeats=REPEATS):
     """(median, min, max) seconds per item over ``repeats`` timed calls of ``fn`` (each handles ``items``)."""
-    fn()   # warm-up (caches, kernels)
+    fn()  # warm-up (caches, kernels)
     ts = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -76,9 +76,21 @@ def _rtb_ur5():
     except ImportError:
         return None
     P = inertial_parameters()
-    links = [rtb.RevoluteDH(a=float(UR5.a[i]), alpha=float(UR5.alpha[i]), d=float(UR5.d[i]),
-                            m=float(P["masses"][i]), r=P["coms"][i], I=P["inertias"][i], Jm=0.0, B=0.0,
-                            Tc=[0.0, 0.0], G=1.0) for i in range(6)]
+    links = [
+        rtb.RevoluteDH(
+            a=float(UR5.a[i]),
+            alpha=float(UR5.alpha[i]),
+            d=float(UR5.d[i]),
+            m=float(P["masses"][i]),
+            r=P["coms"][i],
+            I=P["inertias"][i],
+            Jm=0.0,
+            B=0.0,
+            Tc=[0.0, 0.0],
+            G=1.0,
+        )
+        for i in range(6)
+    ]
     return rtb.DHRobot(links, name="UR5 (robokin DH table)", gravity=[0.0, 0.0, -9.81])
 
 
@@ -98,9 +110,9 @@ def main(quick=False):
     LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
     robot = _rtb_ur5()
     ets = robot.ets() if robot is not None else None
-    m1 = 500            # items of a per-call loop (robokin and rtb)
-    mp = 2000           # items of a pinocchio per-call loop
-    rows = []           # (quantity, robokin batched, robokin per call, peer label, peer time, goal)
+    m1 = 500  # items of a per-call loop (robokin and rtb)
+    mp = 2000  # items of a pinocchio per-call loop
+    rows = []  # (quantity, robokin batched, robokin per call, peer label, peer time, goal)
 
     # ---------------------------------------------------------------- answers first
     T = UR5.fk(q)
@@ -124,7 +136,7 @@ def main(quick=False):
     def pin_fk():
         for x in q[:mp]:
             pin.framesForwardKinematics(model, data, x)
-            data.oMf[fid].homogeneous
+            _ = data.oMf[fid].homogeneous
 
     def pin_jac():
         for x in q[:mp]:
@@ -139,10 +151,26 @@ def main(quick=False):
     jac_p = blocks(pin_jac, mp)
     rows.append(("UR5 Jacobian", jac_b, jac_1, "pinocchio computeFrameJacobian, per call", jac_p, ("jac", 2.0)))
     if ets is not None:
-        rows.append(("UR5 FK", fk_b, fk_1, "rtb ETS.eval (C), per call",
-                     blocks(lambda: [ets.eval(x) for x in q[:m1]], m1), None))
-        rows.append(("UR5 Jacobian", jac_b, jac_1, "rtb ETS.jacob0 (C), per call",
-                     blocks(lambda: [ets.jacob0(x) for x in q[:m1]], m1), None))
+        rows.append(
+            (
+                "UR5 FK",
+                fk_b,
+                fk_1,
+                "rtb ETS.eval (C), per call",
+                blocks(lambda: [ets.eval(x) for x in q[:m1]], m1),
+                None,
+            )
+        )
+        rows.append(
+            (
+                "UR5 Jacobian",
+                jac_b,
+                jac_1,
+                "rtb ETS.jacob0 (C), per call",
+                blocks(lambda: [ets.jacob0(x) for x in q[:m1]], m1),
+                None,
+            )
+        )
 
     # ---------------------------------------------------------------- RNEA, mass matrix
     def pin_rnea():
@@ -157,8 +185,16 @@ def main(quick=False):
     rn_1 = blocks(lambda: [dyn.rnea(q[k], qd[k], qdd[k]) for k in range(m1)], m1)
     rows.append(("RNEA", rn_b, rn_1, "pinocchio rnea, per call", blocks(pin_rnea, mp), ("rnea", 1.0)))
     if robot is not None:
-        rows.append(("RNEA", rn_b, rn_1, f"rtb DHRobot.rne (C), batched {nb}",
-                     blocks(lambda: robot.rne(q, qd, qdd), nb), ("rnea", 1.0)))
+        rows.append(
+            (
+                "RNEA",
+                rn_b,
+                rn_1,
+                f"rtb DHRobot.rne (C), batched {nb}",
+                blocks(lambda: robot.rne(q, qd, qdd), nb),
+                ("rnea", 1.0),
+            )
+        )
     mm_b = blocks(lambda: dyn.mass_matrix(q), nb)
     mm_1 = blocks(lambda: [dyn.mass_matrix(x) for x in q[:m1]], m1)
     rows.append(("mass matrix (CRBA)", mm_b, mm_1, "pinocchio crba, per call", blocks(pin_crba, mp), ("mm", 1.0)))
@@ -185,8 +221,11 @@ def main(quick=False):
         q_lm = np.array([s.q for s in lm])
         e_lm = np.linalg.norm(_pose_error(Tt[:kl], UR5.fk(q_lm)), axis=-1)
         ok_lm = np.array([s.success for s in lm]) & (e_lm <= TOL)
-        lm_t = blocks(lambda: [ets.ik_LM(Tt[k], q0=q0[k], tol=0.5 * TOL**2, ilimit=100, slimit=1)
-                               for k in range(kl)], kl, repeats=max(3, REPEATS - 2))
+        lm_t = blocks(
+            lambda: [ets.ik_LM(Tt[k], q0=q0[k], tol=0.5 * TOL**2, ilimit=100, slimit=1) for k in range(kl)],
+            kl,
+            repeats=max(3, REPEATS - 2),
+        )
         label = f"rtb ETS.ik_LM (C++), per pose; solved {ok_lm.mean():.1%} vs robokin {res.success[:kl].mean():.1%}"
         rows.append(dls_row + (label, lm_t, ("dls", 1.0)))
         rows.append(an_row + ("rtb ETS.ik_LM (C++), seeds 0.1 rad, per pose", lm_t, ("an", 10.0)))
@@ -206,11 +245,26 @@ def main(quick=False):
     tl = tg[:m1].tolist()
     qe_b = blocks(lambda: tr.evaluate(tg), nb)
     qe_1 = blocks(lambda: [tr.evaluate(x) for x in tl], m1)
-    rows.append(("quintic evaluation, q..jerk, 6 joints x 20 segments", qe_b, qe_1,
-                 f"scipy PPoly (4 calls), batched {nb}", blocks(lambda: [pp(tg, nu) for nu in range(4)], nb),
-                 ("qe", 1.0)))
-    rows.append(("quintic evaluation, q..jerk, 6 joints x 20 segments", qe_b, qe_1, "scipy PPoly (4 calls), per call",
-                 blocks(lambda: [[pp(x, nu) for nu in range(4)] for x in tl], m1), None))
+    rows.append(
+        (
+            "quintic evaluation, q..jerk, 6 joints x 20 segments",
+            qe_b,
+            qe_1,
+            f"scipy PPoly (4 calls), batched {nb}",
+            blocks(lambda: [pp(tg, nu) for nu in range(4)], nb),
+            ("qe", 1.0),
+        )
+    )
+    rows.append(
+        (
+            "quintic evaluation, q..jerk, 6 joints x 20 segments",
+            qe_b,
+            qe_1,
+            "scipy PPoly (4 calls), per call",
+            blocks(lambda: [[pp(x, nu) for nu in range(4)] for x in tl], m1),
+            None,
+        )
+    )
 
     # ---------------------------------------------------------------- minimum_time vs toppra
     mt = _minimum_time_rows(quick)
@@ -218,12 +272,13 @@ def main(quick=False):
         rows.append(mt)
 
     # ---------------------------------------------------------------- table
-    print(f"robokin vs peers, issue #19 ({'quick' if quick else 'full'}); µs per item, median [min–max] of "
-          f"{REPEATS} blocks; B = {nb} unless stated")
+    print(
+        f"robokin vs peers, issue #19 ({'quick' if quick else 'full'}); µs per item, median [min–max] of "
+        f"{REPEATS} blocks; B = {nb} unless stated"
+    )
     print("| quantity | robokin batched | robokin one call | peer (path) | peer | ratio peer/robokin |")
     print("|---|---|---|---|---|---|")
-    goals = []
-    for name, rb, r1, plabel, pt, goal in rows:
+    for name, rb, r1, plabel, pt, _goal in rows:
         ratio = ""
         if pt is not None and rb is not None:
             ratio = f"{pt[0] / rb[0]:.2f} (batched)"
@@ -233,21 +288,25 @@ def main(quick=False):
     print()
     print("Goals (issue #19, item 3):")
     best = {}
-    for name, rb, r1, plabel, pt, goal in rows:
+    for name, _rb, _r1, plabel, pt, goal in rows:
         if goal is None or pt is None:
             continue
         key, bar = goal
         if key not in best or pt[0] < best[key][1][0]:
             best[key] = (name, pt, bar, plabel, rb, r1)
-    for key, (name, pt, bar, plabel, rb, r1) in best.items():
+    for key, (name, pt, bar, plabel, rb, _r1) in best.items():
         if key == "mt":
             r = pt[0] / rb[0]
-            print(f"  minimum_time compute within 2x toppra: toppra/robokin = {r:.2f} (bar >= 0.5): "
-                  f"{'holds' if r >= 0.5 else 'DOES NOT HOLD'}")
+            print(
+                f"  minimum_time compute within 2x toppra: toppra/robokin = {r:.2f} (bar >= 0.5): "
+                f"{'holds' if r >= 0.5 else 'DOES NOT HOLD'}"
+            )
             continue
         r = pt[0] / rb[0]
-        print(f"  {name}: best peer {plabel}: ratio {r:.2f} (bar >= {bar:g}): {'holds' if r >= bar else 'DOES NOT HOLD'}")
-    for name, rb, r1, plabel, pt, goal in rows:
+        print(
+            f"  {name}: best peer {plabel}: ratio {r:.2f} (bar >= {bar:g}): {'holds' if r >= bar else 'DOES NOT HOLD'}"
+        )
+    for name, _rb, r1, plabel, pt, goal in rows:
         if goal and goal[0] in ("fk", "jac", "rnea") and plabel.startswith("pinocchio"):
             r = r1[0] / pt[0]
             print(f"  {name} one call <= 10x pinocchio per call: {r:.2f}x: {'holds' if r <= 10 else 'DOES NOT HOLD'}")
@@ -265,10 +324,16 @@ def _scaling(dyn, quick):
     print("|---|---|---|---|---|")
     for n in sizes:
         q, qd, qdd = rng.uniform(-np.pi, np.pi, (3, n, 6))
-        cells = [blocks(fn, n, repeats=3) for fn in (lambda: UR5.fk(q), lambda: UR5.jacobian(q),
-                                                      lambda: dyn.rnea(q, qd, qdd), lambda: dyn.mass_matrix(q))]
+        cells = [
+            blocks(fn, n, repeats=3)
+            for fn in (
+                lambda: UR5.fk(q),
+                lambda: UR5.jacobian(q),
+                lambda: dyn.rnea(q, qd, qdd),
+                lambda: dyn.mass_matrix(q),
+            )
+        ]
         print(f"| {n:.0e} | " + " | ".join(fmt(c) for c in cells) + " |")
-        del q, qd, qdd
 
 
 def _minimum_time_rows(quick):
@@ -280,15 +345,17 @@ def _minimum_time_rows(quick):
     except ImportError:
         return None
     logging.getLogger("toppra").setLevel(logging.ERROR)
-    from bench_trajectory import UR5_PATH, UR5_AMAX, UR5_VMAX
+    from bench_trajectory import UR5_AMAX, UR5_PATH, UR5_VMAX
 
     wp, vmax, amax = UR5_PATH, UR5_VMAX, UR5_AMAX
 
     def run_toppra():
         ss = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(wp, axis=0), axis=1))])
         path = ta.SplineInterpolator(ss, wp)
-        cons = [constraint.JointVelocityConstraint(np.column_stack([-vmax, vmax])),
-                constraint.JointAccelerationConstraint(np.column_stack([-amax, amax]))]
+        cons = [
+            constraint.JointVelocityConstraint(np.column_stack([-vmax, vmax])),
+            constraint.JointAccelerationConstraint(np.column_stack([-amax, amax])),
+        ]
         return algo.TOPPRA(cons, path, parametrizer="ParametrizeConstAccel").compute_trajectory(0, 0)
 
     res = tj.minimum_time(wp, vmax=vmax, amax=amax)
@@ -297,8 +364,14 @@ def _minimum_time_rows(quick):
     reps = 3 if quick else 5
     ours = blocks(lambda: tj.minimum_time(wp, vmax=vmax, amax=amax), 1, repeats=reps)
     theirs = blocks(run_toppra, 1, repeats=reps)
-    return (f"minimum_time (v+a limits, 5 waypoints; {res.traj.duration:.3g} s trajectory)", ours, None,
-            "toppra TOPPRA compute (fixed spline path)", theirs, ("mt", 0.5))
+    return (
+        f"minimum_time (v+a limits, 5 waypoints; {res.traj.duration:.3g} s trajectory)",
+        ours,
+        None,
+        "toppra TOPPRA compute (fixed spline path)",
+        theirs,
+        ("mt", 0.5),
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -24,22 +24,23 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 import mujoco
+import numpy as np
+from _timing import median_time  # benchmarks/ is on sys.path when a script runs
+
 from robokin import sim
 from robokin import wheel_leg as wl
 from robokin.fivebar import FiveBar
-from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
 P = wl.WheelLegParams()
-FB = FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)   # chapter 4's leg
+FB = FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)  # chapter 4's leg
 LS = np.linspace(0.12, 0.34, 12)
 
 
 def controller(model, sched):
     """Chapter 13's balance controller without noise (same gains), for timing."""
+
     def ctrl(t, d):
         st = sim.wheel_leg_state(model, d)
         T, Tp = -sched(np.clip(st["L0"].mean(), LS[0], LS[-1])) @ st["s"]
@@ -48,6 +49,7 @@ def controller(model, sched):
         tau = wl.vmc_torques(FB, st["q"], F, Tp / 2 + np.array([split, -split]) / 2).ravel()
         dT = -1.0 * st["yaw_rate"]
         return np.r_[np.clip(tau, -10.0, 10.0), np.clip([T / 2 - dT / 2, T / 2 + dT / 2], -2.5, 2.5)]
+
     return ctrl
 
 
@@ -59,9 +61,23 @@ def run_chapter(fast):
         env.pop("ROBOKIN_FAST", None)
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                        "--output-dir", tmp, str(ROOT / "notebooks" / "13_multibody_simulation.ipynb")],
-                       check=True, env=env, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "jupyter",
+                "nbconvert",
+                "--to",
+                "notebook",
+                "--execute",
+                "--output-dir",
+                tmp,
+                str(ROOT / "notebooks" / "13_multibody_simulation.ipynb"),
+            ],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
         return time.perf_counter() - t0
 
 
@@ -73,7 +89,7 @@ def main(quick=False, chapter=True):
 
     def bare():
         sim.wheel_leg_pose(model, data, P, FB, L0=0.2)
-        data.ctrl[:] = [6.2, -6.2, 6.2, -6.2, 0.0, 0.0]   # about the holding torques at L0 = 0.2 m
+        data.ctrl[:] = [6.2, -6.2, 6.2, -6.2, 0.0, 0.0]  # about the holding torques at L0 = 0.2 m
         for _ in range(n_steps):
             mujoco.mj_step(model, data)
 
@@ -92,15 +108,21 @@ def main(quick=False, chapter=True):
 
     print("MuJoCo wheel-legged robot (robokin.sim.wheel_leg_model, 1 ms step, RK4); median of repeats")
     print(f"{'case':48s} {'steps':>7s} {'time [s]':>9s} {'steps/s':>10s} {'x real time':>11s}")
-    print(f"{'mj_step, torques held':48s} {n_steps:7d} {t_bare:9.3f} {n_steps / t_bare:10.0f} "
-          f"{n_steps * 1e-3 / t_bare:11.1f}")
+    print(
+        f"{'mj_step, torques held':48s} {n_steps:7d} {t_bare:9.3f} {n_steps / t_bare:10.0f} "
+        f"{n_steps * 1e-3 / t_bare:11.1f}"
+    )
     n_c = int(t_sim * 1000)
-    print(f"{'1 kHz Python controller + mj_step (run_controller)':48s} {n_c:7d} {t_ctrl:9.3f} {n_c / t_ctrl:10.0f} "
-          f"{t_sim / t_ctrl:11.2f}")
+    print(
+        f"{'1 kHz Python controller + mj_step (run_controller)':48s} {n_c:7d} {t_ctrl:9.3f} {n_c / t_ctrl:10.0f} "
+        f"{t_sim / t_ctrl:11.2f}"
+    )
     if chapter:
         for fast in (True, False):
-            print(f"chapter 13 notebook, {'ROBOKIN_FAST=1' if fast else 'full size'}: {run_chapter(fast):.1f} s "
-                  "(nbconvert, including kernel start)")
+            print(
+                f"chapter 13 notebook, {'ROBOKIN_FAST=1' if fast else 'full size'}: {run_chapter(fast):.1f} s "
+                "(nbconvert, including kernel start)"
+            )
 
 
 if __name__ == "__main__":

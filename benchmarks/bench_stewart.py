@@ -43,8 +43,7 @@ def main(n_batch=100_000, n_loop=2_000, n_fk=20_000, n_fk_loop=500, seed=0):
     print(f"{'IK (leg lengths)':28s} {ik_batch:12.3g} {ik_loop:17.3g} {ik_batch / ik_loop:8.0f}x")
     print(f"{'FK (Newton, tol 1e-10 m)':28s} {fk_batch:12.3g} {fk_loop:17.3g} {fk_batch / fk_loop:8.0f}x")
     print(f"(batched FK max pose error {err:.1e} over {n_fk} poses)")
-    return {"ik_ratio": ik_batch / ik_loop, "fk_ratio": fk_batch / fk_loop,
-            "ik_per_s": ik_batch, "fk_per_s": fk_batch}
+    return {"ik_ratio": ik_batch / ik_loop, "fk_ratio": fk_batch / fk_loop, "ik_per_s": ik_batch, "fk_per_s": fk_batch}
 
 
 if __name__ == "__main__":  # pragma: no cover

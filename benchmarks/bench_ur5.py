@@ -24,9 +24,9 @@ from robokin.errors import SingularityWarning
 from robokin.ik import ik_dls
 from robokin.ur5 import UR5, ik
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # sibling benchmark module
-from bench_dynamics import _pinocchio_ur5  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # sibling benchmark module
 from _timing import median_time  # benchmarks/ is on sys.path when a script runs
+from bench_dynamics import _pinocchio_ur5  # noqa: E402
 
 
 def bench_pinocchio(q, t_fk, t_jac, t_fk1, t_jac1, *, n_check=200, n_time=2000):
@@ -44,29 +44,33 @@ def bench_pinocchio(q, t_fk, t_jac, t_fk1, t_jac1, *, n_check=200, n_time=2000):
         pin.framesForwardKinematics(model, data, qk)
         T_pin[k] = data.oMf[fid].homogeneous
         pin.computeJointJacobians(model, data, qk)
-        J_pin[k] = pin.getFrameJacobian(model, data, fid, frame)   # rows [v; w], v of the tool origin
+        J_pin[k] = pin.getFrameJacobian(model, data, fid, frame)  # rows [v; w], v of the tool origin
         # the timed one-shot call must give the same matrix
         assert np.abs(pin.computeFrameJacobian(model, data, qk, fid, frame) - J_pin[k]).max() <= 1e-12
     err_fk, err_jac = float(np.abs(T_ours - T_pin).max()), float(np.abs(J_ours - J_pin).max())
     assert err_fk <= 1e-12, f"UR5 fk disagrees with pinocchio: {err_fk:.3e}"
     assert err_jac <= 1e-12, f"UR5 jacobian disagrees with pinocchio: {err_jac:.3e}"
-    assert np.abs(J_pin).max() > 0.1   # not vacuous
+    assert np.abs(J_pin).max() > 0.1  # not vacuous
 
     qt = q[:n_time]
 
     def fk_all():
         for qk in qt:
             pin.framesForwardKinematics(model, data, qk)
-            data.oMf[fid].homogeneous
+            _ = data.oMf[fid].homogeneous
 
     def jac_all():
         for qk in qt:
             pin.computeFrameJacobian(model, data, qk, fid, frame)
 
-    return {"n_check": n_check, "err_fk": err_fk, "err_jac": err_jac,
-            "fk": median_time(fk_all) / n_time, "jac": median_time(jac_all) / n_time,
-            "label": {"fk": "framesForwardKinematics + oMf[tool]",
-                      "jac": "computeFrameJacobian, LOCAL_WORLD_ALIGNED"}}
+    return {
+        "n_check": n_check,
+        "err_fk": err_fk,
+        "err_jac": err_jac,
+        "fk": median_time(fk_all) / n_time,
+        "jac": median_time(jac_all) / n_time,
+        "label": {"fk": "framesForwardKinematics + oMf[tool]", "jac": "computeFrameJacobian, LOCAL_WORLD_ALIGNED"},
+    }
 
 
 def main():
@@ -108,16 +112,20 @@ def main():
         print("pinocchio not installed: skipped")
     else:
         print()
-        print(f"pinocchio agreement on {pinr['n_check']} configurations: max |T_robokin - T_pin| = "
-              f"{pinr['err_fk']:.2e}, max |J_robokin - J_pin| = {pinr['err_jac']:.2e} (asserted <= 1e-12)")
+        print(
+            f"pinocchio agreement on {pinr['n_check']} configurations: max |T_robokin - T_pin| = "
+            f"{pinr['err_fk']:.2e}, max |J_robokin - J_pin| = {pinr['err_jac']:.2e} (asserted <= 1e-12)"
+        )
         print(f"{'pinocchio (C++) per configuration call':58s} {'time/item':>12s} {'items/s':>12s}")
         for name in ("fk", "jac"):
             t = pinr[name]
             print(f"{'pinocchio ' + pinr['label'][name]:58s} {t * 1e6:10.3g} us {1 / t:12.3g}")
-        for label, num, den in (("pinocchio fk / robokin fk batched", pinr["fk"], t_fk),
-                                ("pinocchio fk / robokin fk single call", pinr["fk"], t_fk1),
-                                ("pinocchio jac / robokin jacobian batched", pinr["jac"], t_jac),
-                                ("pinocchio jac / robokin jacobian single call", pinr["jac"], t_jac1)):
+        for label, num, den in (
+            ("pinocchio fk / robokin fk batched", pinr["fk"], t_fk),
+            ("pinocchio fk / robokin fk single call", pinr["fk"], t_fk1),
+            ("pinocchio jac / robokin jacobian batched", pinr["jac"], t_jac),
+            ("pinocchio jac / robokin jacobian single call", pinr["jac"], t_jac1),
+        ):
             print(f"ratio {label + ':':50s}{num / den:10.3g}x")
         print("(ratio > 1: robokin faster; pinocchio is called once per configuration from Python)")
     print(f"total benchmark time {time.perf_counter() - t_start:.1f} s")

@@ -16,6 +16,12 @@ from .errors import ConvergenceError, IntegrationError, SingularityError, Singul
 
 __version__ = "0.1.0"
 __all__ = [
-    "checks", "errors", "transforms",
-    "UnreachableError", "SingularityWarning", "SingularityError", "ConvergenceError", "IntegrationError",
+    "checks",
+    "errors",
+    "transforms",
+    "UnreachableError",
+    "SingularityWarning",
+    "SingularityError",
+    "ConvergenceError",
+    "IntegrationError",
 ]

@@ -36,10 +36,10 @@ class _Trace:
     """Records straight-line code: one line per non-trivial binary operation, with sub-expression sharing."""
 
     def __init__(self):
-        self.lines = []     # (name, op, token_a, token_b)
+        self.lines = []  # (name, op, token_a, token_b)
         self.memo = {}
-        self.negof = {}     # name of a negation -> token of its operand
-        self.defs = {}      # name -> (op, a, b)
+        self.negof = {}  # name of a negation -> token of its operand
+        self.defs = {}  # name -> (op, a, b)
 
     def emit(self, op, a, b=None):
         key = (op,) + (tuple(sorted((a, b))) if op in "+*" else (a, b))
@@ -74,7 +74,7 @@ class _Sym:
         if self.tok in self.tr.negof:
             return _Sym(self.tr, self.tr.negof[self.tok])
         op, a, b = self.tr.defs.get(self.tok, (None, None, None))
-        if op == "-":   # -(a - b) = b - a
+        if op == "-":  # -(a - b) = b - a
             return self.tr.emit("-", b, a)
         return self.tr.emit("neg", self.tok)
 
@@ -104,7 +104,7 @@ class _Sym:
             return -b
         if b.tok in self.tr.negof:
             return a + _Sym(self.tr, self.tr.negof[b.tok])
-        if a.tok in self.tr.negof:   # (-x) - y = -(x + y), exactly
+        if a.tok in self.tr.negof:  # (-x) - y = -(x + y), exactly
             return -(_Sym(self.tr, self.tr.negof[a.tok]) + b)
         return self.tr.emit("-", a.tok, b.tok)
 
@@ -122,7 +122,7 @@ class _Sym:
                 return y
             if x.val == -1.0:
                 return -y
-        for x, y in ((a, b), (b, a)):   # pull a negation out: (-x) y = -(x y), exactly
+        for x, y in ((a, b), (b, a)):  # pull a negation out: (-x) y = -(x y), exactly
             if x.tok in self.tr.negof:
                 return -(_Sym(self.tr, self.tr.negof[x.tok]) * y)
         return self.tr.emit("*", a.tok, b.tok)
@@ -164,7 +164,7 @@ def _emit_function(fn, inputs, structure, options, *, arrays=False):
     if not arrays:
         # temporaries used once are inlined into their consumer: fewer local stores and loads per call
         uses = {}
-        for name, op, a, b in keep:
+        for _name, _op, a, b in keep:
             for t in (a, b):
                 if t is not None:
                     uses[t] = uses.get(t, 0) + 1
@@ -173,7 +173,7 @@ def _emit_function(fn, inputs, structure, options, *, arrays=False):
         expr, body = {}, []
         for name, op, a, b in keep:
             ea, eb = expr.get(a, a), expr.get(b, b) if b is not None else None
-            e = f"(0.0 - {ea})" if op == "neg" else f"({ea} {op} {eb})"   # 0 - x: no -0.0 for x = 0
+            e = f"(0.0 - {ea})" if op == "neg" else f"({ea} {op} {eb})"  # 0 - x: no -0.0 for x = 0
             if uses.get(name, 0) == 1:
                 expr[name] = e
             else:
@@ -182,7 +182,7 @@ def _emit_function(fn, inputs, structure, options, *, arrays=False):
         return "\n".join(head + body + [ret]), len(keep), 0
     # register allocation: each temporary gets a row of W, freed after its last use
     last = {}
-    for j, (name, op, a, b) in enumerate(keep):
+    for j, (_name, _op, a, b) in enumerate(keep):
         for t in (a, b):
             if t is not None and t.startswith("t"):
                 last[t] = j
@@ -200,7 +200,7 @@ def _emit_function(fn, inputs, structure, options, *, arrays=False):
         else:
             r, n_rows = n_rows, n_rows + 1
         row[name] = r
-        ref = lambda t: f"W[{row[t]}]" if t.startswith("t") else t   # noqa: E731
+        ref = lambda t: f"W[{row[t]}]" if t.startswith("t") else t  # noqa: E731
         if op == "neg":
             body.append(f"    subtract(0.0, {ref(a)}, out=W[{r}])")
         else:
@@ -232,6 +232,7 @@ def _compile(kind, n, convention, structure, extra=(), arrays=False):
 # ----------------------------------------------------------------------------- generic algorithms
 # Vectors are 3-tuples; every function below works on floats, numpy arrays and _Sym alike.
 
+
 def _cross(u, v):
     return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
 
@@ -254,19 +255,19 @@ def _matvec(I, v):
     return (xx * v[0] + xy * v[1] + xz * v[2], xy * v[0] + yy * v[1] + yz * v[2], xz * v[0] + yz * v[1] + zz * v[2])
 
 
-def _rz(c, s, v):        # Rz(theta) v
+def _rz(c, s, v):  # Rz(theta) v
     return (c * v[0] - s * v[1], s * v[0] + c * v[1], v[2])
 
 
-def _rzt(c, s, v):       # Rz(theta)^T v
+def _rzt(c, s, v):  # Rz(theta)^T v
     return (c * v[0] + s * v[1], c * v[1] - s * v[0], v[2])
 
 
-def _rx(ca, sa, v):      # Rx(alpha) v
+def _rx(ca, sa, v):  # Rx(alpha) v
     return (v[0], ca * v[1] - sa * v[2], sa * v[1] + ca * v[2])
 
 
-def _rxt(ca, sa, v):     # Rx(alpha)^T v
+def _rxt(ca, sa, v):  # Rx(alpha)^T v
     return (v[0], ca * v[1] + sa * v[2], ca * v[2] - sa * v[1])
 
 
@@ -282,23 +283,23 @@ def _to_child(std, ca, sa, c, s, v):
 
 def _dh_params(K, n):
     """Per-link (a, cos alpha, sin alpha, d) from the flat parameter tuple (4 per link, first)."""
-    return [K[4 * i: 4 * i + 4] for i in range(n)]
+    return [K[4 * i : 4 * i + 4] for i in range(n)]
 
 
 # FK / Jacobian parameters: 4n DH constants, then base (12: R columns-major X, Y, Z, then P) and tool (12).
 def _frames(K, c, s, n, std):
     """Base frame then every link frame as (X, Y, Z, P) column tuples, in the base frame."""
-    B = K[4 * n: 4 * n + 12]
+    B = K[4 * n : 4 * n + 12]
     X, Y, Z, P = B[0:3], B[3:6], B[6:9], B[9:12]
     out = [(X, Y, Z, P)]
     for i, (a, ca, sa, d) in enumerate(_dh_params(K, n)):
         ci, si = c[i], s[i]
-        if std:   # Rz(theta) Tz(d) Tx(a) Rx(alpha)
+        if std:  # Rz(theta) Tz(d) Tx(a) Rx(alpha)
             Xn = _add(_scale(ci, X), _scale(si, Y))
             Yr = _add(_scale(-si, X), _scale(ci, Y))
             P = _add(_add(P, _scale(d, Z)), _scale(a, Xn))
             X, Y, Z = Xn, _add(_scale(ca, Yr), _scale(sa, Z)), _add(_scale(-sa, Yr), _scale(ca, Z))
-        else:     # Rx(alpha) Tx(a) Rz(theta) Tz(d)
+        else:  # Rx(alpha) Tx(a) Rz(theta) Tz(d)
             Ya = _add(_scale(ca, Y), _scale(sa, Z))
             Za = _add(_scale(-sa, Y), _scale(ca, Z))
             P = _add(_add(P, _scale(a, X)), _scale(d, Za))
@@ -308,7 +309,7 @@ def _frames(K, c, s, n, std):
 
 
 def _apply_tool(K, n, X, Y, Z, P):
-    t = K[4 * n + 12: 4 * n + 24]
+    t = K[4 * n + 12 : 4 * n + 24]
     cols = [_add(_add(_scale(t[3 * k], X), _scale(t[3 * k + 1], Y)), _scale(t[3 * k + 2], Z)) for k in range(4)]
     return cols[0], cols[1], cols[2], _add(P, cols[3])
 
@@ -344,8 +345,10 @@ def _fk_inputs(*, n, **_):
 # gravity in frame 0 (3). Inputs: c, s, qd, qdd.
 def _link_inertials(K, n):
     base = 4 * n
-    return [(K[base + 10 * i], K[base + 10 * i + 1: base + 10 * i + 4], K[base + 10 * i + 4: base + 10 * i + 10])
-            for i in range(n)]
+    return [
+        (K[base + 10 * i], K[base + 10 * i + 1 : base + 10 * i + 4], K[base + 10 * i + 4 : base + 10 * i + 10])
+        for i in range(n)
+    ]
 
 
 def _joint_geometry(K, n, std):
@@ -354,9 +357,9 @@ def _joint_geometry(K, n, std):
     zero = (0.0, 0.0, 0.0)
     geo = []
     for i, (a, ca, sa, d) in enumerate(dh):
-        if std:   # joint i on z_{i-1}: axis R^T e3 = (0, sa, ca), point -R^T p = -(a, sa d, ca d); e = origin
+        if std:  # joint i on z_{i-1}: axis R^T e3 = (0, sa, ca), point -R^T p = -(a, sa d, ca d); e = origin
             geo.append(((0.0, sa, ca), (-a, -(sa * d), -(ca * d)), zero))
-        else:     # joint i on z_i through origin i; joint i+1 at p_{i+1} = (a, -sa d, ca d) of the next row
+        else:  # joint i on z_i through origin i; joint i+1 at p_{i+1} = (a, -sa d, ca d) of the next row
             if i + 1 < n:
                 a1, ca1, sa1, d1 = dh[i + 1]
                 e = (a1, -(sa1 * d1), ca1 * d1)
@@ -383,7 +386,7 @@ def _rnea_kernel(K, c, s, qd=None, qdd=None, *, n, convention, terms="full"):
     gbase = 4 * n + 10 * n
     zero = (0.0, 0.0, 0.0)
     w = wd = zero
-    acc = (-K[gbase], -K[gbase + 1], -K[gbase + 2])   # base acceleration -g (gravity as a fictitious lift)
+    acc = (-K[gbase], -K[gbase + 1], -K[gbase + 2])  # base acceleration -g (gravity as a fictitious lift)
     F, N, arms = [], [], []
     for i in range(n):
         a, ca, sa, d = dh[i]
@@ -443,21 +446,31 @@ def _crba_kernel(K, c, s, *, n, convention):
         m, com, I = inert[i]
         cc = [[com[r] * com[k] for k in range(3)] for r in range(3)]
         sq = cc[0][0] + cc[1][1] + cc[2][2]
-        J = [I[0] + m * (sq - cc[0][0]), I[1] + m * (sq - cc[1][1]), I[2] + m * (sq - cc[2][2]),
-             I[3] - m * cc[0][1], I[4] - m * cc[0][2], I[5] - m * cc[1][2]]
+        J = [
+            I[0] + m * (sq - cc[0][0]),
+            I[1] + m * (sq - cc[1][1]),
+            I[2] + m * (sq - cc[2][2]),
+            I[3] - m * cc[0][1],
+            I[4] - m * cc[0][2],
+            I[5] - m * cc[1][2],
+        ]
         h = _scale(m, com)
-        if Mc is not None:   # add the child's composite, moved into frame i
+        if Mc is not None:  # add the child's composite, moved into frame i
             a, ca, sa, d = dh[i + 1]
             rot = functools.partial(_to_parent, std, ca, sa, c[i + 1], s[i + 1])
             p = _origin_in_parent(std, a, ca, sa, d, c[i + 1], s[i + 1])
             hr = rot(hc)
             xx, yy, zz, xy, xz, yz = Jc
-            B = [rot((xx, xy, xz)), rot((xy, yy, yz)), rot((xz, yz, zz))]   # columns of R J
-            RJR = [rot((B[0][r], B[1][r], B[2][r])) for r in range(3)]       # columns of R J R^T
+            B = [rot((xx, xy, xz)), rot((xy, yy, yz)), rot((xz, yz, zz))]  # columns of R J
+            RJR = [rot((B[0][r], B[1][r], B[2][r])) for r in range(3)]  # columns of R J R^T
             pp = _dot(p, p)
             ph = _dot(p, hr)
-            shift = lambda r, k: (Mc * ((pp if r == k else 0.0) - p[r] * p[k])      # noqa: E731
-                                  + ((2.0 * ph) if r == k else 0.0) - p[r] * hr[k] - hr[r] * p[k])
+            shift = lambda r, k: (  # noqa: E731
+                Mc * ((pp if r == k else 0.0) - p[r] * p[k])
+                + ((2.0 * ph) if r == k else 0.0)
+                - p[r] * hr[k]
+                - hr[r] * p[k]
+            )
             idx = ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))
             J = [J[t] + RJR[k][r] + shift(r, k) for t, (r, k) in enumerate(idx)]
             h = _add(_add(h, hr), _scale(Mc, p))
@@ -475,8 +488,10 @@ def _crba_kernel(K, c, s, *, n, convention):
         for j in range(i - 1, -1, -1):
             a, ca, sa, d = dh[j + 1]
             f = _to_parent(std, ca, sa, c[j + 1], s[j + 1], f)
-            no = _add(_to_parent(std, ca, sa, c[j + 1], s[j + 1], no),
-                      _cross(_origin_in_parent(std, a, ca, sa, d, c[j + 1], s[j + 1]), f))
+            no = _add(
+                _to_parent(std, ca, sa, c[j + 1], s[j + 1], no),
+                _cross(_origin_in_parent(std, a, ca, sa, d, c[j + 1], s[j + 1]), f),
+            )
             zj, sj, _ = geo[j]
             Mfull[j, i] = _dot(zj, _add(no, _scale(-1.0, _cross(sj, f))))
     return tuple(Mfull[j, i] for j in range(n) for i in range(j, n))
@@ -492,6 +507,7 @@ _KINDS = {
 
 
 # ----------------------------------------------------------------------------- parameter packing and helpers
+
 
 def _special(v):
     """Snap cos/sin of a twist to exact 0 or +-1 (UR-style tables use multiples of pi/2)."""
@@ -514,8 +530,16 @@ def frame_constants(T):
 def inertial_constants(masses, coms, inertias):
     out = []
     for m, com, I in zip(masses, coms, inertias):
-        out += [float(m), *map(float, com), float(I[0, 0]), float(I[1, 1]), float(I[2, 2]),
-                float(I[0, 1]), float(I[0, 2]), float(I[1, 2])]
+        out += [
+            float(m),
+            *map(float, com),
+            float(I[0, 0]),
+            float(I[1, 1]),
+            float(I[2, 2]),
+            float(I[0, 1]),
+            float(I[0, 2]),
+            float(I[1, 2]),
+        ]
     return tuple(out)
 
 

@@ -15,6 +15,7 @@ products that kinematics and dynamics form (``1e300 ** 2 = inf``).
 from __future__ import annotations
 
 import numbers
+
 import numpy as np
 
 #: Largest magnitude accepted for any numeric input (SI units).
@@ -72,24 +73,23 @@ def as_array(x, name, *, trailing=(), finite=True, max_abs=MAX_ABS):
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} must be a real numeric array, got {type(x).__name__} {_describe(x)}") from exc
     kind = raw.dtype.kind
-    if kind == "c" or (kind == "O" and any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real)
-                                          for v in raw.flat)):
+    if kind == "c" or (
+        kind == "O" and any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real) for v in raw.flat)
+    ):
         raise ValueError(f"{name} must be real, got complex input (the imaginary part would be dropped)")
     if kind not in "biuf" and not (kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat)):
         raise ValueError(f"{name} must be a real numeric array, got {type(x).__name__} {_describe(x)}")
     a = np.asarray(raw, dtype=float)
     k = len(trailing)
     if k:
-        ok = a.ndim >= k and all(
-            t is None or s == t for s, t in zip(a.shape[a.ndim - k :], trailing)
-        )
+        ok = a.ndim >= k and all(t is None or s == t for s, t in zip(a.shape[a.ndim - k :], trailing))
         if not ok:
             want = ", ".join("n" if t is None else str(t) for t in trailing)
             raise ValueError(f"{name} must have shape (..., {want}), got shape {a.shape}")
     if a.size == 0:
         return a
     if finite or max_abs is not None:
-        lo, hi = float(a.min()), float(a.max())   # NaN or inf show up here: no temporary arrays
+        lo, hi = float(a.min()), float(a.max())  # NaN or inf show up here: no temporary arrays
         if not (np.isfinite(lo) and np.isfinite(hi)):
             fin = np.isfinite(a)
             if finite and not np.all(fin):
@@ -97,8 +97,10 @@ def as_array(x, name, *, trailing=(), finite=True, max_abs=MAX_ABS):
             lo, hi = (float(v) for v in (np.min(a, where=fin, initial=0.0), np.max(a, where=fin, initial=0.0)))
         if max_abs is not None and max(-lo, hi) > max_abs:
             mag = np.abs(np.where(np.isfinite(a), a, 0.0))
-            raise ValueError(f"{name} has {int(np.count_nonzero(mag > max_abs))} value(s) of magnitude above "
-                             f"{max_abs:g} (largest {float(mag.max()):.3g}); robokin expects SI units (m, rad, kg, s, N)")
+            raise ValueError(
+                f"{name} has {int(np.count_nonzero(mag > max_abs))} value(s) of magnitude above "
+                f"{max_abs:g} (largest {float(mag.max()):.3g}); robokin expects SI units (m, rad, kg, s, N)"
+            )
     return a
 
 
@@ -283,13 +285,19 @@ def solve_ivp_guarded(rhs, t_span, y0, *, name, max_nfev, **kwargs):
     try:
         sol = solve_ivp(f, t_span, y0, **kwargs)
     except _Budget as e:
-        raise IntegrationError(e.t, t_end, count[0] - 1,
-                               f"{name}: right-hand-side budget max_nfev={max_nfev} exhausted (stiff or "
-                               "diverging model; shorten t_end, loosen rtol or raise max_nfev)") from None
+        raise IntegrationError(
+            e.t,
+            t_end,
+            count[0] - 1,
+            f"{name}: right-hand-side budget max_nfev={max_nfev} exhausted (stiff or "
+            "diverging model; shorten t_end, loosen rtol or raise max_nfev)",
+        ) from None
     except _NonFinite as e:
-        raise IntegrationError(e.t, t_end, count[0], f"{name}: the state derivative is not finite (NaN or inf)") \
-            from None
+        raise IntegrationError(
+            e.t, t_end, count[0], f"{name}: the state derivative is not finite (NaN or inf)"
+        ) from None
     if not sol.success:
-        raise IntegrationError(sol.t[-1] if sol.t.size else t_span[0], t_end, count[0],
-                               f"{name}: solve_ivp failed ({sol.message})")
+        raise IntegrationError(
+            sol.t[-1] if sol.t.size else t_span[0], t_end, count[0], f"{name}: solve_ivp failed ({sol.message})"
+        )
     return sol

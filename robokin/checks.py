@@ -217,8 +217,13 @@ def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
         raise ValueError(f"alpha must be a number in (0, 0.5], got {alpha!r}")
     n, k = int(f.size), int(np.count_nonzero(f))
     lower = float(beta.ppf(alpha, k, n - k + 1)) if k else 0.0
-    report = CheckReport(name=f"{name} ({k} of {n} failed; error = lower {1 - alpha:.1%} confidence bound of the "
-                              f"rate, one-sided binomial test)", samples=n, max_error=lower, tol=float(max_rate))
+    report = CheckReport(
+        name=f"{name} ({k} of {n} failed; error = lower {1 - alpha:.1%} confidence bound of the "
+        f"rate, one-sided binomial test)",
+        samples=n,
+        max_error=lower,
+        tol=float(max_rate),
+    )
     if raise_on_fail and not report.passed:
         raise CheckFailed(report)
     return report
@@ -264,8 +269,18 @@ def jacobian_fd(f, x, *, eps=1e-6, vectorized=True):
     return np.swapaxes(J, -1, -2)
 
 
-def check_jacobian(jac, f, x, *, eps=1e-6, tol=1e-6, atol=1e-9, name="Jacobian vs finite differences",
-                   vectorized=True, raise_on_fail=True):
+def check_jacobian(
+    jac,
+    f,
+    x,
+    *,
+    eps=1e-6,
+    tol=1e-6,
+    atol=1e-9,
+    name="Jacobian vs finite differences",
+    vectorized=True,
+    raise_on_fail=True,
+):
     """Compare an analytic Jacobian with central differences of ``f``.
 
     The error per sample is ``max|J - J_fd| / (max|J_fd| + atol)``: relative to
@@ -302,8 +317,9 @@ def _first(result):
     return result[0] if isinstance(result, tuple) else result
 
 
-def residual_scan(forward, inverse, targets, *, tol, scale=1.0, unit="", name="FK(IK(target)) residual",
-                  raise_on_fail=True):
+def residual_scan(
+    forward, inverse, targets, *, tol, scale=1.0, unit="", name="FK(IK(target)) residual", raise_on_fail=True
+):
     """Residual scan: ``|forward(inverse(target)) - target| / scale`` per target.
 
     Parameters
@@ -341,8 +357,9 @@ def fk_ik_roundtrip(fk, ik, q, *, tol, scale=1.0, unit="", name="FK(IK(FK(q))) r
     True
     """
     q = as_array(q, "q", trailing=(None,))
-    return residual_scan(fk, ik, np.asarray(fk(q), dtype=float), tol=tol, scale=scale, unit=unit,
-                         name=name, raise_on_fail=raise_on_fail)
+    return residual_scan(
+        fk, ik, np.asarray(fk(q), dtype=float), tol=tol, scale=scale, unit=unit, name=name, raise_on_fail=raise_on_fail
+    )
 
 
 def check_rigid(T, *, tol=1e-9, name="rigid transform validity", raise_on_fail=True):
@@ -359,9 +376,12 @@ def check_rigid(T, *, tol=1e-9, name="rigid transform validity", raise_on_fail=T
     T = as_array(T, "T", finite=False, max_abs=None)  # NaN, inf and huge entries are failures, reported below
     if T.ndim < 2 or T.shape[-2:] not in ((4, 4), (3, 3)):
         raise ValueError(f"T must have shape (..., 4, 4) or (..., 3, 3), got {T.shape}")
-    bad = ~np.all(np.isfinite(T) & (np.abs(T) <= 2.0), axis=(-2, -1)) if T.shape[-1] == 3 else \
-        ~np.all(np.isfinite(T[..., :3, :3]) & (np.abs(T[..., :3, :3]) <= 2.0), axis=(-2, -1)) | \
-        ~np.all(np.isfinite(T[..., 3, :]), axis=-1)
+    bad = (
+        ~np.all(np.isfinite(T) & (np.abs(T) <= 2.0), axis=(-2, -1))
+        if T.shape[-1] == 3
+        else ~np.all(np.isfinite(T[..., :3, :3]) & (np.abs(T[..., :3, :3]) <= 2.0), axis=(-2, -1))
+        | ~np.all(np.isfinite(T[..., 3, :]), axis=-1)
+    )
     R = np.where(bad[..., None, None], 0.0, T[..., :3, :3])  # a rotation's entries lie in [-1, 1]
     err = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
     err = np.maximum(err, np.abs(np.linalg.det(R) - 1))

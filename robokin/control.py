@@ -40,7 +40,7 @@ __all__ = [
     "validate",
 ]
 
-V_EPS = 0.01   # rad/s, smoothing of the Coulomb term (keeps the ODE smooth for RK4 and solve_ivp)
+V_EPS = 0.01  # rad/s, smoothing of the Coulomb term (keeps the ODE smooth for RK4 and solve_ivp)
 
 
 # ---------------------------------------------------------------------------- references
@@ -198,8 +198,10 @@ class Controller:
         >>> np.allclose(ctl.torque([0.1, 0.2], zero, zero, [0.1, 0.2], zero, zero), arm.G([0.1, 0.2]))
         True
         """
-        args = [as_array(v, nm, trailing=(2,)) for v, nm in
-                zip((q, qd, z, q_ref, qd_ref, qdd_ref), ("q", "qd", "z", "q_ref", "qd_ref", "qdd_ref"))]
+        args = [
+            as_array(v, nm, trailing=(2,))
+            for v, nm in zip((q, qd, z, q_ref, qd_ref, qdd_ref), ("q", "qd", "z", "q_ref", "qd_ref", "qdd_ref"))
+        ]
         cols = [x for a in args for x in (a[..., 0], a[..., 1])]
         return np.stack(self._torque(*cols), -1)
 
@@ -214,8 +216,7 @@ class Controller:
         if self.kind == "pd_gravity":
             return u1 + g1, u2 + g2
         a1, a2 = rdd1 + u1, rdd2 + u2
-        return (m11 * a1 + m12 * a2 + h * (2 * v1 * v2 + v2 * v2) + g1,
-                m12 * a1 + m22 * a2 - h * v1 * v1 + g2)
+        return (m11 * a1 + m12 * a2 + h * (2 * v1 * v2 + v2 * v2) + g1, m12 * a1 + m22 * a2 - h * v1 * v1 + g2)
 
 
 def tracking_controller(model, *, kind, kp, kd, ki=0.0):
@@ -310,11 +311,15 @@ def _step_count(t_final, dt, record_every):
     if nsteps < 1:
         raise ValueError(f"dt = {dt:g} s is longer than the horizon t_final = {t_final:g} s: no step would be taken")
     if abs(ratio - nsteps) > 1e-9 * max(1.0, ratio):
-        raise ValueError(f"dt = {dt:g} s does not divide t_final = {t_final:g} s into whole steps "
-                         f"(t_final / dt = {ratio:.6g}); use e.g. dt = {t_final / max(1, int(np.ceil(ratio))):.6g}")
+        raise ValueError(
+            f"dt = {dt:g} s does not divide t_final = {t_final:g} s into whole steps "
+            f"(t_final / dt = {ratio:.6g}); use e.g. dt = {t_final / max(1, int(np.ceil(ratio))):.6g}"
+        )
     if nsteps % record_every:
-        raise ValueError(f"record_every = {record_every} does not divide the {nsteps} steps: the last record would "
-                         f"not be at t_final; choose a divisor of {nsteps}")
+        raise ValueError(
+            f"record_every = {record_every} does not divide the {nsteps} steps: the last record would "
+            f"not be at t_final; choose a divisor of {nsteps}"
+        )
     return nsteps
 
 
@@ -392,12 +397,12 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
     def f(x, k):
         q1, q2, v1, v2, z1, z2 = x
         r = [c[k] for c in rc]
-        cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))   # shared by controller and plant
+        cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))  # shared by controller and plant
         t1, t2 = controller._torque(q1, q2, v1, v2, z1, z2, *r, cs=cs)
         t1 = t1 - fv1 * v1 - fc1 * np.tanh(v1 * (1 / V_EPS))
         t2 = t2 - fv2 * v2 - fc2 * np.tanh(v2 * (1 / V_EPS))
         a1, a2 = plant._accel(q1, q2, v1, v2, t1, t2, cs=cs)
-        return np.array([v1, v2, a1, a2, r[0] - q1, r[1] - q2])   # rows all have the batch shape
+        return np.array([v1, v2, a1, a2, r[0] - q1, r[1] - q2])  # rows all have the batch shape
 
     x = np.empty((6,) + shape)
     for i, v in enumerate((q0[0], q0[1], qd0[0], qd0[1], 0.0, 0.0)):
@@ -406,7 +411,7 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
     rec = np.empty((K, 6) + shape)
     rec[0] = x
     h2, h6 = 0.5 * dt, dt / 6
-    with np.errstate(all="ignore"):   # a diverging sample turns into inf/NaN and is flagged, not raised
+    with np.errstate(all="ignore"):  # a diverging sample turns into inf/NaN and is flagged, not raised
         for n in range(nsteps):
             k0 = 2 * n
             k1 = f(x, k0)
@@ -416,7 +421,7 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
             x = x + h6 * (k1 + 2 * (k2 + k3) + k4)
             if (n + 1) % record_every == 0:
                 rec[(n + 1) // record_every] = x
-    rec = np.moveaxis(rec, 0, -1)   # (6, B..., K)
+    rec = np.moveaxis(rec, 0, -1)  # (6, B..., K)
     idx = np.arange(K) * record_every
     t = idx * dt
     q_ref = R[0][2 * idx]
@@ -434,8 +439,9 @@ def _result(t, rec, q_ref):
     return SimResult(t=t, q=q, qd=qd, z=z, q_ref=q_ref, stable=np.asarray(stable))
 
 
-def simulate_ivp(plant, controller, *, q0, qd0, ref, t_final, t_eval, fv=0.0, fc=0.0, rtol=1e-10, atol=1e-10,
-                 method="DOP853"):
+def simulate_ivp(
+    plant, controller, *, q0, qd0, ref, t_final, t_eval, fv=0.0, fc=0.0, rtol=1e-10, atol=1e-10, method="DOP853"
+):
     """Reference simulation of ONE plant with adaptive ``scipy.integrate.solve_ivp``.
 
     Same model as :func:`simulate` (used to validate it and as the per-sample baseline of the
@@ -461,7 +467,7 @@ def simulate_ivp(plant, controller, *, q0, qd0, ref, t_final, t_eval, fv=0.0, fc
 
     if not callable(ref):
         raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
-    _call_ref(ref, np.asarray(t_eval, dtype=float).ravel())   # fail fast before integrating
+    _call_ref(ref, np.asarray(t_eval, dtype=float).ravel())  # fail fast before integrating
 
     def rhs(t, x):
         qr, qdr, qddr = ref(t)
@@ -472,9 +478,8 @@ def simulate_ivp(plant, controller, *, q0, qd0, ref, t_final, t_eval, fv=0.0, fc
         qdd = plant._accel(x[0], x[1], x[2], x[3], tau[0], tau[1])
         return np.r_[x[2:4], qdd, qr - x[0:2]]
 
-    sol = solve_ivp(rhs, (0.0, t_final), np.r_[q0, qd0, 0.0, 0.0], method=method, rtol=rtol, atol=atol,
-                    t_eval=t_eval)
-    if not sol.success:   # pragma: no cover - only for pathological gains
+    sol = solve_ivp(rhs, (0.0, t_final), np.r_[q0, qd0, 0.0, 0.0], method=method, rtol=rtol, atol=atol, t_eval=t_eval)
+    if not sol.success:  # pragma: no cover - only for pathological gains
         raise RuntimeError(f"solve_ivp failed: {sol.message}")
     rec = sol.y.reshape(6, -1)
     return _result(sol.t, rec, np.asarray(ref(sol.t)[0], dtype=float))
@@ -555,8 +560,7 @@ def sample_arms(nominal, n, *, rng, rel=0.1, fv_max=0.5, fc_max=0.3):
     for v, nm in ((fv_max, "fv_max"), (fc_max, "fc_max")):
         if finite_scalar(v, nm) < 0:
             raise ValueError(f"{nm} must be non-negative, got {v}")
-    scaled = {k: getattr(nominal, k) * rng.uniform(1 - rel, 1 + rel, n)
-              for k in ("m1", "m2", "lc1", "lc2", "I1", "I2")}
+    scaled = {k: getattr(nominal, k) * rng.uniform(1 - rel, 1 + rel, n) for k in ("m1", "m2", "lc1", "lc2", "I1", "I2")}
     arms = nominal.replace(**scaled, l1=np.full(n, nominal.l1), l2=np.full(n, nominal.l2))
     return arms, rng.uniform(0, fv_max, (n, 2)), rng.uniform(0, fc_max, (n, 2))
 
@@ -600,11 +604,11 @@ def tracking_metrics(res, *, q_start, band=0.02):
     with np.errstate(invalid="ignore"):
         err = np.abs(res.error)
         max_error = np.max(np.where(np.isfinite(err), err, np.inf), axis=(-2, -1))
-        beyond = (res.q - goal) * np.sign(step)          # > 0: past the goal
+        beyond = (res.q - goal) * np.sign(step)  # > 0: past the goal
         overshoot = np.max(np.clip(beyond / np.abs(step), 0, None), axis=(-2, -1))
         # settling is judged against the run's own final value (a steady-state error is reported separately)
         outside = np.abs(res.q - res.q[..., -1:, :]) > band * np.abs(step)
-        outside = outside.any(axis=-1)                     # (B..., K)
+        outside = outside.any(axis=-1)  # (B..., K)
         last = res.t.size - 1 - np.argmax(outside[..., ::-1], axis=-1)
         settling = np.where(outside.any(axis=-1), res.t[np.minimum(last + 1, res.t.size - 1)], 0.0)
         settling = np.where(res.stable, settling, np.inf)
@@ -612,7 +616,6 @@ def tracking_metrics(res, *, q_start, band=0.02):
     overshoot = np.where(np.isfinite(overshoot), overshoot, np.inf)
     final = np.where(np.isfinite(final), final, np.inf)
     return {"max_error": max_error, "overshoot": overshoot, "settling_time": settling, "final_error": final}
-
 
 
 def converged(res, *, tol, hold):
@@ -690,6 +693,7 @@ def clopper_pearson(k, n, *, confidence=0.95):
     hi = 1.0 if k == n else float(beta.ppf(1 - a / 2, k + 1, n - k))
     return lo, hi
 
+
 @dataclass(frozen=True, eq=False)
 class MonteCarloResult:
     """Outcome of :func:`monte_carlo`: the sampled arms and friction, the runs and their metrics."""
@@ -706,8 +710,9 @@ class MonteCarloResult:
         return float(np.mean(self.sim.stable))
 
 
-def monte_carlo(nominal, controller, *, n, rng, q0, qf, t_move, t_final, dt=1e-3, rel=0.1, fv_max=0.5,
-                fc_max=0.3, record_every=10):
+def monte_carlo(
+    nominal, controller, *, n, rng, q0, qf, t_move, t_final, dt=1e-3, rel=0.1, fv_max=0.5, fc_max=0.3, record_every=10
+):
     """Dynamics Monte Carlo: ``n`` perturbed plants, one vectorised RK4 run, metrics per run.
 
     The controller keeps the nominal model; each plant is sampled by :func:`sample_arms`; the
@@ -724,8 +729,18 @@ def monte_carlo(nominal, controller, *, n, rng, q0, qf, t_move, t_final, dt=1e-3
     """
     arms, fv, fc = sample_arms(nominal, n, rng=rng, rel=rel, fv_max=fv_max, fc_max=fc_max)
     q0 = as_array(q0, "q0", trailing=(2,))
-    sim = simulate(arms, controller, q0=q0, qd0=np.zeros(2), ref=quintic_reference(q0, qf, t_move),
-                   t_final=t_final, dt=dt, fv=fv, fc=fc, record_every=record_every)
+    sim = simulate(
+        arms,
+        controller,
+        q0=q0,
+        qd0=np.zeros(2),
+        ref=quintic_reference(q0, qf, t_move),
+        t_final=t_final,
+        dt=dt,
+        fv=fv,
+        fc=fc,
+        record_every=record_every,
+    )
     return MonteCarloResult(arms, fv, fc, sim, tracking_metrics(sim, q_start=q0))
 
 
@@ -738,8 +753,14 @@ def demo_setup():
     dict with keys ``nominal``, ``plant``, ``q0``, ``qf``, ``t_move``, ``t_final``.
     """
     nominal = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
-    return dict(nominal=nominal, plant=nominal.replace(m2=0.88, m1=1.26), q0=np.array([-np.pi / 2, 0.0]),
-                qf=np.array([0.2, 0.9]), t_move=2.0, t_final=5.0)
+    return dict(
+        nominal=nominal,
+        plant=nominal.replace(m2=0.88, m1=1.26),
+        q0=np.array([-np.pi / 2, 0.0]),
+        qf=np.array([0.2, 0.9]),
+        t_move=2.0,
+        t_final=5.0,
+    )
 
 
 def validate(*, rng=None, fast=False):
@@ -763,21 +784,44 @@ def validate(*, rng=None, fast=False):
     rk = simulate(arms, ctl, **common, fv=fv, fc=fc, record_every=50)
     err = []
     for k in range(1 if fast else 2):
-        one = arms.replace(**{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2",
-                                                                        "I1", "I2")})
+        one = arms.replace(
+            **{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2")}
+        )
         iv = simulate_ivp(one, ctl, **common, t_eval=rk.t, fv=fv[k], fc=fc[k], rtol=1e-8, atol=1e-8)
         err.append(np.abs(rk.q[k] - iv.q))
-    reps = [check_errors("RK4 (1 ms, batch) vs solve_ivp, sampled plants with friction", np.array(err), tol=1e-6,
-                         unit="rad", raise_on_fail=False)]
+    reps = [
+        check_errors(
+            "RK4 (1 ms, batch) vs solve_ivp, sampled plants with friction",
+            np.array(err),
+            tol=1e-6,
+            unit="rad",
+            raise_on_fail=False,
+        )
+    ]
     # 2. predicted steady-state error vs simulation (coarser step: the error dynamics are slow)
     ref = quintic_reference(s["q0"], s["qf"], 1.0)
     common = dict(q0=s["q0"], qd0=[0, 0], ref=ref, t_final=4.0, dt=0.01 if fast else 0.005, record_every=10)
     run = simulate(s["plant"], ctl, **common)
     e_pred = steady_state_error(s["plant"], ctl, s["qf"])
-    reps.append(check_close("predicted vs simulated steady-state error", run.error[-1], e_pred, tol=1e-6,
-                            unit="rad", raise_on_fail=False))
+    reps.append(
+        check_close(
+            "predicted vs simulated steady-state error",
+            run.error[-1],
+            e_pred,
+            tol=1e-6,
+            unit="rad",
+            raise_on_fail=False,
+        )
+    )
     ctl_i = tracking_controller(s["nominal"], kind="computed_torque", kp=300.0, kd=30.0, ki=1000.0)
     run_i = simulate(s["plant"], ctl_i, **common)
-    reps.append(check_errors("integral action removes the steady-state error", np.abs(run_i.error[-1]), tol=1e-6,
-                             unit="rad", raise_on_fail=False))
+    reps.append(
+        check_errors(
+            "integral action removes the steady-state error",
+            np.abs(run_i.error[-1]),
+            tol=1e-6,
+            unit="rad",
+            raise_on_fail=False,
+        )
+    )
     return reps

@@ -34,8 +34,12 @@ __all__ = ["TwoLinkArm", "SerialDynamics", "rnea", "rnea_mass_matrix", "check_in
 def _param(value, name, *, allow_zero=False):
     """Scalar or 1-D batch of positive parameters (a batch of arms, e.g. a Monte Carlo)."""
     if np.ndim(value) == 0:
-        if allow_zero and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
-                and value == 0:
+        if (
+            allow_zero
+            and isinstance(value, (int, float, np.integer, np.floating))
+            and not isinstance(value, bool)
+            and value == 0
+        ):
             return 0.0
         return positive(value, name)
     a = as_array(value, name)
@@ -100,7 +104,7 @@ class TwoLinkArm:
         sizes = {np.size(getattr(self, f.name)) for f in dataclasses.fields(self)} - {1}
         if len(sizes) > 1:
             raise ValueError(f"batched parameters must all have the same length, got lengths {sorted(sizes)}")
-        object.__setattr__(self, "_p", self._compute_pi())   # cached: the simulators call _terms 4x per step
+        object.__setattr__(self, "_p", self._compute_pi())  # cached: the simulators call _terms 4x per step
 
     # ----------------------------------------------------------------- helpers
     @property
@@ -266,8 +270,11 @@ class TwoLinkArm:
         bad = ~(det > 1e-13 * m11 * m22)
         if np.any(bad):
             cond = float(np.max(np.where(bad, (m11 + m22) ** 2 / np.maximum(det, 1e-300), 0.0)))
-            raise SingularityError(cond, f"TwoLinkArm.forward_dynamics: mass matrix singular at "
-                                         f"{int(np.count_nonzero(bad))} sample(s) (check the inertial parameters)")
+            raise SingularityError(
+                cond,
+                f"TwoLinkArm.forward_dynamics: mass matrix singular at "
+                f"{int(np.count_nonzero(bad))} sample(s) (check the inertial parameters)",
+            )
         return np.stack(self._accel(q[..., 0], q[..., 1], qd[..., 0], qd[..., 1], tau[..., 0], tau[..., 1]), -1)
 
     def _accel(self, q1, q2, v1, v2, t1, t2, cs=None):
@@ -328,7 +335,10 @@ class TwoLinkArm:
         if self.batch_size != 1:
             raise ValueError("rnea_params needs scalar parameters (one arm)")
         return dict(
-            a=[self.l1, self.l2], alpha=[0.0, 0.0], d=[0.0, 0.0], convention="standard",
+            a=[self.l1, self.l2],
+            alpha=[0.0, 0.0],
+            d=[0.0, 0.0],
+            convention="standard",
             masses=[self.m1, self.m2],
             coms=[[self.lc1 - self.l1, 0.0, 0.0], [self.lc2 - self.l2, 0.0, 0.0]],
             inertias=[np.diag([0.0, self.I1, self.I1]), np.diag([0.0, self.I2, self.I2])],
@@ -378,8 +388,10 @@ def check_inertias(inertias, name="inertias", *, rtol=1e-9):
     slack = rtol * np.abs(lam).sum(axis=-1)
     neg = lam[:, 0] < -slack
     tri = lam[:, 0] + lam[:, 1] < lam[:, 2] - slack
-    for bad, why in ((neg, "has a negative principal moment (not positive semi-definite)"),
-                     (tri, "violate the triangle inequality I_a + I_b >= I_c: no rigid body has this inertia")):
+    for bad, why in (
+        (neg, "has a negative principal moment (not positive semi-definite)"),
+        (tri, "violate the triangle inequality I_a + I_b >= I_c: no rigid body has this inertia"),
+    ):
         if np.any(bad):
             k = int(np.argmax(bad))
             moments = "[" + ", ".join(f"{v:.6g}" for v in lam[k]) + "]"
@@ -392,15 +404,25 @@ def _link_frames(a, alpha, d, theta, convention):
     ct, st = np.cos(theta), np.sin(theta)
     ca, sa = np.cos(alpha), np.sin(alpha)
     z, o = np.zeros_like(ct), np.ones_like(ct)
-    if convention == "standard":   # Rz(theta) Tz(d) Tx(a) Rx(alpha)
-        R = np.stack([np.stack([ct, -st * ca, st * sa], -1),
-                      np.stack([st, ct * ca, -ct * sa], -1),
-                      np.stack([z, sa * o, ca * o], -1)], -2)
+    if convention == "standard":  # Rz(theta) Tz(d) Tx(a) Rx(alpha)
+        R = np.stack(
+            [
+                np.stack([ct, -st * ca, st * sa], -1),
+                np.stack([st, ct * ca, -ct * sa], -1),
+                np.stack([z, sa * o, ca * o], -1),
+            ],
+            -2,
+        )
         p = np.stack([a * ct, a * st, d * o], -1)
-    else:                          # modified (Craig): Rx(alpha) Tx(a) Rz(theta) Tz(d)
-        R = np.stack([np.stack([ct, -st, z], -1),
-                      np.stack([ca * st, ca * ct, -sa * o], -1),
-                      np.stack([sa * st, sa * ct, ca * o], -1)], -2)
+    else:  # modified (Craig): Rx(alpha) Tx(a) Rz(theta) Tz(d)
+        R = np.stack(
+            [
+                np.stack([ct, -st, z], -1),
+                np.stack([ca * st, ca * ct, -sa * o], -1),
+                np.stack([sa * st, sa * ct, ca * o], -1),
+            ],
+            -2,
+        )
         p = np.stack([a * o, -d * sa * o, d * ca * o], -1)
     return R, p
 
@@ -412,8 +434,11 @@ def _rnea_inputs(a, alpha, d, offset, masses, coms, inertias, convention):
         raise ValueError(f"a must be a 1-D array with one entry per joint, got shape {a.shape}")
     alpha = as_array(alpha, "alpha", trailing=(n,))
     d = as_array(d, "d", trailing=(n,))
-    offset = np.broadcast_to(as_array(offset, "offset"), (n,)) if np.ndim(offset) == 0 else \
-        as_array(offset, "offset", trailing=(n,))
+    offset = (
+        np.broadcast_to(as_array(offset, "offset"), (n,))
+        if np.ndim(offset) == 0
+        else as_array(offset, "offset", trailing=(n,))
+    )
     masses = as_array(masses, "masses", trailing=(n,))
     if alpha.ndim != 1 or d.ndim != 1 or offset.ndim != 1 or masses.ndim != 1:
         raise ValueError("alpha, d, offset and masses must be 1-D with one entry per joint")
@@ -501,14 +526,22 @@ class SerialDynamics:
         g = as_array(gravity, "gravity", trailing=(3,))
         if g.shape != (3,):
             raise ValueError(f"gravity must have shape (3,), got {g.shape}")
-        for name, v in (("arm", arm), ("masses", masses.copy()), ("coms", coms.copy()),
-                        ("inertias", inertias.copy()), ("gravity_vector", g.copy())):
+        for name, v in (
+            ("arm", arm),
+            ("masses", masses.copy()),
+            ("coms", coms.copy()),
+            ("inertias", inertias.copy()),
+            ("gravity_vector", g.copy()),
+        ):
             if isinstance(v, np.ndarray):
                 v.setflags(write=False)
             object.__setattr__(self, name, v)
-        g0 = arm.base[:3, :3].T @ g   # gravity in frame 0 of the chain
-        K = _k.dh_constants(arm.a, arm.alpha, arm.d) + _k.inertial_constants(masses, coms, inertias) + \
-            tuple(float(x) for x in g0)
+        g0 = arm.base[:3, :3].T @ g  # gravity in frame 0 of the chain
+        K = (
+            _k.dh_constants(arm.a, arm.alpha, arm.d)
+            + _k.inertial_constants(masses, coms, inertias)
+            + tuple(float(x) for x in g0)
+        )
         object.__setattr__(self, "_K", K)
         object.__setattr__(self, "_kern", {})
         # entry (r, c) of M is entry (min, max) of the kernel's row-major upper triangle
@@ -531,8 +564,9 @@ class SerialDynamics:
         kern = self._kern.get(key)
         if kern is None:
             extra = (("terms", terms),) if kind == "rnea" else ()
-            kern = self._kern[key] = _k._compile(kind, self.n, self.arm.convention, _k._structure(self._K), extra,
-                                                 arrays=arrays)
+            kern = self._kern[key] = _k._compile(
+                kind, self.n, self.arm.convention, _k._structure(self._K), extra, arrays=arrays
+            )
         return kern
 
     def _joint(self, x, name):
@@ -550,12 +584,10 @@ class SerialDynamics:
         lead = arrs[0].shape[:-1]
         if not lead:
             c, s = _k.cos_sin(arrs[0].tolist(), self.arm._offsets)
-            return None, self._kernel(kind, arrays=False, terms=terms)(self._K, c, s,
-                                                                        *[x.tolist() for x in arrs[1:]])
+            return None, self._kernel(kind, arrays=False, terms=terms)(self._K, c, s, *[x.tolist() for x in arrs[1:]])
         flat = [x.reshape(-1, n) for x in arrs]
         out = np.empty((len(flat[0]), width))
-        _k.run_batched(self._kernel(kind, arrays=True, terms=terms), self._K, flat[0], self.arm.offset, out,
-                       *flat[1:])
+        _k.run_batched(self._kernel(kind, arrays=True, terms=terms), self._K, flat[0], self.arm.offset, out, *flat[1:])
         return lead, out
 
     def rnea(self, q, qd, qdd):
@@ -573,7 +605,7 @@ class SerialDynamics:
         """
         n = self.n
         a, b, c = _k.floats_or_none(q, n), _k.floats_or_none(qd, n), _k.floats_or_none(qdd, n)
-        if a is not None and b is not None and c is not None:   # one configuration: the float kernel directly
+        if a is not None and b is not None and c is not None:  # one configuration: the float kernel directly
             kern = self._kern.get(("rnea", False, "full")) or self._kernel("rnea", arrays=False)
             return _k.to_array(kern(self._K, *_k.cos_sin(a, self.arm._offsets), b, c), (n,))
         lead, out = self._call("rnea", "full", (q, qd, qdd), n)
@@ -637,8 +669,10 @@ class SerialDynamics:
             ratio = (d.min(axis=-1) / d.max(axis=-1)) ** 2
         if L is None or np.any(ratio < 1e-13):
             cond = float(np.max(np.linalg.cond(M)))
-            raise SingularityError(cond, "SerialDynamics.forward_dynamics: mass matrix not positive definite "
-                                         "(check the inertial parameters)")
+            raise SingularityError(
+                cond,
+                "SerialDynamics.forward_dynamics: mass matrix not positive definite (check the inertial parameters)",
+            )
         return np.linalg.solve(M, rhs[..., None])[..., 0]
 
 
@@ -708,7 +742,7 @@ def rnea_mass_matrix(a, alpha, d, q, *, convention, offset=0, masses, coms, iner
     return model.mass_matrix(q)
 
 
-_MODELS = {}   # models built by the free functions, keyed by the exact argument values (bounded)
+_MODELS = {}  # models built by the free functions, keyed by the exact argument values (bounded)
 
 
 def _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, gravity):
@@ -719,10 +753,10 @@ def _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, gr
     """
     try:
         arrs = [np.asarray(v) for v in (a, alpha, d, offset, masses, coms, inertias, gravity)]
-    except (TypeError, ValueError):   # ragged or odd input: the full checks raise the proper error
+    except (TypeError, ValueError):  # ragged or odd input: the full checks raise the proper error
         arrs = [np.asarray(None)]
     key = None
-    if isinstance(convention, str) and all(x.dtype.kind in "fi" for x in arrs):   # anything else: full checks
+    if isinstance(convention, str) and all(x.dtype.kind in "fi" for x in arrs):  # anything else: full checks
         key = (convention,) + tuple((x.dtype.str, x.shape, x.tobytes()) for x in arrs)
     model = _MODELS.get(key) if key is not None else None
     if model is not None:
@@ -736,8 +770,9 @@ def _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, gr
 
 
 def _build_model(a, alpha, d, offset, masses, coms, inertias, convention, gravity):
-    a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(a, alpha, d, offset, masses, coms, inertias,
-                                                                  convention)
+    a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(
+        a, alpha, d, offset, masses, coms, inertias, convention
+    )
     gravity = as_array(gravity, "gravity", trailing=(3,))
     if gravity.ndim != 1:
         raise ValueError(f"gravity must have shape (3,), got {gravity.shape}")
@@ -750,8 +785,9 @@ def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, co
 
     Same arguments, frames and result as :func:`rnea`.
     """
-    a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(a, alpha, d, offset, masses, coms,
-                                                                  inertias, convention)
+    a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(
+        a, alpha, d, offset, masses, coms, inertias, convention
+    )
     q = as_array(q, "q", trailing=(n,))
     qd = as_array(qd, "qd", trailing=(n,))
     qdd = as_array(qdd, "qdd", trailing=(n,))
@@ -760,7 +796,7 @@ def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, co
         raise ValueError(f"gravity must have shape (3,), got {gravity.shape}")
     q, qd, qdd = np.broadcast_arrays(q, qd, qdd)
     batch = q.shape[:-1]
-    R, p = _link_frames(a, alpha, d, q + offset, convention)   # (..., n, 3, 3), (..., n, 3)
+    R, p = _link_frames(a, alpha, d, q + offset, convention)  # (..., n, 3, 3), (..., n, 3)
     Rt = np.swapaxes(R, -1, -2)
     e3 = np.array([0.0, 0.0, 1.0])
     std = convention == "standard"
@@ -777,7 +813,7 @@ def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, co
 
     w = np.zeros(batch + (3,))
     wd = np.zeros(batch + (3,))
-    acc = np.broadcast_to(-gravity, batch + (3,))          # acceleration of the joint point, frame i-1
+    acc = np.broadcast_to(-gravity, batch + (3,))  # acceleration of the joint point, frame i-1
     Fs, Ns, arms = [], [], []
     for i in range(n):
         Ri = Rt[..., i, :, :]
@@ -793,7 +829,7 @@ def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, co
         Ns.append(mv(inertias[i], wd) + np.cross(w, Iw))
         arms.append((rc, e[..., i, :] - s[..., i, :]))
         re = e[..., i, :] - s[..., i, :]
-        acc = acc_J + np.cross(wd, re) + np.cross(w, np.cross(w, re))   # next joint point, frame i
+        acc = acc_J + np.cross(wd, re) + np.cross(w, np.cross(w, re))  # next joint point, frame i
     tau = np.empty(batch + (n,))
     f = np.zeros(batch + (3,))
     nm = np.zeros(batch + (3,))
@@ -818,9 +854,21 @@ def _rnea_mass_matrix_reference(a, alpha, d, q, *, convention, offset=0, masses,
     q = as_array(q, "q", trailing=(n,))
     eye = np.eye(n)
     qb = np.broadcast_to(q[..., None, :], q.shape[:-1] + (n, n))
-    cols = _rnea_reference(a, alpha, d, qb, np.zeros_like(qb), np.broadcast_to(eye, qb.shape), convention=convention,
-                offset=offset, masses=masses, coms=coms, inertias=inertias, gravity=np.zeros(3))
-    return np.swapaxes(cols, -1, -2)   # cols[..., j, :] is column j
+    cols = _rnea_reference(
+        a,
+        alpha,
+        d,
+        qb,
+        np.zeros_like(qb),
+        np.broadcast_to(eye, qb.shape),
+        convention=convention,
+        offset=offset,
+        masses=masses,
+        coms=coms,
+        inertias=inertias,
+        gravity=np.zeros(3),
+    )
+    return np.swapaxes(cols, -1, -2)  # cols[..., j, :] is column j
 
 
 # ------------------------------------------------------------------------- validation
@@ -858,14 +906,23 @@ def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="D
     rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
     choice(method, "method", ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"))
     max_nfev = integer(max_nfev, "max_nfev", minimum=1)
-    arm.forward_dynamics(q0, qd0, [0.0, 0.0])   # a singular mass matrix fails here, with a clear error
+    arm.forward_dynamics(q0, qd0, [0.0, 0.0])  # a singular mass matrix fails here, with a clear error
 
     def rhs(t, x):
         qdd = arm._accel(x[0], x[1], x[2], x[3], 0.0, 0.0)
         return [x[2], x[3], qdd[0], qdd[1]]
 
-    sol = solve_ivp_guarded(rhs, (0.0, t_final), np.r_[q0, qd0], name="energy_drift", max_nfev=max_nfev,
-                            method=method, rtol=rtol, atol=atol, t_eval=np.linspace(0.0, t_final, 501))
+    sol = solve_ivp_guarded(
+        rhs,
+        (0.0, t_final),
+        np.r_[q0, qd0],
+        name="energy_drift",
+        max_nfev=max_nfev,
+        method=method,
+        rtol=rtol,
+        atol=atol,
+        t_eval=np.linspace(0.0, t_final, 501),
+    )
     E = arm.energy(sol.y[:2].T, sol.y[2:].T)
     scale = E[0] - arm.potential_min()
     return float(np.max(np.abs(E - E[0])) / scale), sol
@@ -889,17 +946,41 @@ def validate(*, rng=None, fast=False):
     qdd = rng.uniform(-10, 10, (N, 2))
     M = arm.M(q)
     lam = np.linalg.eigvalsh(M)
-    reps = [check_errors("M(q) symmetric", np.abs(M - np.swapaxes(M, -1, -2)).max(axis=(-2, -1)), tol=0.0,
-                         raise_on_fail=False),
-            check_errors("M(q) positive definite (1 if min eigenvalue <= 0)", (lam[:, 0] <= 0).astype(float),
-                         tol=0.0, raise_on_fail=False)]
+    reps = [
+        check_errors(
+            "M(q) symmetric", np.abs(M - np.swapaxes(M, -1, -2)).max(axis=(-2, -1)), tol=0.0, raise_on_fail=False
+        ),
+        check_errors(
+            "M(q) positive definite (1 if min eigenvalue <= 0)",
+            (lam[:, 0] <= 0).astype(float),
+            tol=0.0,
+            raise_on_fail=False,
+        ),
+    ]
     S = arm.M_dot(q, qd) - 2 * arm.C(q, qd)
-    reps.append(check_errors("Mdot - 2C skew-symmetric", np.abs(S + np.swapaxes(S, -1, -2)).max(axis=(-2, -1)),
-                             tol=1e-12, raise_on_fail=False))
-    reps.append(check_close("RNEA vs Lagrangian 2-link torques", rnea(q=q, qd=qd, qdd=qdd, **arm.rnea_params()),
-                            arm.inverse_dynamics(q, qd, qdd), tol=1e-12, scale=1.0, unit="N m",
-                            raise_on_fail=False))
+    reps.append(
+        check_errors(
+            "Mdot - 2C skew-symmetric",
+            np.abs(S + np.swapaxes(S, -1, -2)).max(axis=(-2, -1)),
+            tol=1e-12,
+            raise_on_fail=False,
+        )
+    )
+    reps.append(
+        check_close(
+            "RNEA vs Lagrangian 2-link torques",
+            rnea(q=q, qd=qd, qdd=qdd, **arm.rnea_params()),
+            arm.inverse_dynamics(q, qd, qdd),
+            tol=1e-12,
+            scale=1.0,
+            unit="N m",
+            raise_on_fail=False,
+        )
+    )
     drift, _ = energy_drift(arm, [0.4, 0.6], [1.0, -2.0], t_final=1.0 if fast else 5.0)
-    reps.append(check_errors("energy drift, tau=0 (relative, solve_ivp DOP853 rtol=1e-12)", [drift], tol=1e-6,
-                             raise_on_fail=False))
+    reps.append(
+        check_errors(
+            "energy drift, tau=0 (relative, solve_ivp DOP853 rtol=1e-12)", [drift], tol=1e-6, raise_on_fail=False
+        )
+    )
     return reps

@@ -97,10 +97,7 @@ class ConvergenceError(RuntimeError):
         self.residual = float(residual)
         self.iterations = int(iterations)
         prefix = f"{message}: " if message else ""
-        super().__init__(
-            f"{prefix}no convergence after {self.iterations} iterations "
-            f"(residual {self.residual:.3g})"
-        )
+        super().__init__(f"{prefix}no convergence after {self.iterations} iterations (residual {self.residual:.3g})")
 
 
 class SingularityError(ValueError):
@@ -161,5 +158,6 @@ class IntegrationError(RuntimeError):
         self.t_end = float(t_end)
         self.nfev = int(nfev)
         prefix = f"{message}: " if message else ""
-        super().__init__(f"{prefix}stopped at t = {self.t:.3g} s of {self.t_end:.3g} s after {self.nfev} "
-                         "right-hand-side evaluations")
+        super().__init__(
+            f"{prefix}stopped at t = {self.t:.3g} s of {self.t_end:.3g} s after {self.nfev} right-hand-side evaluations"
+        )

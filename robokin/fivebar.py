@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
-from .checks import CheckReport, check_errors, check_jacobian
+from .checks import check_errors, check_jacobian
 from .errors import ConvergenceError, SingularityWarning, UnreachableError
 from .transforms import wrap_to_pi
 
@@ -186,9 +186,12 @@ class FiveBar:
         if not np.all(ok):
             bad = ~ok
             first = q[bad][0]
-            raise UnreachableError(int(np.count_nonzero(bad)), first, total=int(ok.size),
-                                   reason="knee distance |CD| outside [|l3 - l4|, l3 + l4]; "
-                                          "the linkage cannot be assembled")
+            raise UnreachableError(
+                int(np.count_nonzero(bad)),
+                first,
+                total=int(ok.size),
+                reason="knee distance |CD| outside [|l3 - l4|, l3 + l4]; the linkage cannot be assembled",
+            )
         return E
 
     def joints(self, q, *, assembly="down"):
@@ -299,8 +302,12 @@ class FiveBar:
             return q, ok
         if not np.all(ok):
             bad = ~ok
-            raise UnreachableError(int(np.count_nonzero(bad)), p[bad][0], total=int(ok.size),
-                                   reason="|AE| or |BE| outside the annulus of its 2-link side")
+            raise UnreachableError(
+                int(np.count_nonzero(bad)),
+                p[bad][0],
+                total=int(ok.size),
+                reason="|AE| or |BE| outside the annulus of its 2-link side",
+            )
         return q
 
     def _side_ik(self, r_vec, la, lb, side):
@@ -383,8 +390,10 @@ class FiveBar:
         if margin < 0:
             raise ValueError(f"margin must be a finite non-negative number (m), got {margin!r}")
         B = np.array([self.d, 0.0])
-        rings = [(np.zeros(2), abs(self.l1 - self.l3) + margin, self.l1 + self.l3 - margin),
-                 (B, abs(self.l2 - self.l4) + margin, self.l2 + self.l4 - margin)]
+        rings = [
+            (np.zeros(2), abs(self.l1 - self.l3) + margin, self.l1 + self.l3 - margin),
+            (B, abs(self.l2 - self.l4) + margin, self.l2 + self.l4 - margin),
+        ]
         if any(lo >= hi for _, lo, hi in rings):
             raise ValueError(f"margin {margin} m leaves no workspace for this leg")
         x = p.copy()
@@ -397,8 +406,7 @@ class FiveBar:
                 x = centre + v * (np.clip(r, lo, hi) / r)[..., None]
         return x
 
-    def ik_numeric(self, p, *, q0, assembly="down", warm_start="q0", tol=1e-10, max_nfev=200,
-                   on_failure="raise"):
+    def ik_numeric(self, p, *, q0, assembly="down", warm_start="q0", tol=1e-10, max_nfev=200, on_failure="raise"):
         """Numerical IK with ``scipy.optimize.least_squares`` (the practitioner's baseline).
 
         Solves ``fk(q, assembly) = p`` one target at a time. Slow by design: it
@@ -458,8 +466,15 @@ class FiveBar:
         prev = None
         for i, target in enumerate(flat_p):
             start = flat_q0[i] if (warm == "q0" or prev is None) else prev
-            res = least_squares(lambda x: self._foot(x, sign, clip=True)[0] - target, start,
-                                method="lm", xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=max_nfev)
+            res = least_squares(
+                lambda x: self._foot(x, sign, clip=True)[0] - target,
+                start,
+                method="lm",
+                xtol=1e-15,
+                ftol=1e-15,
+                gtol=1e-15,
+                max_nfev=max_nfev,
+            )
             qi = res.x
             err = np.linalg.norm(self._foot(qi, sign)[0] - target)
             if np.isfinite(err) and err <= tol * self.scale:
@@ -467,9 +482,11 @@ class FiveBar:
                 ok[i] = True
                 prev = qi
             elif fail_mode == "raise":
-                raise ConvergenceError(err if np.isfinite(err) else np.inf, res.nfev,
-                                       f"five-bar least_squares IK (target {i}: {target.tolist()}, "
-                                       f"assembly {assembly!r})")
+                raise ConvergenceError(
+                    err if np.isfinite(err) else np.inf,
+                    res.nfev,
+                    f"five-bar least_squares IK (target {i}: {target.tolist()}, assembly {assembly!r})",
+                )
         out = out.reshape(p.shape)
         if fail_mode == "nan":
             return out, ok.reshape(p.shape[:-1])
@@ -488,8 +505,7 @@ class FiveBar:
         pq = np.stack([np.sum(EC * dC, -1), np.sum(ED * dD, -1)], axis=-1)
         det = _cross(EC, ED)
         # 2x2 inverse by the adjugate: exact and vectorised
-        inv_rows = np.stack([np.stack([ED[..., 1], -EC[..., 1]], -1),
-                             np.stack([-ED[..., 0], EC[..., 0]], -1)], -2)
+        inv_rows = np.stack([np.stack([ED[..., 1], -EC[..., 1]], -1), np.stack([-ED[..., 0], EC[..., 0]], -1)], -2)
         with np.errstate(divide="ignore", invalid="ignore"):
             J = inv_rows * pq[..., None, :] / det[..., None, None]
         return J, ok, det
@@ -534,17 +550,26 @@ class FiveBar:
             raise ValueError(f"warn must be True or False, got {warn!r}")
         J, ok, det = self._jac_core(q, assembly)
         if not np.all(ok):
-            raise UnreachableError(int(np.count_nonzero(~ok)), q[~ok][0], total=int(ok.size),
-                                   reason="knee distance |CD| outside [|l3 - l4|, l3 + l4]")
+            raise UnreachableError(
+                int(np.count_nonzero(~ok)),
+                q[~ok][0],
+                total=int(ok.size),
+                reason="knee distance |CD| outside [|l3 - l4|, l3 + l4]",
+            )
         # E comes from a square root, so a type II pose is only located to ~sqrt(eps): 1e-7 in sin(CE, DE)
         sing = np.abs(det) <= 1e-7 * self.l3 * self.l4
         if warn and np.any(sing):
             Js = J[sing]
             finite = np.isfinite(Js).all(axis=(-2, -1))
             cond = np.inf if not finite.all() else float(np.max(np.linalg.cond(Js)))
-            warnings.warn(SingularityWarning(cond, f"five-bar Jacobian: {int(np.count_nonzero(sing))} "
-                                                   "sample(s) at a type II singularity (distal links in line)"),
-                          stacklevel=2)
+            warnings.warn(
+                SingularityWarning(
+                    cond,
+                    f"five-bar Jacobian: {int(np.count_nonzero(sing))} "
+                    "sample(s) at a type II singularity (distal links in line)",
+                ),
+                stacklevel=2,
+            )
         return J
 
     def singularity_measures(self, q, *, assembly="down"):
@@ -651,13 +676,23 @@ def validate(*, rng=None, fast=False):
         qk, pk, sk = q[ok][keep], p[ok][keep], s[keep]
         back = np.where((sk < 0)[:, None], leg.fk(qk, assembly="down"), leg.fk(qk, assembly="up"))
         errs.append(np.linalg.norm(back - pk, axis=-1) / leg.scale)
-    reports.append(check_errors("five-bar FK(IK(p)), 4 working modes, whole workspace",
-                                np.concatenate(errs), tol=1e-9, raise_on_fail=False))
+    reports.append(
+        check_errors(
+            "five-bar FK(IK(p)), 4 working modes, whole workspace", np.concatenate(errs), tol=1e-9, raise_on_fail=False
+        )
+    )
     # Jacobian vs central differences away from singularities
-    q, ok = leg.ik(np.stack([rng.uniform(-0.03, 0.10, 300), rng.uniform(-0.14, -0.06, 300)], -1),
-                   on_unreachable="nan")
+    q, ok = leg.ik(np.stack([rng.uniform(-0.03, 0.10, 300), rng.uniform(-0.14, -0.06, 300)], -1), on_unreachable="nan")
     q = q[ok]
-    reports.append(check_jacobian(lambda x: leg.jacobian(x), lambda x: leg.fk(x), q, eps=1e-6, tol=1e-6,
-                                  name="five-bar Jacobian (implicit) vs finite differences",
-                                  raise_on_fail=False))
+    reports.append(
+        check_jacobian(
+            lambda x: leg.jacobian(x),
+            lambda x: leg.fk(x),
+            q,
+            eps=1e-6,
+            tol=1e-6,
+            name="five-bar Jacobian (implicit) vs finite differences",
+            raise_on_fail=False,
+        )
+    )
     return reports

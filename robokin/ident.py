@@ -26,9 +26,20 @@ from ._validate import as_array, choice, finite_scalar, positive
 from .control import V_EPS
 from .dynamics import TwoLinkArm
 
-__all__ = ["PARAM_NAMES", "base_parameters", "arm_from_base_parameters", "regressor", "gravity_regressor",
-           "fourier_excitation", "encoder_reading", "estimate_derivatives", "lowpass", "IdentResult", "least_squares",
-           "validate"]
+__all__ = [
+    "PARAM_NAMES",
+    "base_parameters",
+    "arm_from_base_parameters",
+    "regressor",
+    "gravity_regressor",
+    "fourier_excitation",
+    "encoder_reading",
+    "estimate_derivatives",
+    "lowpass",
+    "IdentResult",
+    "least_squares",
+    "validate",
+]
 
 PARAM_NAMES = ("θ1", "θ2", "θ3", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")
 
@@ -44,8 +55,13 @@ def base_parameters(arm, *, fv=None, fc=None):
     """
     if not isinstance(arm, TwoLinkArm) or arm.batch_size != 1:
         raise ValueError("arm must be a robokin.dynamics.TwoLinkArm with scalar parameters")
-    th = [arm.I1 + arm.m1 * arm.lc1**2 + arm.m2 * arm.l1**2, arm.I2 + arm.m2 * arm.lc2**2,
-          arm.m2 * arm.l1 * arm.lc2, arm.m1 * arm.lc1 + arm.m2 * arm.l1, arm.m2 * arm.lc2]
+    th = [
+        arm.I1 + arm.m1 * arm.lc1**2 + arm.m2 * arm.l1**2,
+        arm.I2 + arm.m2 * arm.lc2**2,
+        arm.m2 * arm.l1 * arm.lc2,
+        arm.m1 * arm.lc1 + arm.m2 * arm.l1,
+        arm.m2 * arm.lc2,
+    ]
     if (fv is None) != (fc is None):
         raise ValueError("give both fv and fc (friction) or neither")
     if fv is not None:
@@ -86,10 +102,11 @@ def arm_from_base_parameters(theta, *, l1, l2, m1, m2, g=9.81):
     lc1 = (theta[3] - m2 * l1) / m1
     I1 = theta[0] - m1 * lc1**2 - m2 * l1**2
     if lc1 <= 0 or lc2 <= 0 or I1 < 0 or I2 < 0:
-        raise ValueError(f"theta is not physically consistent with m1={m1}, m2={m2}: "
-                         f"lc1={lc1:.4g}, lc2={lc2:.4g}, I1={I1:.4g}, I2={I2:.4g}")
-    return TwoLinkArm(m1=m1, m2=m2, l1=l1, l2=l2, lc1=float(lc1), lc2=float(lc2), I1=float(I1), I2=float(I2),
-                      g=_g(g))
+        raise ValueError(
+            f"theta is not physically consistent with m1={m1}, m2={m2}: "
+            f"lc1={lc1:.4g}, lc2={lc2:.4g}, I1={I1:.4g}, I2={I2:.4g}"
+        )
+    return TwoLinkArm(m1=m1, m2=m2, l1=l1, l2=l2, lc1=float(lc1), lc2=float(lc2), I1=float(I1), I2=float(I2), g=_g(g))
 
 
 def _g(g):
@@ -201,8 +218,8 @@ def fourier_excitation(t, a, b, *, wf, q0):
     wf = positive(wf, "wf")
     q0 = as_array(q0, "q0", trailing=(2,))
     k = np.arange(1, a.shape[1] + 1)
-    w = k * wf                                        # (H,)
-    ph = t[:, None, None] * w                         # (N, 1, H)
+    w = k * wf  # (H,)
+    ph = t[:, None, None] * w  # (N, 1, H)
     s, c = np.sin(ph), np.cos(ph)
     q = q0 + np.sum(a / w * s - b / w * c, axis=-1)
     qd = np.sum(a * c + b * s, axis=-1)
@@ -345,8 +362,10 @@ def estimate_derivatives(q, *, dt, method, window=None, polyorder=4, cutoff=None
         if polyorder < 2:
             raise ValueError(f"polyorder must be >= 2 to estimate an acceleration, got {polyorder}")
         if window % 2 == 0 or window <= polyorder or window > q.shape[0]:
-            raise ValueError(f"window must be odd, larger than polyorder ({polyorder}) and at most the number of "
-                             f"samples ({q.shape[0]}); got {window}")
+            raise ValueError(
+                f"window must be odd, larger than polyorder ({polyorder}) and at most the number of "
+                f"samples ({q.shape[0]}); got {window}"
+            )
         return tuple(savgol_filter(q, window, polyorder, deriv=k, delta=dt, axis=0) for k in (0, 1, 2))
     if method == "butterworth":
         if cutoff is None:
@@ -413,29 +432,32 @@ def least_squares(Y, tau):
         raise ValueError(f"tau must have shape {Y.shape[:2]} or (R, {Y.shape[0]}, 2) to match Y, got {tau.shape}")
     batched = tau.ndim == 3
     A = Y.reshape(-1, Y.shape[-1])
-    y = tau.reshape(-1, A.shape[0]).T                 # (2N, R)
+    y = tau.reshape(-1, A.shape[0]).T  # (2N, R)
     p = A.shape[1]
     if A.shape[0] <= p:
         raise ValueError(f"need more equations ({A.shape[0]}) than parameters ({p})")
     norms = np.linalg.norm(A, axis=0)
     if np.any(norms == 0):
-        raise ValueError(f"regressor column(s) {np.flatnonzero(norms == 0).tolist()} are all zero: "
-                         "the excitation does not reach those parameters")
+        raise ValueError(
+            f"regressor column(s) {np.flatnonzero(norms == 0).tolist()} are all zero: "
+            "the excitation does not reach those parameters"
+        )
     As = A / norms
     sv = np.linalg.svd(As, compute_uv=False)
     cond = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
     if not np.isfinite(cond) or cond > 1e12:
-        from .errors import SingularityWarning
         import warnings
+
+        from .errors import SingularityWarning
 
         warnings.warn(SingularityWarning(cond, "least_squares: regressor is rank deficient"), stacklevel=2)
     xs, *_ = np.linalg.lstsq(As, y, rcond=None)
-    theta = xs / norms[:, None]                        # (p, R)
+    theta = xs / norms[:, None]  # (p, R)
     r = y - A @ theta
     dof = A.shape[0] - p
-    sigma2 = np.sum(r * r, axis=0) / dof               # (R,)
+    sigma2 = np.sum(r * r, axis=0) / dof  # (R,)
     var = np.clip(np.diag(np.linalg.pinv(As.T @ As)), 0, None) / norms**2
-    std = np.sqrt(sigma2[:, None] * var)               # (R, p)
+    std = np.sqrt(sigma2[:, None] * var)  # (R, p)
     rms = np.sqrt(np.mean(r * r, axis=0))
     if batched:
         return IdentResult(theta=theta.T, std=std, cond=cond, residual_rms=rms)
@@ -463,14 +485,26 @@ def validate(*, rng=None, fast=False):
     th = base_parameters(arm, fv=fv, fc=fc)
     Y = regressor(q, qd, qdd, friction=True)
     tau = arm.inverse_dynamics(q, qd, qdd) + friction_torque(qd, fv, fc)
-    reps = [check_close("regressor Y θ vs inverse dynamics + friction", Y @ th, tau, tol=1e-12, unit="N m",
-                        raise_on_fail=False)]
+    reps = [
+        check_close(
+            "regressor Y θ vs inverse dynamics + friction", Y @ th, tau, tol=1e-12, unit="N m", raise_on_fail=False
+        )
+    ]
     est = least_squares(Y, tau)
-    reps.append(check_close("noise-free least squares recovers θ (relative)", est.theta / th, 1.0, tol=1e-9,
-                            raise_on_fail=False))
+    reps.append(
+        check_close(
+            "noise-free least squares recovers θ (relative)", est.theta / th, 1.0, tol=1e-9, raise_on_fail=False
+        )
+    )
     qs = rng.uniform(-np.pi, np.pi, (N, 2))
     noisy = arm.G(qs) + rng.normal(0, 0.01, (N, 2))
     fit = least_squares(gravity_regressor(qs), noisy)
-    reps.append(check_errors("static gravity fit, 0.01 N m noise: |θ̂ - θ| within 5 standard errors",
-                             np.abs(fit.theta - th[3:5]) / (5 * fit.std), tol=1.0, raise_on_fail=False))
+    reps.append(
+        check_errors(
+            "static gravity fit, 0.01 N m noise: |θ̂ - θ| within 5 standard errors",
+            np.abs(fit.theta - th[3:5]) / (5 * fit.std),
+            tol=1.0,
+            raise_on_fail=False,
+        )
+    )
     return reps

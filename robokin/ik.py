@@ -56,8 +56,22 @@ class IKResult:
     reason: object
 
 
-def ik_dls(arm, T, *, q0, tol=1e-10, max_iter=100, damping=0.01, sigma_threshold=0.01, max_step=0.5,
-           adaptive=True, qlim=None, restarts=0, rng=None, on_fail="report"):
+def ik_dls(
+    arm,
+    T,
+    *,
+    q0,
+    tol=1e-10,
+    max_iter=100,
+    damping=0.01,
+    sigma_threshold=0.01,
+    max_step=0.5,
+    adaptive=True,
+    qlim=None,
+    restarts=0,
+    rng=None,
+    on_fail="report",
+):
     """Damped-least-squares IK of a :class:`~robokin.serial.SerialArm`, batched over poses.
 
     Parameters
@@ -108,8 +122,7 @@ def ik_dls(arm, T, *, q0, tol=1e-10, max_iter=100, damping=0.01, sigma_threshold
     if not isinstance(arm, SerialArm):
         raise ValueError(f"arm must be a robokin.serial.SerialArm, got {type(arm).__name__}")
     choice(on_fail, "on_fail", ("report", "raise"))
-    for name, v in (("tol", tol), ("damping", damping), ("sigma_threshold", sigma_threshold),
-                    ("max_step", max_step)):
+    for name, v in (("tol", tol), ("damping", damping), ("sigma_threshold", sigma_threshold), ("max_step", max_step)):
         if isinstance(v, bool) or not (np.isscalar(v) and np.isfinite(v) and v > 0):
             raise ValueError(f"{name} must be a positive finite number, got {v!r}")
     for name, v, lo in (("max_iter", max_iter, 1), ("restarts", restarts, 0)):
@@ -149,17 +162,21 @@ def ik_dls(arm, T, *, q0, tol=1e-10, max_iter=100, damping=0.01, sigma_threshold
     e = np.linalg.norm(_pose_error(Tf, arm.fk(q)), axis=-1)
     inside = np.ones(len(q), bool) if lim is None else np.all((q >= lim[:, 0]) & (q <= lim[:, 1]), -1)
     ok = (e <= tol) & inside
-    reason = np.where(ok, "converged",
-                      np.where(~inside, "outside joint limits",
-                               np.where(reason == "converged", "FK check failed", reason)))
+    reason = np.where(
+        ok,
+        "converged",
+        np.where(~inside, "outside joint limits", np.where(reason == "converged", "FK check failed", reason)),
+    )
     reason = np.array([r if r != "max_iter" else f"max_iter={max_iter} reached" for r in reason], dtype=object)
     if on_fail == "raise" and not np.all(ok):
         k = int(np.argmin(ok))
-        raise ConvergenceError(e[k], it[k], f"ik_dls ({int((~ok).sum())} of {ok.size} poses failed, "
-                                           f"first: {reason[k]})")
+        raise ConvergenceError(
+            e[k], it[k], f"ik_dls ({int((~ok).sum())} of {ok.size} poses failed, first: {reason[k]})"
+        )
     shape = lead
-    out = IKResult(q.reshape(shape + (n,)), ok.reshape(shape), e.reshape(shape), it.reshape(shape),
-                   reason.reshape(shape))
+    out = IKResult(
+        q.reshape(shape + (n,)), ok.reshape(shape), e.reshape(shape), it.reshape(shape), reason.reshape(shape)
+    )
     if shape == ():
         out = IKResult(out.q, bool(ok[0]), float(e[0]), int(it[0]), str(reason[0]))
     return out
@@ -189,10 +206,15 @@ def damping_squared(sigma_min, err, *, damping, sigma_threshold, fade=FADE):
         raise ValueError("sigma_min and err must be non-negative (a singular value and an error norm)")
     damping = positive(damping, "damping")
     fade = positive(fade, "fade")
-    if not (isinstance(sigma_threshold, (int, float, np.floating)) and not isinstance(sigma_threshold, bool)
-            and sigma_threshold > 0 and (np.isinf(sigma_threshold) or sigma_threshold <= MAX_ABS)):
-        raise ValueError(f"sigma_threshold must be a positive number (inf for constant damping), "
-                         f"got {sigma_threshold!r}")
+    if not (
+        isinstance(sigma_threshold, (int, float, np.floating))
+        and not isinstance(sigma_threshold, bool)
+        and sigma_threshold > 0
+        and (np.isinf(sigma_threshold) or sigma_threshold <= MAX_ABS)
+    ):
+        raise ValueError(
+            f"sigma_threshold must be a positive number (inf for constant damping), got {sigma_threshold!r}"
+        )
     if np.isinf(sigma_threshold):  # constant damping (textbook DLS)
         return np.full(np.broadcast_shapes(smin.shape, err.shape), damping**2)
     on = np.where(smin < sigma_threshold, (1 - (smin / sigma_threshold) ** 2) * damping**2, 0.0)
@@ -210,7 +232,7 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         if idx.size == 0:
             break
         qa = q[idx]
-        FJ = arm._many("fkjac", qa, 12 + 6 * arm.n)   # pose rows [R | p] and Jacobian, q already checked
+        FJ = arm._many("fkjac", qa, 12 + 6 * arm.n)  # pose rows [R | p] and Jacobian, q already checked
         e = _pose_error(T[idx], FJ[:, :12].reshape(-1, 3, 4))
         err = np.linalg.norm(e, axis=-1)
         done = err <= tol
@@ -230,7 +252,7 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
             # damped pseudo-inverse is J^-1 itself (the common case, away from singularities)
             try:
                 Ji = np.linalg.inv(J)
-            except np.linalg.LinAlgError:   # an exactly singular J somewhere in the batch: all take the long way
+            except np.linalg.LinAlgError:  # an exactly singular J somewhere in the batch: all take the long way
                 Ji = None
             if Ji is not None:
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -262,9 +284,9 @@ def _damped_step(J, e, err, lam_max, eps, fade):
     Jt = np.swapaxes(J, -1, -2)
     wide = J.shape[-1] >= J.shape[-2]
     G = J @ Jt if wide else Jt @ J
-    if np.isfinite(eps):                    # the adaptive law needs the smallest singular value
+    if np.isfinite(eps):  # the adaptive law needs the smallest singular value
         smin = np.sqrt(np.maximum(np.linalg.eigvalsh(G)[:, 0], 0.0))
-    else:                                   # constant damping: no singular value needed
+    else:  # constant damping: no singular value needed
         smin = np.zeros(len(G))
     # damping only near a singularity, and fading with the error so that the last
     # iterations are undamped Gauss-Newton steps (quadratic convergence)
@@ -319,10 +341,22 @@ def validate(*, rng=None, fast=False):
         res = ik_dls(UR5, UR5.fk(q), q0=q0)
         success = np.asarray(res.success, dtype=bool)
         reason = np.asarray(res.reason, dtype=str)
-        reports.append(check_rate(f"UR5 DLS IK from seeds 0.1 rad away, {label}: failure rate <= {bar:g}",
-                                  ~success, max_rate=bar, raise_on_fail=False))
+        reports.append(
+            check_rate(
+                f"UR5 DLS IK from seeds 0.1 rad away, {label}: failure rate <= {bar:g}",
+                ~success,
+                max_rate=bar,
+                raise_on_fail=False,
+            )
+        )
         # error per sample: FK residual of a claimed success; 0 for a failure that says why; inf for a silent one
         honest.append(np.where(success, res.residual, np.where(np.char.str_len(reason) > 0, 0.0, np.inf)))
-    reports.append(check_errors("UR5 DLS IK: successes confirmed by FK, failures carry a reason (m, rad)",
-                                np.concatenate(honest), tol=1e-10, raise_on_fail=False))
+    reports.append(
+        check_errors(
+            "UR5 DLS IK: successes confirmed by FK, failures carry a reason (m, rad)",
+            np.concatenate(honest),
+            tol=1e-10,
+            raise_on_fail=False,
+        )
+    )
     return reports

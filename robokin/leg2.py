@@ -444,8 +444,10 @@ def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
     cond_max = positive(cond_max, "cond_max", max_abs=MAX_THRESHOLD)
     span = float(np.abs(q_enc).max())
     if span > 2 * np.pi:
-        raise ValueError(f"q_enc reaches {span:.4g} rad (more than a full turn): encoder angles must be in radians. "
-                         "Were they given in degrees? Convert with np.deg2rad(q_enc)")
+        raise ValueError(
+            f"q_enc reaches {span:.4g} rad (more than a full turn): encoder angles must be in radians. "
+            "Were they given in degrees? Convert with np.deg2rad(q_enc)"
+        )
     if isinstance(guess, TwoLinkLeg):
         l0 = [guess.l1, guess.l2]
     else:
@@ -461,14 +463,20 @@ def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
             f"the {n} poses do not separate l1, l2 and the two offsets (fit Jacobian condition "
             f"{sv[0] / max(sv[-1], 1e-300):.3g} > cond_max={cond_max:g}); use poses with varied theta1 and theta2"
         )
-    sol = least_squares(_calib_residual, x0, jac=_calib_jac, args=(q_enc, p_meas), method="lm",
-                        xtol=1e-15, ftol=1e-15, gtol=1e-15)
+    sol = least_squares(
+        _calib_residual, x0, jac=_calib_jac, args=(q_enc, p_meas), method="lm", xtol=1e-15, ftol=1e-15, gtol=1e-15
+    )
     if not np.all(sol.x[:2] > 0):
-        hint = (" They stay within +-2 pi, but small angles in degrees look like radians: check the unit"
-                if span > np.pi else "")
-        raise ValueError(f"calibration gave non-positive link lengths l1 = {sol.x[0]:.3g} m, l2 = {sol.x[1]:.3g} m: "
-                         f"the measurements do not fit the leg model. Check that q_enc is in radians "
-                         f"(np.deg2rad), p_meas in metres in the hip frame, and the guess.{hint}")
+        hint = (
+            " They stay within +-2 pi, but small angles in degrees look like radians: check the unit"
+            if span > np.pi
+            else ""
+        )
+        raise ValueError(
+            f"calibration gave non-positive link lengths l1 = {sol.x[0]:.3g} m, l2 = {sol.x[1]:.3g} m: "
+            f"the measurements do not fit the leg model. Check that q_enc is in radians "
+            f"(np.deg2rad), p_meas in metres in the hip frame, and the guess.{hint}"
+        )
     J = sol.jac
     dof = 2 * n - 4
     s2 = float(sol.fun @ sol.fun) / dof if dof > 0 else 0.0
@@ -647,21 +655,46 @@ def validate(*, rng=None, fast=False):
     a = rng.uniform(-np.pi, np.pi, n)
     p = np.stack([r * np.sin(a), -r * np.cos(a)], axis=-1)
     for knee in (1, -1):
-        reports.append(checks.residual_scan(leg.fk, lambda x, k=knee: leg.ik(x, knee=k), p, tol=1e-9, scale=L,
-                                            name=f"leg2 FK(IK(p)) residual, knee={knee:+d}", raise_on_fail=False))
+        reports.append(
+            checks.residual_scan(
+                leg.fk,
+                lambda x, k=knee: leg.ik(x, knee=k),
+                p,
+                tol=1e-9,
+                scale=L,
+                name=f"leg2 FK(IK(p)) residual, knee={knee:+d}",
+                raise_on_fail=False,
+            )
+        )
     q = np.stack([rng.uniform(-np.pi, np.pi, n), rng.uniform(0.1, np.pi - 0.1, n)], axis=-1)
     for knee in (1, -1):
         qk = q * [1, knee]
         back = leg.ik(leg.fk(qk), knee=knee)
-        reports.append(checks.check_errors(f"leg2 IK(FK(q)) recovers q, knee={knee:+d}",
-                                           np.abs(wrap_to_pi(back - qk)).max(axis=-1), tol=1e-9, unit="rad",
-                                           raise_on_fail=False))
-    reports.append(checks.check_jacobian(leg.jacobian, leg.fk, q[:500], name="leg2 Jacobian vs finite differences",
-                                         raise_on_fail=False))
+        reports.append(
+            checks.check_errors(
+                f"leg2 IK(FK(q)) recovers q, knee={knee:+d}",
+                np.abs(wrap_to_pi(back - qk)).max(axis=-1),
+                tol=1e-9,
+                unit="rad",
+                raise_on_fail=False,
+            )
+        )
+    reports.append(
+        checks.check_jacobian(
+            leg.jacobian, leg.fk, q[:500], name="leg2 Jacobian vs finite differences", raise_on_fail=False
+        )
+    )
     true = TwoLinkLeg(leg.l1, leg.l2 + 0.005)
     qc = rng.uniform([-1.0, 0.3], [1.0, 2.6], size=(40, 2))
     delta = np.array([0.03, -0.02])
     cal = calibrate(qc, true.fk(qc + delta), guess=leg)
-    reports.append(checks.check_close("leg2 calibration recovers [l1, l2, d1, d2] (noise-free)", cal.params,
-                                      [true.l1, true.l2, *delta], tol=1e-9, raise_on_fail=False))
+    reports.append(
+        checks.check_close(
+            "leg2 calibration recovers [l1, l2, d1, d2] (noise-free)",
+            cal.params,
+            [true.l1, true.l2, *delta],
+            tol=1e-9,
+            raise_on_fail=False,
+        )
+    )
     return reports

@@ -288,8 +288,9 @@ class Mecanum:
         """
         w = as_array(w, "w", trailing=(4,))
         if self._cond > _COND_MAX:
-            warnings.warn(SingularityWarning(self._cond, "Mecanum.twist: the wheel map has lost a direction"),
-                          stacklevel=2)
+            warnings.warn(
+                SingularityWarning(self._cond, "Mecanum.twist: the wheel map has lost a direction"), stacklevel=2
+            )
         return w @ self._pinv.T
 
     def inconsistency(self, w):
@@ -690,21 +691,28 @@ def fit_pwm(u, w, *, model="linear", p0=None):
             raise ValueError(
                 f"the wheel turns backwards for positive PWM: slope {k_big:.3g} rad/s per PWM unit, "
                 f"{-k_big / se if se > 0 else np.inf:.3g} standard errors below zero; the motor or its encoder is "
-                "reversed. Flip its sign (or fit -w) and refit: the model keeps k >= 0 and would return k = 0")
+                "reversed. Flip its sign (or fit -w) and refit: the model keeps k >= 0 and would return k = 0"
+            )
     if p0 is None:
         k0 = max(k_big, 1e-6)
         p0 = [k0, 0.0] + ([max(float(np.abs(w).max()), 1e-6)] if model == "saturating" else [])
     p0 = as_array(p0, "p0", trailing=(p,))
     lower = np.zeros(p)
     x0 = np.maximum(p0, lower + 1e-12)
-    res = least_squares(lambda q: _pwm_eval(u, q, model) - w, x0, bounds=(lower, np.inf), method="trf",
-                        x_scale="jac")
+    res = least_squares(lambda q: _pwm_eval(u, q, model) - w, x0, bounds=(lower, np.inf), method="trf", x_scale="jac")
     J = res.jac
     dof = n - p
     s2 = 2 * res.cost / dof
     cov = s2 * np.linalg.pinv(J.T @ J)
-    return PWMFit(model=model, names=names, params=res.x, stderr=np.sqrt(np.diag(cov)), cov=cov,
-                  rms=float(np.sqrt(s2)), dof=int(dof))
+    return PWMFit(
+        model=model,
+        names=names,
+        params=res.x,
+        stderr=np.sqrt(np.diag(cov)),
+        cov=cov,
+        rms=float(np.sqrt(s2)),
+        dof=int(dof),
+    )
 
 
 # ---------------------------------------------------------------------- validation
@@ -728,20 +736,36 @@ def validate(*, rng=None, fast=False):
     reports = []
     car = Mecanum(0.076, 0.21, 0.18)
     tw = rng.uniform(-2, 2, (n, 3))
-    reports.append(check_close("twist(wheel_speeds(t)) round trip (relative)", car.twist(car.wheel_speeds(tw)), tw,
-                               tol=1e-12, scale=2.0, raise_on_fail=False))
+    reports.append(
+        check_close(
+            "twist(wheel_speeds(t)) round trip (relative)",
+            car.twist(car.wheel_speeds(tw)),
+            tw,
+            tol=1e-12,
+            scale=2.0,
+            raise_on_fail=False,
+        )
+    )
     # rolling constraint: contact velocity minus wheel drive lies along the roller's free direction
     w = car.wheel_speeds(tw)
     p = car.contact_points
     vc = np.stack([tw[:, None, 0] - tw[:, None, 2] * p[:, 1], tw[:, None, 1] + tw[:, None, 2] * p[:, 0]], -1)
     slip_along_axis = np.einsum("nik,ik->ni", vc, car.roller_axes) - car.r * w * car.roller_axes[:, 0]
-    reports.append(check_errors("roller-axis rolling constraint", slip_along_axis, tol=1e-12, unit="m/s",
-                                raise_on_fail=False))
-    reports.append(check_errors("slip residual of consistent wheels (relative)",
-                                car.inconsistency(w) / np.abs(w).max(), tol=1e-13, raise_on_fail=False))
+    reports.append(
+        check_errors("roller-axis rolling constraint", slip_along_axis, tol=1e-12, unit="m/s", raise_on_fail=False)
+    )
+    reports.append(
+        check_errors(
+            "slip residual of consistent wheels (relative)",
+            car.inconsistency(w) / np.abs(w).max(),
+            tol=1e-13,
+            raise_on_fail=False,
+        )
+    )
     sg = car.sign_tests()
-    reports.append(check_errors("sign tests (pure vx, vy, omega)", np.abs(sg.executed - np.eye(3)), tol=1e-12,
-                                raise_on_fail=False))
+    reports.append(
+        check_errors("sign tests (pure vx, vy, omega)", np.abs(sg.executed - np.eye(3)), tol=1e-12, raise_on_fail=False)
+    )
     # exact odometry step vs the SE(3) exponential of the planar twist
     dt = 0.1
     xi = np.zeros((n, 6))
@@ -749,12 +773,14 @@ def validate(*, rng=None, fast=False):
     T = se3_exp(xi)
     step = integrate_twist(np.zeros(3), tw, dt)
     ref = np.stack([T[:, 0, 3], T[:, 1, 3], np.arctan2(T[:, 1, 0], T[:, 0, 0])], -1)
-    reports.append(check_close("exact SE(2) odometry step vs se3_exp", step, ref, tol=1e-12,
-                               raise_on_fail=False))
+    reports.append(check_close("exact SE(2) odometry step vs se3_exp", step, ref, tol=1e-12, raise_on_fail=False))
     # PWM fit: the truth lies within 4 standard errors
     u = np.linspace(-1, 1, 101)
     truth = np.array([42.0, 0.11, 30.0])
     fit = fit_pwm(u, pwm_model(u, truth, model="saturating") + rng.normal(0, 0.4, u.size), model="saturating")
-    reports.append(check_errors("PWM fit: |error| / standard error", (fit.params - truth) / fit.stderr, tol=4.0,
-                                raise_on_fail=False))
+    reports.append(
+        check_errors(
+            "PWM fit: |error| / standard error", (fit.params - truth) / fit.stderr, tol=4.0, raise_on_fail=False
+        )
+    )
     return reports

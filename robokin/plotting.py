@@ -99,8 +99,9 @@ def _palette_frame(m):
     from PIL import Image
 
     with Image.open(io.BytesIO(base64.b64decode(m.group(2).replace("\\n", "")))) as im:
-        small = im.convert("RGB").quantize(colors=FRAME_COLORS, method=Image.Quantize.MEDIANCUT,
-                                           dither=Image.Dither.NONE)
+        small = im.convert("RGB").quantize(
+            colors=FRAME_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
     buf = io.BytesIO()
     small.save(buf, "PNG", optimize=True)
     return m.group(1) + base64.b64encode(buf.getvalue()).decode("ascii") + m.group(3)
@@ -149,6 +150,7 @@ def animation_html(anim, *, dpi=ANIMATION_DPI):
     if fig is not None:
         px = round(fig.get_size_inches()[0] * dpi)
         least = min(px, round(fig.get_size_inches()[0] * MIN_PX_PER_INCH))
-        html = html.replace("<img id=", f'<img style="width: max(min(100%, {px}px), {least}px); height: auto" '
-                                        f'data-dpi="{dpi:g}" id=', 1)
+        html = html.replace(
+            "<img id=", f'<img style="width: max(min(100%, {px}px), {least}px); height: auto" data-dpi="{dpi:g}" id=', 1
+        )
     return HTML(html)

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _kernels as _k
+from . import transforms as _tf
 from ._kernels import _special
 from ._validate import as_array, choice
 from .checks import check_close, check_jacobian, check_rigid
-from . import transforms as _tf
 from .transforms import ROTATION_TOL, _check_transform, make_transform, rotx, rotz, so3_log
 
 __all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error", "validate"]
@@ -75,8 +75,9 @@ def dh_transform(a, alpha, d, theta, *, convention):
     try:
         a, alpha, d, theta = np.broadcast_arrays(a, alpha, d, theta)
     except ValueError as exc:
-        raise ValueError(f"a, alpha, d, theta do not broadcast: shapes {a.shape}, {alpha.shape}, "
-                         f"{d.shape}, {theta.shape}") from exc
+        raise ValueError(
+            f"a, alpha, d, theta do not broadcast: shapes {a.shape}, {alpha.shape}, {d.shape}, {theta.shape}"
+        ) from exc
     ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
     T = np.zeros(theta.shape + (4, 4))
     if convention == "standard":
@@ -98,6 +99,7 @@ def _compose(X, Y, Z, P, a, ca, sa, d, c, s, convention):
     operation is a contiguous element-wise op: far faster than batches of 4x4
     matmuls. Zero parameters are skipped (most DH entries are 0).
     """
+
     def lin(u, cu, v, cv):  # cu * u + cv * v, skipping zero coefficients
         if isinstance(cu, float) and cu == 0.0:
             return tuple(cv * vi for vi in v)
@@ -167,8 +169,9 @@ def _pose_error(Tt, Tc):
     v = qu[..., 1:]
     nv = np.linalg.norm(v, axis=-1)
     tiny = nv <= 1e-12
-    scale = np.where(tiny, 2.0 / np.where(tiny, qu[..., 0], 1.0),
-                     2.0 * np.arctan2(nv, qu[..., 0]) / np.where(tiny, 1.0, nv))
+    scale = np.where(
+        tiny, 2.0 / np.where(tiny, qu[..., 0], 1.0), 2.0 * np.arctan2(nv, qu[..., 0]) / np.where(tiny, 1.0, nv)
+    )
     return np.concatenate([dp, v * scale[..., None]], axis=-1)
 
 
@@ -180,8 +183,9 @@ def _as_transform(T, name):
         raise ValueError(f"{name} must be a single (4, 4) transform, got shape {T.shape}")
     rep = check_rigid(T, tol=1e-9, name=name, raise_on_fail=False)
     if not rep.passed:
-        raise ValueError(f"{name} must be a rigid transform [[R, p], [0, 0, 0, 1]] with R a rotation; "
-                         f"error {rep.max_error:.3g}")
+        raise ValueError(
+            f"{name} must be a rigid transform [[R, p], [0, 0, 0, 1]] with R a rotation; error {rep.max_error:.3g}"
+        )
     return T
 
 
@@ -262,8 +266,16 @@ class SerialArm:
                 raise ValueError(f"qlim must have shape ({n}, 2), got shape {qlim.shape}")
             if np.any(qlim[:, 0] >= qlim[:, 1]):
                 raise ValueError("qlim rows must be [lower, upper] with lower < upper")
-        return cls(a.copy(), cols["alpha"], cols["d"], cols["offset"], convention, qlim,
-                   _as_transform(base, "base"), _as_transform(tool, "tool"))
+        return cls(
+            a.copy(),
+            cols["alpha"],
+            cols["d"],
+            cols["offset"],
+            convention,
+            qlim,
+            _as_transform(base, "base"),
+            _as_transform(tool, "tool"),
+        )
 
     def __post_init__(self):
         # the constructor is public too (SerialArm(a, alpha, d, offset, convention, ...)): check every field
@@ -286,13 +298,14 @@ class SerialArm:
         object.__setattr__(self, "base", _as_transform(self.base, "base"))
         object.__setattr__(self, "tool", _as_transform(self.tool, "tool"))
         # per-link constants as Python floats, computed once (the FK loop runs per call)
-        consts = tuple((float(self.a[i]), _special(np.cos(self.alpha[i])), _special(np.sin(self.alpha[i])),
-                        float(self.d[i])) for i in range(self.a.size))
+        consts = tuple(
+            (float(self.a[i]), _special(np.cos(self.alpha[i])), _special(np.sin(self.alpha[i])), float(self.d[i]))
+            for i in range(self.a.size)
+        )
         object.__setattr__(self, "_consts", consts)
         object.__setattr__(self, "_has_tool", not np.array_equal(self.tool, np.eye(4)))
         # parameters of the specialised kernels (robokin._kernels): DH constants, base and tool frames
-        K = _k.dh_constants(self.a, self.alpha, self.d) + _k.frame_constants(self.base) + \
-            _k.frame_constants(self.tool)
+        K = _k.dh_constants(self.a, self.alpha, self.d) + _k.frame_constants(self.base) + _k.frame_constants(self.tool)
         object.__setattr__(self, "_K", K)
         object.__setattr__(self, "_offsets", tuple(float(o) for o in self.offset))
         object.__setattr__(self, "_kern", {})
@@ -302,8 +315,7 @@ class SerialArm:
         key = (kind, arrays)
         kern = self._kern.get(key)
         if kern is None:
-            kern = self._kern[key] = _k._compile(kind, self.n, self.convention, _k._structure(self._K),
-                                                 arrays=arrays)
+            kern = self._kern[key] = _k._compile(kind, self.n, self.convention, _k._structure(self._K), arrays=arrays)
         return kern
 
     def _single(self, kind, q):
@@ -372,8 +384,11 @@ class SerialArm:
         q = self._q(q)
         if q.ndim == 1:
             return self._chain_single(q)
-        return self._batched(q, (self.n + 1, 4, 4), lambda qc: np.stack(
-            [np.broadcast_to(_frame(*f), (len(qc), 4, 4)) for f in self._columns(qc)], axis=-3))
+        return self._batched(
+            q,
+            (self.n + 1, 4, 4),
+            lambda qc: np.stack([np.broadcast_to(_frame(*f), (len(qc), 4, 4)) for f in self._columns(qc)], axis=-3),
+        )
 
     def _batched(self, q, tail, fn):
         """``fn`` over chunks of the flattened batch ``q`` (..., n), into one output of shape ``(...,) + tail``.
@@ -406,13 +421,13 @@ class SerialArm:
         >>> np.round(arm.fk([np.pi / 2, 0.0])[:3, 3], 12)  # Craig: a_0 = 1 is before joint 1
         array([1., 1., 0.])
         """
-        ql = _k.floats_or_none(q, self.n)   # fast path: one plain float configuration
+        ql = _k.floats_or_none(q, self.n)  # fast path: one plain float configuration
         if ql is None:
             q = self._q(q)
             if q.ndim != 1:
                 T = np.empty(q.shape[:-1] + (4, 4))
                 T[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
-                self._many("fk", q, 12, T.reshape(-1, 16)[:, :12])   # rows 0..2 of each T, in place
+                self._many("fk", q, 12, T.reshape(-1, 16)[:, :12])  # rows 0..2 of each T, in place
                 return T
             ql = q.tolist()
         return _k.to_array(self._single("fk", ql) + (0.0, 0.0, 0.0, 1.0), (4, 4))
@@ -465,7 +480,7 @@ class SerialArm:
                [0., 0.],
                [1., 1.]])
         """
-        ql = _k.floats_or_none(q, self.n)   # fast path: one plain float configuration
+        ql = _k.floats_or_none(q, self.n)  # fast path: one plain float configuration
         if ql is None:
             q = self._q(q)
             if q.ndim != 1:
@@ -547,17 +562,35 @@ def validate(*, rng=None, fast=False):
     rng = np.random.default_rng(5) if rng is None else rng
     N = 200 if fast else 2000
     reports = []
-    a, al, d, th = (rng.uniform(-1, 1, N), rng.uniform(-np.pi, np.pi, N), rng.uniform(-1, 1, N),
-                    rng.uniform(-np.pi, np.pi, N))
+    a, al, d, th = (
+        rng.uniform(-1, 1, N),
+        rng.uniform(-np.pi, np.pi, N),
+        rng.uniform(-1, 1, N),
+        rng.uniform(-np.pi, np.pi, N),
+    )
     z0 = np.zeros(N)
     Tz = make_transform(np.eye(3), np.stack([z0, z0, d], -1))
     Tx = make_transform(np.eye(3), np.stack([a, z0, z0], -1))
     Rz = make_transform(rotz(th), np.zeros(3))
     Rx = make_transform(rotx(al), np.zeros(3))
-    reports.append(check_close("standard DH = Rz Tz Tx Rx", dh_transform(a, al, d, th, convention="standard"),
-                               Rz @ Tz @ Tx @ Rx, tol=1e-14, raise_on_fail=False))
-    reports.append(check_close("modified DH = Rx Tx Rz Tz", dh_transform(a, al, d, th, convention="modified"),
-                               Rx @ Tx @ Rz @ Tz, tol=1e-14, raise_on_fail=False))
+    reports.append(
+        check_close(
+            "standard DH = Rz Tz Tx Rx",
+            dh_transform(a, al, d, th, convention="standard"),
+            Rz @ Tz @ Tx @ Rx,
+            tol=1e-14,
+            raise_on_fail=False,
+        )
+    )
+    reports.append(
+        check_close(
+            "modified DH = Rx Tx Rz Tz",
+            dh_transform(a, al, d, th, convention="modified"),
+            Rx @ Tx @ Rz @ Tz,
+            tol=1e-14,
+            raise_on_fail=False,
+        )
+    )
     from .ur5 import UR5
 
     q = rng.uniform(-np.pi, np.pi, (50 if fast else 300, 6))
@@ -568,7 +601,15 @@ def validate(*, rng=None, fast=False):
         # orientation via the rotation log relative to the unperturbed pose (not Euler angles)
         return np.concatenate([T[..., :3, 3], so3_log(T[..., :3, :3] @ np.swapaxes(T0[..., :3, :3], -1, -2))], -1)
 
-    reports.append(check_jacobian(UR5.jacobian, f, q, eps=1e-6, tol=1e-6,
-                                  name="UR5 geometric Jacobian vs finite differences (so3 log)",
-                                  raise_on_fail=False))
+    reports.append(
+        check_jacobian(
+            UR5.jacobian,
+            f,
+            q,
+            eps=1e-6,
+            tol=1e-6,
+            name="UR5 geometric Jacobian vs finite differences (so3 log)",
+            raise_on_fail=False,
+        )
+    )
     return reports

@@ -131,8 +131,10 @@ def _soft(solref, solimp):
     if solimp is not None:
         si = as_array(solimp, "solimp")
         if si.shape not in ((3,), (5,)) or not (0 < si[0] < 1 and 0 < si[1] < 1 and si[2] > 0):
-            raise ValueError("solimp must be (dmin, dmax, width[, midpoint, power]) with 0 < dmin, dmax < 1 "
-                             f"and width > 0, got {si.tolist()}")
+            raise ValueError(
+                "solimp must be (dmin, dmax, width[, midpoint, power]) with 0 < dmin, dmax < 1 "
+                f"and width > 0, got {si.tolist()}"
+            )
         out += f' solimp="{_vec(si)}"'
     return out
 
@@ -146,8 +148,10 @@ def _masses_inertias(lengths, masses, inertias):
     else:
         inertia = as_array(inertias, "inertias", trailing=(len(lengths),))
         if inertia.ndim != 1 or np.any(inertia <= 0):
-            raise ValueError("inertias must be positive moments of inertia about each link's centre of mass "
-                             f"(kg m^2; MuJoCo rejects zero inertia on a moving body), got {np.ravel(inertia).tolist()}")
+            raise ValueError(
+                "inertias must be positive moments of inertia about each link's centre of mass "
+                f"(kg m^2; MuJoCo rejects zero inertia on a moving body), got {np.ravel(inertia).tolist()}"
+            )
     return m, inertia
 
 
@@ -155,11 +159,13 @@ def _rod_body(name, pos, length, mass, inertia, radius, joint, axis, *, quat=Non
     """Opening tag and contents of a link body: hinge at its origin, rod along local +x."""
     q = "" if quat is None else f' quat="{_vec(quat)}"'
     i_small = min(0.5 * mass * radius**2, inertia)  # about the rod axis (no planar effect); keeps A + B >= C
-    return (f'<body name="{name}" pos="{_vec(pos)}"{q}>'
-            f'<joint name="{joint}" type="hinge" axis="{_vec(axis)}"{jattr}/>'
-            f'<inertial pos="{_f(length / 2)} 0 0" mass="{_f(mass)}" '
-            f'diaginertia="{_f(i_small)} {_f(inertia)} {_f(inertia)}"/>'
-            f'<geom type="capsule" fromto="0 0 0 {_f(length)} 0 0" size="{_f(radius)}"/>' + extra)
+    return (
+        f'<body name="{name}" pos="{_vec(pos)}"{q}>'
+        f'<joint name="{joint}" type="hinge" axis="{_vec(axis)}"{jattr}/>'
+        f'<inertial pos="{_f(length / 2)} 0 0" mass="{_f(mass)}" '
+        f'diaginertia="{_f(i_small)} {_f(inertia)} {_f(inertia)}"/>'
+        f'<geom type="capsule" fromto="0 0 0 {_f(length)} 0 0" size="{_f(radius)}"/>' + extra
+    )
 
 
 def _fivebar_xml(fb, prefix, masses, inertias, radius, *, wheel="", pos=(0.0, 0.0, 0.0), motor_attr=""):
@@ -168,16 +174,46 @@ def _fivebar_xml(fb, prefix, masses, inertias, radius, *, wheel="", pos=(0.0, 0.
     m, inertia = _masses_inertias(L, masses, inertias)
     ax = (0.0, -1.0, 0.0)
     p0 = np.asarray(pos, dtype=float)
-    left = (_rod_body(f"{prefix}thigh_A", p0, fb.l1, m[0], inertia[0], radius, f"{prefix}motor_A", ax,
-                        jattr=motor_attr)
-            + _rod_body(f"{prefix}shank_C", (fb.l1, 0, 0), fb.l3, m[1], inertia[1], radius, f"{prefix}knee_C", ax,
-                        extra=f'<site name="{prefix}foot_C" pos="{_f(fb.l3)} 0 0" size="{_f(radius)}"/>' + wheel)
-            + "</body></body>")
-    right = (_rod_body(f"{prefix}thigh_B", p0 + (fb.d, 0, 0), fb.l2, m[2], inertia[2], radius, f"{prefix}motor_B", ax,
-                         jattr=motor_attr)
-             + _rod_body(f"{prefix}shank_D", (fb.l2, 0, 0), fb.l4, m[3], inertia[3], radius, f"{prefix}knee_D", ax,
-                         extra=f'<site name="{prefix}foot_D" pos="{_f(fb.l4)} 0 0" size="{_f(radius)}"/>')
-             + "</body></body>")
+    left = (
+        _rod_body(f"{prefix}thigh_A", p0, fb.l1, m[0], inertia[0], radius, f"{prefix}motor_A", ax, jattr=motor_attr)
+        + _rod_body(
+            f"{prefix}shank_C",
+            (fb.l1, 0, 0),
+            fb.l3,
+            m[1],
+            inertia[1],
+            radius,
+            f"{prefix}knee_C",
+            ax,
+            extra=f'<site name="{prefix}foot_C" pos="{_f(fb.l3)} 0 0" size="{_f(radius)}"/>' + wheel,
+        )
+        + "</body></body>"
+    )
+    right = (
+        _rod_body(
+            f"{prefix}thigh_B",
+            p0 + (fb.d, 0, 0),
+            fb.l2,
+            m[2],
+            inertia[2],
+            radius,
+            f"{prefix}motor_B",
+            ax,
+            jattr=motor_attr,
+        )
+        + _rod_body(
+            f"{prefix}shank_D",
+            (fb.l2, 0, 0),
+            fb.l4,
+            m[3],
+            inertia[3],
+            radius,
+            f"{prefix}knee_D",
+            ax,
+            extra=f'<site name="{prefix}foot_D" pos="{_f(fb.l4)} 0 0" size="{_f(radius)}"/>',
+        )
+        + "</body></body>"
+    )
     return left + right
 
 
@@ -188,9 +224,25 @@ def _check_fivebar(fb):
     return fb
 
 
-def fivebar_mjcf(fivebar, *, masses, inertias=None, radius=0.008, actuator="position", kp=200.0, kv=2.0,
-                 timestep=1e-3, integrator="RK4", g=9.81, solref=None, solimp=None, armature=0.0,
-                 damping=0.0, body_mass=None, foot_pin=None):
+def fivebar_mjcf(
+    fivebar,
+    *,
+    masses,
+    inertias=None,
+    radius=0.008,
+    actuator="position",
+    kp=200.0,
+    kv=2.0,
+    timestep=1e-3,
+    integrator="RK4",
+    g=9.81,
+    solref=None,
+    solimp=None,
+    armature=0.0,
+    damping=0.0,
+    body_mass=None,
+    foot_pin=None,
+):
     """MJCF text of a five-bar leg: two serial chains closed at the foot by an equality constraint.
 
     Parameters
@@ -249,18 +301,23 @@ def fivebar_mjcf(fivebar, *, masses, inertias=None, radius=0.008, actuator="posi
     armature, damping = finite_scalar(armature, "armature"), finite_scalar(damping, "damping")
     if armature < 0 or damping < 0:
         raise ValueError("armature and damping must be >= 0")
-    head = ("<mujoco model=\"fivebar\"><compiler angle=\"radian\" autolimits=\"true\"/>"
-            + _option(timestep, integrator, (0.0, 0.0, -g))
-            + '<default><geom contype="0" conaffinity="0" rgba="0.3 0.5 0.8 1"/></default>')
+    head = (
+        '<mujoco model="fivebar"><compiler angle="radian" autolimits="true"/>'
+        + _option(timestep, integrator, (0.0, 0.0, -g))
+        + '<default><geom contype="0" conaffinity="0" rgba="0.3 0.5 0.8 1"/></default>'
+    )
     jattr = f' armature="{_f(armature)}" damping="{_f(damping)}"'
     legs = _fivebar_xml(fb, "", masses, inertias, radius, motor_attr=jattr)
     soft = _soft(solref, solimp)
     pin = ""
     if body_mass is not None:
         mb = positive(body_mass, "body_mass")
-        legs = (f'<body name="base" pos="0 0 0"><joint name="lift" type="slide" axis="0 0 1"/>'
-                f'<inertial pos="{_f(fb.d / 2)} 0 0" mass="{_f(mb)}" diaginertia="{_vec([mb * 1e-3] * 3)}"/>'
-                + legs + "</body>")
+        legs = (
+            f'<body name="base" pos="0 0 0"><joint name="lift" type="slide" axis="0 0 1"/>'
+            f'<inertial pos="{_f(fb.d / 2)} 0 0" mass="{_f(mb)}" diaginertia="{_vec([mb * 1e-3] * 3)}"/>'
+            + legs
+            + "</body>"
+        )
     if foot_pin is not None:
         fp = as_array(foot_pin, "foot_pin", trailing=(2,))
         legs += f'<site name="foot_pin" pos="{_f(fp[0])} 0 {_f(fp[1])}"/>'
@@ -400,8 +457,15 @@ def fivebar_static_torques(model, fivebar, q, force, *, assembly="down"):
         Jc = Jc[data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
         # the ground pushes on the foot with -F (the leg applies F): external load on the model
         ext = np.zeros(model.nv)
-        mujoco.mj_applyFT(model, data, np.array([-Fb[k, 0], 0.0, -Fb[k, 1]]), np.zeros(3),
-                          data.site("foot_C").xpos.copy(), site_body, ext)
+        mujoco.mj_applyFT(
+            model,
+            data,
+            np.array([-Fb[k, 0], 0.0, -Fb[k, 1]]),
+            np.zeros(3),
+            data.site("foot_C").xpos.copy(),
+            site_body,
+            ext,
+        )
         lam = np.linalg.lstsq(Jc[:, knees].T, -ext[knees], rcond=None)[0]
         out[k] = -(ext[motors] + Jc[:, motors].T @ lam)
     return out.reshape(np.broadcast_shapes(q.shape, F.shape))
@@ -432,14 +496,20 @@ def two_link_mjcf(arm, *, timestep=1e-3, integrator="RK4"):
     z = (0.0, 0.0, 1.0)
 
     def link(name, pos, m, lc, inertia, length):
-        return (f'<body name="{name}" pos="{_vec(pos)}"><joint name="{name}_joint" type="hinge" axis="{_vec(z)}"/>'
-                f'<inertial pos="{_f(lc)} 0 0" mass="{_f(m)}" diaginertia="{_vec([inertia] * 3)}"/>'
-                f'<geom type="capsule" fromto="0 0 0 {_f(length)} 0 0" size="0.01" contype="0" conaffinity="0"/>')
+        return (
+            f'<body name="{name}" pos="{_vec(pos)}"><joint name="{name}_joint" type="hinge" axis="{_vec(z)}"/>'
+            f'<inertial pos="{_f(lc)} 0 0" mass="{_f(m)}" diaginertia="{_vec([inertia] * 3)}"/>'
+            f'<geom type="capsule" fromto="0 0 0 {_f(length)} 0 0" size="0.01" contype="0" conaffinity="0"/>'
+        )
 
-    return ('<mujoco model="two_link"><compiler angle="radian"/>' + _option(timestep, integrator, (0, -arm.g, 0))
-            + "<worldbody>" + link("link1", (0, 0, 0), arm.m1, arm.lc1, arm.I1, arm.l1)
-            + link("link2", (arm.l1, 0, 0), arm.m2, arm.lc2, arm.I2, arm.l2)
-            + "</body></body></worldbody></mujoco>")
+    return (
+        '<mujoco model="two_link"><compiler angle="radian"/>'
+        + _option(timestep, integrator, (0, -arm.g, 0))
+        + "<worldbody>"
+        + link("link1", (0, 0, 0), arm.m1, arm.lc1, arm.I1, arm.l1)
+        + link("link2", (arm.l1, 0, 0), arm.m2, arm.lc2, arm.I2, arm.l2)
+        + "</body></body></worldbody></mujoco>"
+    )
 
 
 def two_link_model(arm, **options):
@@ -540,11 +610,12 @@ def dh_mjcf(arm, *, masses, coms, inertias, gravity=(0.0, 0.0, -9.81), timestep=
             raise ValueError(f"inertia of link {i + 1} is not symmetric")
         ev = np.linalg.eigvalsh(Ii)
         if ev.min() <= 0 or ev[2] > ev[0] + ev[1] + 1e-12 * ev[2]:
-            raise ValueError(f"inertia of link {i + 1} is not physical: principal moments {ev.tolist()} must be "
-                             "positive and satisfy the triangle inequality")
+            raise ValueError(
+                f"inertia of link {i + 1} is not physical: principal moments {ev.tolist()} must be "
+                "positive and satisfy the triangle inequality"
+            )
     base = np.asarray(arm.base, dtype=float)
-    xml = ('<mujoco model="dh_arm"><compiler angle="radian"/>' + _option(timestep, integrator, gravity)
-           + "<worldbody>")
+    xml = '<mujoco model="dh_arm"><compiler angle="radian"/>' + _option(timestep, integrator, gravity) + "<worldbody>"
     pos, R = base[:3, 3], base[:3, :3]
     for i in range(n):
         Rb = R @ _rotz(float(arm.offset[i]))
@@ -553,9 +624,11 @@ def dh_mjcf(arm, *, masses, coms, inertias, gravity=(0.0, 0.0, -9.81), timestep=
         com = p_dh + Ra @ c[i]
         Ib = Ra @ inertia[i] @ Ra.T
         full = [Ib[0, 0], Ib[1, 1], Ib[2, 2], Ib[0, 1], Ib[0, 2], Ib[1, 2]]
-        xml += (f'<body name="link{i + 1}" pos="{_vec(pos)}" quat="{_vec(_quat(Rb))}">'
-                f'<joint name="joint{i + 1}" type="hinge" axis="0 0 1"/>'
-                f'<inertial pos="{_vec(com)}" mass="{_f(m[i])}" fullinertia="{_vec(full)}"/>')
+        xml += (
+            f'<body name="link{i + 1}" pos="{_vec(pos)}" quat="{_vec(_quat(Rb))}">'
+            f'<joint name="joint{i + 1}" type="hinge" axis="0 0 1"/>'
+            f'<inertial pos="{_vec(com)}" mass="{_f(m[i])}" fullinertia="{_vec(full)}"/>'
+        )
         pos, R = p_dh, Ra
     return xml + "</body>" * n + "</worldbody></mujoco>"
 
@@ -628,8 +701,9 @@ def run_controller(model, data, controller, *, t_end, rate, record=None, max_qac
     sub = 1.0 / (rate * model.opt.timestep)
     n_sub = int(round(sub))
     if n_sub < 1 or abs(sub - n_sub) > 1e-6 * sub:
-        raise ValueError(f"the control period 1/rate = {1 / rate:g} s must be a whole number of timesteps "
-                         f"({model.opt.timestep:g} s)")
+        raise ValueError(
+            f"the control period 1/rate = {1 / rate:g} s must be a whole number of timesteps ({model.opt.timestep:g} s)"
+        )
     if not callable(controller):
         raise ValueError("controller must be a callable (t, data) -> actuator inputs")
     n_ticks = int(round(t_end * rate))
@@ -652,9 +726,13 @@ def run_controller(model, data, controller, *, t_end, rate, record=None, max_qac
             mujoco.mj_step(model, data)
         bad = int(data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number) > bad_before
         if bad or not np.all(np.isfinite(data.qpos)) or np.abs(data.qacc).max(initial=0.0) > max_qacc:
-            raise IntegrationError(float(data.time), t0 + t_end, (k + 1) * n_sub,
-                                   "robokin.sim.run_controller: the simulation diverged (non-finite state or "
-                                   f"|qacc| > {max_qacc:g}); reduce the timestep or soften the command")
+            raise IntegrationError(
+                float(data.time),
+                t0 + t_end,
+                (k + 1) * n_sub,
+                "robokin.sim.run_controller: the simulation diverged (non-finite state or "
+                f"|qacc| > {max_qacc:g}); reduce the timestep or soften the command",
+            )
     return np.array(ts), (np.array(rec) if record is not None else None)
 
 
@@ -680,8 +758,18 @@ def contact_normal_force(model, data, geom):
 WHEEL_LEG_ACTUATORS = ("L_motor_A", "L_motor_B", "R_motor_A", "R_motor_B", "L_wheel", "R_wheel")
 
 
-def wheel_leg_mjcf(params, fivebar, *, track=0.4, roll_yaw_inertia=(0.15, 0.2), friction=1.0, timestep=1e-3,
-                   integrator="RK4", solref=None, radius=0.01):
+def wheel_leg_mjcf(
+    params,
+    fivebar,
+    *,
+    track=0.4,
+    roll_yaw_inertia=(0.15, 0.2),
+    friction=1.0,
+    timestep=1e-3,
+    integrator="RK4",
+    solref=None,
+    radius=0.01,
+):
     """MJCF of the whole wheel-legged robot of chapter 4: body, two five-bar legs, two wheels, ground.
 
     Every parameter comes from the two objects: the body has mass ``m_b`` with its centre of mass
@@ -727,27 +815,32 @@ def wheel_leg_mjcf(params, fivebar, *, track=0.4, roll_yaw_inertia=(0.15, 0.2), 
     half_w = 0.2 * p.R
     legs = ""
     for side, y in (("L_", 0.5 * track), ("R_", -0.5 * track)):
-        wheel = (f'<body name="{side}wheel" pos="{_f(fb.l3)} 0 0">'
-                 f'<joint name="{side}wheel" type="hinge" axis="0 1 0"/>'
-                 f'<inertial pos="0 0 0" mass="{_f(mw)}" diaginertia="{_f(it)} {_f(iw)} {_f(it)}"/>'
-                 f'<geom name="{side}tyre" type="cylinder" fromto="0 {_f(-half_w)} 0 0 {_f(half_w)} 0" '
-                 f'size="{_f(p.R)}" contype="1" conaffinity="1" condim="3" friction="{_f(friction)} 0.005 0.0001"/>'
-                 "</body>")
+        wheel = (
+            f'<body name="{side}wheel" pos="{_f(fb.l3)} 0 0">'
+            f'<joint name="{side}wheel" type="hinge" axis="0 1 0"/>'
+            f'<inertial pos="0 0 0" mass="{_f(mw)}" diaginertia="{_f(it)} {_f(iw)} {_f(it)}"/>'
+            f'<geom name="{side}tyre" type="cylinder" fromto="0 {_f(-half_w)} 0 0 {_f(half_w)} 0" '
+            f'size="{_f(p.R)}" contype="1" conaffinity="1" condim="3" friction="{_f(friction)} 0.005 0.0001"/>'
+            "</body>"
+        )
         legs += _fivebar_xml(fb, side, link_m, None, radius, wheel=wheel, pos=(-0.5 * fb.d, y, 0.0))
     soft = _soft(solref, solimp=None)
-    return ('<mujoco model="wheel_leg"><compiler angle="radian" autolimits="true"/>'
-            + _option(timestep, integrator, (0.0, 0.0, -p.g))
-            + '<default><geom contype="0" conaffinity="0" rgba="0.3 0.5 0.8 1"/></default>'
-            + '<worldbody><geom name="ground" type="plane" size="50 50 0.1" contype="1" conaffinity="1" '
-            f'friction="{_f(friction)} 0.005 0.0001"/>'
-            + '<body name="torso" pos="0 0 0"><freejoint name="root"/>'
-            + f'<inertial pos="0 0 {_f(p.l_c)}" mass="{_f(p.m_b)}" diaginertia="{_f(Ixx)} {_f(Iyy)} {_f(Izz)}"/>'
-            + f'<geom type="box" size="0.15 {_f(0.5 * track - 0.03)} 0.04" pos="0 0 0.05" rgba="0.9 0.6 0.2 1"/>'
-            + legs + "</body></worldbody><equality>"
-            + "".join(f'<connect site1="{s}foot_C" site2="{s}foot_D"{soft}/>' for s in ("L_", "R_"))
-            + "</equality><actuator>"
-            + "".join(f'<motor name="{a}" joint="{a}" gear="1"/>' for a in WHEEL_LEG_ACTUATORS)
-            + "</actuator></mujoco>")
+    return (
+        '<mujoco model="wheel_leg"><compiler angle="radian" autolimits="true"/>'
+        + _option(timestep, integrator, (0.0, 0.0, -p.g))
+        + '<default><geom contype="0" conaffinity="0" rgba="0.3 0.5 0.8 1"/></default>'
+        + '<worldbody><geom name="ground" type="plane" size="50 50 0.1" contype="1" conaffinity="1" '
+        f'friction="{_f(friction)} 0.005 0.0001"/>'
+        + '<body name="torso" pos="0 0 0"><freejoint name="root"/>'
+        + f'<inertial pos="0 0 {_f(p.l_c)}" mass="{_f(p.m_b)}" diaginertia="{_f(Ixx)} {_f(Iyy)} {_f(Izz)}"/>'
+        + f'<geom type="box" size="0.15 {_f(0.5 * track - 0.03)} 0.04" pos="0 0 0.05" rgba="0.9 0.6 0.2 1"/>'
+        + legs
+        + "</body></worldbody><equality>"
+        + "".join(f'<connect site1="{s}foot_C" site2="{s}foot_D"{soft}/>' for s in ("L_", "R_"))
+        + "</equality><actuator>"
+        + "".join(f'<motor name="{a}" joint="{a}" gear="1"/>' for a in WHEEL_LEG_ACTUATORS)
+        + "</actuator></mujoco>"
+    )
 
 
 def wheel_leg_model(params, fivebar, **options):
@@ -802,8 +895,8 @@ def wheel_leg_state(model, data):
     tor = data.body("torso")
     Rb = tor.xmat.reshape(3, 3)
     hip = tor.xpos
-    v_hip = data.qvel[0:3]                 # free joint: world linear velocity of the body origin
-    w = Rb @ data.qvel[3:6]                # free joint: angular velocity in the body frame -> world
+    v_hip = data.qvel[0:3]  # free joint: world linear velocity of the body origin
+    w = Rb @ data.qvel[3:6]  # free joint: angular velocity in the body frame -> world
     phi = math.atan2(Rb[0, 2], Rb[2, 2])
     roll = math.atan2(Rb[2, 1], Rb[2, 2])
     v6 = np.zeros(6)
@@ -813,7 +906,7 @@ def wheel_leg_state(model, data):
         r_w = data.site_xpos[site] - hip
         mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_SITE, site, v6, 0)
         rd_w = v6[3:] - v_hip - _cross3(w, r_w)
-        r, rd = Rb.T @ r_w, Rb.T @ rd_w    # in the body frame; the leg plane is x-z
+        r, rd = Rb.T @ r_w, Rb.T @ rd_w  # in the body frame; the leg plane is x-z
         L2 = r[0] ** 2 + r[2] ** 2
         L.append(math.sqrt(L2))
         Ld.append((r[0] * rd[0] + r[2] * rd[2]) / L[-1])
@@ -825,11 +918,27 @@ def wheel_leg_state(model, data):
         xds.append(v6[3])
         q.append([data.qpos[model.joint(side + j).qposadr[0]] for j in ("motor_A", "motor_B")])
     phid = float(w[1])
-    st = np.array([0.5 * (tb[0] + tb[1]) + phi, 0.5 * (tbd[0] + tbd[1]) + phid, 0.5 * (xs[0] + xs[1]),
-                   0.5 * (xds[0] + xds[1]), phi, phid])
+    st = np.array(
+        [
+            0.5 * (tb[0] + tb[1]) + phi,
+            0.5 * (tbd[0] + tbd[1]) + phid,
+            0.5 * (xs[0] + xs[1]),
+            0.5 * (xds[0] + xds[1]),
+            phi,
+            phid,
+        ]
+    )
     tb, tbd = np.array(tb), np.array(tbd)
-    return {"s": st, "L0": np.array(L), "L0_dot": np.array(Ld), "theta_b": tb, "theta_b_dot": tbd,
-            "q": np.array(q), "roll": roll, "yaw_rate": float(w[2])}
+    return {
+        "s": st,
+        "L0": np.array(L),
+        "L0_dot": np.array(Ld),
+        "theta_b": tb,
+        "theta_b_dot": tbd,
+        "q": np.array(q),
+        "roll": roll,
+        "yaw_rate": float(w[2]),
+    }
 
 
 @dataclass(frozen=True)
@@ -888,10 +997,10 @@ def validate(*, rng=None, fast=False):
     -------
     list of robokin.checks.CheckReport
     """
+    from . import ur5
     from .checks import check_close
     from .dynamics import TwoLinkArm, rnea
     from .fivebar import FiveBar
-    from . import ur5
 
     rng = np.random.default_rng(13) if rng is None else rng
     n = 20 if fast else 100
@@ -903,8 +1012,16 @@ def validate(*, rng=None, fast=False):
     F = rng.normal(0, 50, (n, 2))
     tau_mj = fivebar_static_torques(m0, leg, q, F)
     tau_rk = leg.static_torques(q, F)
-    reports.append(check_close("five-bar statics: MuJoCo constraint Jacobian vs J^T F", tau_mj, tau_rk, tol=1e-9,
-                               scale=np.abs(tau_rk).max(), raise_on_fail=False))
+    reports.append(
+        check_close(
+            "five-bar statics: MuJoCo constraint Jacobian vs J^T F",
+            tau_mj,
+            tau_rk,
+            tol=1e-9,
+            scale=np.abs(tau_rk).max(),
+            raise_on_fail=False,
+        )
+    )
     mujoco = require_mujoco()
     d0 = mujoco.MjData(m0)
     errs = []
@@ -913,23 +1030,56 @@ def validate(*, rng=None, fast=False):
         mujoco.mj_kinematics(m0, d0)
         eC, eD = fivebar_feet(m0, d0)
         errs.append(max(np.abs(eC - leg.fk(qp[[0, 2]])).max(), np.abs(eD - eC).max()))
-    reports.append(check_close("five-bar FK: MuJoCo foot sites vs FiveBar.fk", np.array(errs), 0.0, tol=1e-12,
-                               unit="m", raise_on_fail=False))
+    reports.append(
+        check_close(
+            "five-bar FK: MuJoCo foot sites vs FiveBar.fk",
+            np.array(errs),
+            0.0,
+            tol=1e-12,
+            unit="m",
+            raise_on_fail=False,
+        )
+    )
     arm = TwoLinkArm(1.2, 0.8, 0.5, 0.4, 0.22, 0.17, 0.03, 0.012)
     q2, qd2 = rng.uniform(-np.pi, np.pi, (n, 2)), rng.normal(0, 2, (n, 2))
     M, Cqd, G = two_link_terms(two_link_model(arm), q2, qd2)
-    reports.append(check_close("2-link M(q): MuJoCo mj_fullM vs TwoLinkArm.M", M, arm.M(q2), tol=1e-12,
-                               scale=np.abs(arm.M(q2)).max(), raise_on_fail=False))
+    reports.append(
+        check_close(
+            "2-link M(q): MuJoCo mj_fullM vs TwoLinkArm.M",
+            M,
+            arm.M(q2),
+            tol=1e-12,
+            scale=np.abs(arm.M(q2)).max(),
+            raise_on_fail=False,
+        )
+    )
     Cref = np.einsum("...ij,...j->...i", arm.C(q2, qd2), qd2)
-    reports.append(check_close("2-link C qd + G: MuJoCo qfrc_bias vs TwoLinkArm", Cqd + G, Cref + arm.G(q2),
-                               tol=1e-12, scale=np.abs(Cref + arm.G(q2)).max(), raise_on_fail=False))
+    reports.append(
+        check_close(
+            "2-link C qd + G: MuJoCo qfrc_bias vs TwoLinkArm",
+            Cqd + G,
+            Cref + arm.G(q2),
+            tol=1e-12,
+            scale=np.abs(Cref + arm.G(q2)).max(),
+            raise_on_fail=False,
+        )
+    )
     ip = ur5.inertial_parameters()
     q6, qd6, qdd6 = (rng.uniform(-np.pi, np.pi, (n, 6)), rng.normal(0, 1, (n, 6)), rng.normal(0, 1, (n, 6)))
     tau_mj = inverse_dynamics(dh_model(ur5.UR5, **ip), q6, qd6, qdd6)
-    tau_rk = rnea(ur5.UR5.a, ur5.UR5.alpha, ur5.UR5.d, q6, qd6, qdd6, convention="standard", **ip,
-                  gravity=[0.0, 0.0, -9.81])
-    reports.append(check_close("UR5 inverse dynamics: MuJoCo mj_inverse vs robokin RNEA", tau_mj, tau_rk, tol=1e-10,
-                               scale=np.abs(tau_rk).max(), raise_on_fail=False))
+    tau_rk = rnea(
+        ur5.UR5.a, ur5.UR5.alpha, ur5.UR5.d, q6, qd6, qdd6, convention="standard", **ip, gravity=[0.0, 0.0, -9.81]
+    )
+    reports.append(
+        check_close(
+            "UR5 inverse dynamics: MuJoCo mj_inverse vs robokin RNEA",
+            tau_mj,
+            tau_rk,
+            tol=1e-10,
+            scale=np.abs(tau_rk).max(),
+            raise_on_fail=False,
+        )
+    )
     from .wheel_leg import WheelLegParams, virtual_leg
 
     P, fb4 = WheelLegParams(), FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)
@@ -940,8 +1090,16 @@ def validate(*, rng=None, fast=False):
         wheel_leg_pose(mr, dr, P, fb4, L0=L0, theta=th)
         st = wheel_leg_state(mr, dr)
         leg = virtual_leg(fb4, st["q"])
-        errs.append(max(np.abs(st["L0"] - leg[:, 0]).max(), np.abs(st["s"][0] - th),
-                        abs(mr.body_subtreemass[1] - P.total_mass)))
-    reports.append(check_close("wheel-leg robot: MuJoCo leg sites and mass vs virtual_leg and WheelLegParams",
-                               np.array(errs), 0.0, tol=1e-12, raise_on_fail=False))
+        errs.append(
+            max(np.abs(st["L0"] - leg[:, 0]).max(), np.abs(st["s"][0] - th), abs(mr.body_subtreemass[1] - P.total_mass))
+        )
+    reports.append(
+        check_close(
+            "wheel-leg robot: MuJoCo leg sites and mass vs virtual_leg and WheelLegParams",
+            np.array(errs),
+            0.0,
+            tol=1e-12,
+            raise_on_fail=False,
+        )
+    )
     return reports

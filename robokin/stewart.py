@@ -25,8 +25,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import (MAX_THRESHOLD, as_array, callback_output, finite_scalar, integer, on_unreachable_mode,
-                        positive, solve_ivp_guarded)
+from ._validate import (
+    MAX_THRESHOLD,
+    as_array,
+    callback_output,
+    finite_scalar,
+    integer,
+    on_unreachable_mode,
+    positive,
+    solve_ivp_guarded,
+)
 from .checks import CheckReport, check_close, check_errors, check_jacobian
 from .dynamics import check_inertias
 from .errors import ConvergenceError, SingularityError, SingularityWarning, UnreachableError
@@ -64,8 +72,10 @@ def _cross(a, b):
 
 def _check_legs(L):
     if np.any(L <= 1e-12):
-        raise ValueError("a pose puts a top anchor on its base anchor (zero-length leg): the leg direction, "
-                         "and so the Jacobian, is undefined there")
+        raise ValueError(
+            "a pose puts a top anchor on its base anchor (zero-length leg): the leg direction, "
+            "and so the Jacobian, is undefined there"
+        )
 
 
 def _circle(r, angles):
@@ -274,8 +284,9 @@ class Stewart:
             return np.where(ok[..., None], L, np.nan), ok
         if not np.all(ok):
             bad = q[~ok] if q.ndim > 1 else q[None]
-            raise UnreachableError(int(np.size(ok) - np.count_nonzero(ok)), bad[0], total=int(np.size(ok)),
-                                   reason=reason)
+            raise UnreachableError(
+                int(np.size(ok) - np.count_nonzero(ok)), bad[0], total=int(np.size(ok)), reason=reason
+            )
         return L
 
     def reachable(self, pose):
@@ -500,9 +511,12 @@ class Stewart:
             return FKResult(q.reshape(shape), ok.reshape(lead), res.reshape(lead), iters.reshape(lead))
         if not np.all(ok):
             worst = np.max(np.where(np.isfinite(res), res, np.inf))
-            raise ConvergenceError(worst, int(iters.max()),
-                                   f"Newton FK ({np.count_nonzero(~ok)} of {ok.size} samples); "
-                                   "try another guess, or check that the lengths are assemblable")
+            raise ConvergenceError(
+                worst,
+                int(iters.max()),
+                f"Newton FK ({np.count_nonzero(~ok)} of {ok.size} samples); "
+                "try another guess, or check that the lengths are assemblable",
+            )
         return q.reshape(shape)
 
 
@@ -667,8 +681,7 @@ class StewartDynamics:
         Rt = np.swapaxes(R, -1, -2)
         E = zyx_rate_matrix(q[..., 3:], frame="world")
         cw = R @ c
-        Io = R @ Ic @ Rt + m * (np.sum(cw * cw, -1)[..., None, None] * np.eye(3)
-                                - cw[..., :, None] * cw[..., None, :])
+        Io = R @ Ic @ Rt + m * (np.sum(cw * cw, -1)[..., None, None] * np.eye(3) - cw[..., :, None] * cw[..., None, :])
         mC = m * hat(cw)
         # M = S^T M_t S with S = blockdiag(I, E), M_t = [[m I, -m [c]], [m [c], I_o]]
         M = np.zeros(q.shape[:-1] + (6, 6))
@@ -806,8 +819,10 @@ class StewartDynamics:
         try:
             return np.linalg.solve(np.swapaxes(t["Jq"], -1, -2), Q[..., None])[..., 0] + t["fric"]
         except np.linalg.LinAlgError:
-            raise SingularityError(np.inf, "StewartDynamics.inverse_dynamics: the leg Jacobian is singular "
-                                           "(the legs cannot hold this pose)") from None
+            raise SingularityError(
+                np.inf,
+                "StewartDynamics.inverse_dynamics: the leg Jacobian is singular (the legs cannot hold this pose)",
+            ) from None
 
     def forward_dynamics(self, q, qd, f):
         """Pose accelerations ``qdd = M^-1 (Jq^T (f - f_fric) - h - G)``: ``(..., 6)``.
@@ -840,9 +855,11 @@ class StewartDynamics:
     def _accel(self, q, qd, f):
         lock = np.abs(np.cos(q[..., 4])) < GIMBAL_COS
         if np.any(lock):
-            raise SingularityError(1.0 / max(float(np.min(np.abs(np.cos(q[..., 4])))) ** 2, 1e-300),
-                                   f"StewartDynamics.forward_dynamics: mass matrix at {int(np.count_nonzero(lock))} "
-                                   "pose(s) with pitch = +-pi/2 (ZYX gimbal lock)")
+            raise SingularityError(
+                1.0 / max(float(np.min(np.abs(np.cos(q[..., 4])))) ** 2, 1e-300),
+                f"StewartDynamics.forward_dynamics: mass matrix at {int(np.count_nonzero(lock))} "
+                "pose(s) with pitch = +-pi/2 (ZYX gimbal lock)",
+            )
         t = self._terms(q, qd)
         Q = (np.swapaxes(t["Jq"], -1, -2) @ (f - t["fric"])[..., None])[..., 0]
         return np.linalg.solve(t["M"], (Q - t["h"] - t["G"])[..., None])[..., 0]
@@ -887,7 +904,7 @@ class StewartDynamics:
             raise ValueError("force must be a callable force(t, q, qd) -> (6,) or None")
 
         def rhs(t, y):
-            y = callback_output(y, "y", (12,), t=t)   # the state solve_ivp hands in
+            y = callback_output(y, "y", (12,), t=t)  # the state solve_ivp hands in
             q, qd = y[:6], y[6:]
             f = np.zeros(6) if force is None else callback_output(force(t, q, qd), "force", (6,), t=t)
             return np.concatenate([qd, self._accel(q, qd, f)])
@@ -932,20 +949,32 @@ def validate(*, rng=None, fast=False) -> list[CheckReport]:
     a = st.anchors_world(q)
     dist = np.linalg.norm(a[:, :, None] - a[:, None], axis=-1)
     d0 = np.linalg.norm(st.top.T[:, None] - st.top.T[None], axis=-1)
-    reps.append(check_errors("stewart: R^T R = I and anchor distances preserved",
-                             np.maximum(orth, np.abs(dist - d0).max(axis=(-2, -1))), tol=1e-12,
-                             raise_on_fail=False))
-    reps.append(check_jacobian(st.jacobian_pose_rates, st.ik, q, tol=1e-6,
-                               name="stewart: dL/dq vs finite differences", raise_on_fail=False))
+    reps.append(
+        check_errors(
+            "stewart: R^T R = I and anchor distances preserved",
+            np.maximum(orth, np.abs(dist - d0).max(axis=(-2, -1))),
+            tol=1e-12,
+            raise_on_fail=False,
+        )
+    )
+    reps.append(
+        check_jacobian(
+            st.jacobian_pose_rates, st.ik, q, tol=1e-6, name="stewart: dL/dq vs finite differences", raise_on_fail=False
+        )
+    )
     res = st.fk(st.ik(q), guess=st.home_guess(st.ik(q)), full_output=True)
     err = np.where(res.converged, np.abs(res.pose - q).max(axis=-1), np.inf)
     reps.append(check_errors("stewart: Newton FK(IK(q)) pose error", err, tol=1e-9, raise_on_fail=False))
-    dyn = StewartDynamics(st, PlatformParams(12.0, np.diag([0.25, 0.25, 0.45]), leg_mass=0.4,
-                                             viscous=20.0, coulomb=5.0))
+    dyn = StewartDynamics(
+        st, PlatformParams(12.0, np.diag([0.25, 0.25, 0.45]), leg_mass=0.4, viscous=20.0, coulomb=5.0)
+    )
     qd, qdd = rng.normal(size=(2, n, 6)) * 0.5
     f = dyn.inverse_dynamics(q, qd, qdd)
-    reps.append(check_close("stewart: forward(inverse(qdd)) = qdd", dyn.forward_dynamics(q, qd, f), qdd,
-                            tol=1e-9, raise_on_fail=False))
+    reps.append(
+        check_close(
+            "stewart: forward(inverse(qdd)) = qdd", dyn.forward_dynamics(q, qd, f), qdd, tol=1e-9, raise_on_fail=False
+        )
+    )
     # energy of a frictionless platform on passive spring legs (conservative) over a short simulation
     d0 = StewartDynamics(st, PlatformParams(12.0, np.diag([0.25, 0.25, 0.45]), leg_mass=0.4))
     home = np.array([0.0, 0.0, 0.42, 0.0, 0.0, 0.0])
@@ -957,10 +986,24 @@ def validate(*, rng=None, fast=False) -> list[CheckReport]:
         return d0.energy(y[:6].T, y[6:].T) + 0.5 * k * np.sum((L - L0) ** 2, -1) - L @ f0
 
     y0 = np.r_[home + [0.01, -0.005, 0.01, 0.03, -0.02, 0.05], np.zeros(6)]
-    sol = solve_ivp_guarded(d0.ode(lambda t, q_, qd_: f0 - k * (st.ik(q_) - L0)), (0, 0.05 if fast else 0.3), y0,
-                            name="stewart energy check", max_nfev=200_000, method="DOP853", rtol=1e-10, atol=1e-12)
+    sol = solve_ivp_guarded(
+        d0.ode(lambda t, q_, qd_: f0 - k * (st.ik(q_) - L0)),
+        (0, 0.05 if fast else 0.3),
+        y0,
+        name="stewart energy check",
+        max_nfev=200_000,
+        method="DOP853",
+        rtol=1e-10,
+        atol=1e-12,
+    )
     E = total(sol.y)
     E_eq = total(np.r_[home, np.zeros(6)][:, None])[0]
-    reps.append(check_errors("stewart: energy drift without friction (relative)", (E - E[0]) / (E[0] - E_eq),
-                             tol=1e-6, raise_on_fail=False))
+    reps.append(
+        check_errors(
+            "stewart: energy drift without friction (relative)",
+            (E - E[0]) / (E[0] - E_eq),
+            tol=1e-6,
+            raise_on_fail=False,
+        )
+    )
     return reps

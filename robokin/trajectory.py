@@ -20,7 +20,6 @@ Conventions:
 from __future__ import annotations
 
 import bisect
-
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -205,9 +204,7 @@ def _times(times):
     dt = np.diff(t)
     if np.any(dt <= 0):
         k = int(np.argmax(dt <= 0))
-        raise ValueError(
-            f"times must be strictly increasing; times[{k + 1}]={t[k + 1]!r} <= times[{k}]={t[k]!r}"
-        )
+        raise ValueError(f"times must be strictly increasing; times[{k + 1}]={t[k + 1]!r} <= times[{k}]={t[k]!r}")
     return t
 
 
@@ -243,9 +240,7 @@ class PiecewiseQuintic:
         t = _times(self.times)
         c = as_array(self.coeffs, "coeffs", trailing=(None, 6))
         if c.ndim != 3 or c.shape[0] != t.size - 1:
-            raise ValueError(
-                f"coeffs must have shape (K, n, 6) with K = len(times) - 1 = {t.size - 1}; got {c.shape}"
-            )
+            raise ValueError(f"coeffs must have shape (K, n, 6) with K = len(times) - 1 = {t.size - 1}; got {c.shape}")
         t, c = t.copy(), c.copy()
         t.flags.writeable = False
         c.flags.writeable = False
@@ -292,7 +287,7 @@ class PiecewiseQuintic:
         -------
         q, qd, qdd, qddd : ndarray, each shape (..., n)
         """
-        if type(t) is float or type(t) is int:   # one time: bisect and a 24x6 matrix-vector product
+        if type(t) is float or type(t) is int:  # one time: bisect and a 24x6 matrix-vector product
             return self._evaluate_one(float(t))
         t = as_array(t, "t")
         span = self.times[-1] - self.times[0]
@@ -308,14 +303,14 @@ class PiecewiseQuintic:
     def _evaluate_one(self, t):
         tl = self._tlist
         span = tl[-1] - tl[0]
-        if not (tl[0] - 1e-12 * span <= t <= tl[-1] + 1e-12 * span):   # also False for NaN
-            return self.evaluate(np.float64(t))                         # the checked path raises
+        if not (tl[0] - 1e-12 * span <= t <= tl[-1] + 1e-12 * span):  # also False for NaN
+            return self.evaluate(np.float64(t))  # the checked path raises
         k = min(max(bisect.bisect_right(tl, t) - 1, 0), len(tl) - 2)
         tau = t - tl[k]
         t2 = tau * tau
         out = self._D[k] @ np.array((1.0, tau, t2, t2 * tau, t2 * t2, t2 * t2 * tau))
         n = self.n_joints
-        return out[:n], out[n: 2 * n], out[2 * n: 3 * n], out[3 * n:]
+        return out[:n], out[n : 2 * n], out[2 * n : 3 * n], out[3 * n :]
 
     def _eval_segment(self, k, tau):
         """Horner form per sample (used by the limit checks; :meth:`evaluate` groups samples by segment)."""
@@ -532,11 +527,13 @@ def _limit_vector(x, n, name):
 
 
 def _limits(n, vmax, amax, jmax):
-    L = np.stack([
-        _limit_vector(vmax, n, "vmax"),
-        _limit_vector(amax, n, "amax"),
-        _limit_vector(np.inf if jmax is None else jmax, n, "jmax"),
-    ])
+    L = np.stack(
+        [
+            _limit_vector(vmax, n, "vmax"),
+            _limit_vector(amax, n, "amax"),
+            _limit_vector(np.inf if jmax is None else jmax, n, "jmax"),
+        ]
+    )
     if np.all(np.isinf(L)):
         raise ValueError("at least one finite limit is needed (vmax, amax or jmax)")
     return L
@@ -630,8 +627,7 @@ class LimitReport:
         """One line naming the binding limit, e.g. ``"acceleration of joint 3 at t = 1.20 s: 100.0 % of limit"``."""
         kind, j = self.worst
         i = LIMIT_KINDS.index(kind)
-        return (f"{kind} of joint {j + 1} at t = {self.t_peak[i, j]:.3g} s: "
-                f"{100 * self.ratio[i, j]:.1f} % of limit")
+        return f"{kind} of joint {j + 1} at t = {self.t_peak[i, j]:.3g} s: {100 * self.ratio[i, j]:.1f} % of limit"
 
     def check(self, *, name="joint limits on a dense grid", raise_on_fail=True):
         """A :class:`~robokin.checks.CheckReport` of the relative excess ``max(ratio - 1, 0)``."""
@@ -726,8 +722,7 @@ def _ratios(wp, d, L, via):
     return tr, r ** (1.0 / _ORDER)[:, None, None]
 
 
-def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_joint", max_total=None,
-                 maxiter=100):
+def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_joint", max_total=None, maxiter=100):
     """Shortest segment durations of a rest-to-rest piecewise quintic under joint limits.
 
     Decision variables: the K segment durations, with the via-point velocities and
@@ -802,9 +797,15 @@ def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_jo
     def cons(x):
         return 1.0 - _ratios(wp, x * d0, L, via)[1].ravel()
 
-    res = minimize(lambda x: x @ d0 / scaled_total, np.ones_like(d0), jac=lambda x: d0 / scaled_total,
-                   method="SLSQP", bounds=[(1e-3, None)] * d0.size,
-                   constraints=[{"type": "ineq", "fun": cons}], options={"maxiter": int(maxiter), "ftol": 1e-10})
+    res = minimize(
+        lambda x: x @ d0 / scaled_total,
+        np.ones_like(d0),
+        jac=lambda x: d0 / scaled_total,
+        method="SLSQP",
+        bounds=[(1e-3, None)] * d0.size,
+        constraints=[{"type": "ineq", "fun": cons}],
+        options={"maxiter": int(maxiter), "ftol": 1e-10},
+    )
     d = np.maximum(res.x, 1e-3) * d0
     _, r = _ratios(wp, d, L, via)
     d = d * r.max()  # restore exact feasibility (SLSQP meets constraints only to its tolerance)
@@ -823,8 +824,16 @@ def _time_result(tr, r, scaled_total, budget, max_total, res, vmax, amax, jmax):
         )
     rep = check_limits(tr, vmax=vmax, amax=amax, jmax=jmax, tol=1e-9)
     act = tuple((LIMIT_KINDS[i], int(j), int(k)) for i, k, j in zip(*np.nonzero(r >= 1 - 1e-3)))
-    return TimeOptResult(traj=tr, total=total, scaled_total=scaled_total, report=rep, active=act,
-                         success=bool(res.success and rep.feasible), message=str(res.message), nit=int(res.nit))
+    return TimeOptResult(
+        traj=tr,
+        total=total,
+        scaled_total=scaled_total,
+        report=rep,
+        active=act,
+        success=bool(res.success and rep.feasible),
+        message=str(res.message),
+        nit=int(res.nit),
+    )
 
 
 def _free_plan(wp, d, V, A):
@@ -850,8 +859,7 @@ def _minimum_time_free(wp, L, start, budget, max_total, maxiter, vmax, amax, jma
     ba = (-1.0, 1.0) if np.all(np.isfinite(L[1])) else (None, None)
 
     def unpack(x):
-        return (np.maximum(x[:K], 1e-3) * d0, x[K:K + m].reshape(K - 1, n) * sv,
-                x[K + m:].reshape(K - 1, n) * sa)
+        return (np.maximum(x[:K], 1e-3) * d0, x[K : K + m].reshape(K - 1, n) * sv, x[K + m :].reshape(K - 1, n) * sa)
 
     def ratios(x):
         r = segment_peaks(_free_plan(wp, *unpack(x))) / L[:, None, :]
@@ -859,10 +867,15 @@ def _minimum_time_free(wp, L, start, budget, max_total, maxiter, vmax, amax, jma
 
     x0 = np.concatenate([np.ones(K), (V0[1:-1] / sv).ravel(), (A0[1:-1] / sa).ravel()])
     g = np.concatenate([d0, np.zeros(2 * m)]) / d0.sum()
-    res = minimize(lambda x: x @ g, x0, jac=lambda x: g, method="SLSQP",
-                   bounds=[(1e-3, None)] * K + [bv] * m + [ba] * m,
-                   constraints=[{"type": "ineq", "fun": lambda x: 1.0 - ratios(x).ravel()}],
-                   options={"maxiter": int(maxiter), "ftol": 1e-10})
+    res = minimize(
+        lambda x: x @ g,
+        x0,
+        jac=lambda x: g,
+        method="SLSQP",
+        bounds=[(1e-3, None)] * K + [bv] * m + [ba] * m,
+        constraints=[{"type": "ineq", "fun": lambda x: 1.0 - ratios(x).ravel()}],
+        options={"maxiter": int(maxiter), "ftol": 1e-10},
+    )
     d, V, A = unpack(res.x)
     lam = ratios(res.x).max()
     # uniform time scaling t -> lam t keeps the path: velocities / lam, accelerations / lam^2
@@ -871,8 +884,7 @@ def _minimum_time_free(wp, L, start, budget, max_total, maxiter, vmax, amax, jma
         d, V, A = d0, V0[1:-1], A0[1:-1]
     tr = _free_plan(wp, d, V, A)
     r = segment_peaks(tr) / L[:, None, :]
-    return _time_result(tr, r ** (1.0 / _ORDER)[:, None, None], start.total, budget, max_total, res,
-                        vmax, amax, jmax)
+    return _time_result(tr, r ** (1.0 / _ORDER)[:, None, None], start.total, budget, max_total, res, vmax, amax, jmax)
 
 
 # --------------------------------------------------------------------------- IK branches -> joint path
@@ -1079,16 +1091,29 @@ def validate(*, rng=None, fast=False):
     c = quintic_coeffs(b[:, 0], b[:, 3], T, **kw)
     cs = quintic_coeffs(b[:, 0], b[:, 3], T, **kw, method="solve")
     reps: list[CheckReport] = [
-        check_errors("ch7 quintic closed form vs 6x6 solve", np.abs(c - cs).max(-1) / (1 + np.abs(cs).max(-1)),
-                     tol=1e-10, raise_on_fail=False)
+        check_errors(
+            "ch7 quintic closed form vs 6x6 solve",
+            np.abs(c - cs).max(-1) / (1 + np.abs(cs).max(-1)),
+            tol=1e-10,
+            raise_on_fail=False,
+        )
     ]
     end = np.stack(quintic_eval(c, T)[:3], -1)
-    reps.append(check_errors("ch7 quintic boundary conditions at tau = T",
-                             np.abs(end - b[:, 3:]).max(-1), tol=1e-9, raise_on_fail=False))
+    reps.append(
+        check_errors(
+            "ch7 quintic boundary conditions at tau = T", np.abs(end - b[:, 3:]).max(-1), tol=1e-9, raise_on_fail=False
+        )
+    )
     wp = np.cumsum(rng.normal(size=(6, 3)), axis=0)
     tr = plan_quintic(wp, allocate_times(wp, 5.0, method="distance"))
-    reps.append(check_errors("ch7 piecewise quintic: jumps of q, q', q'' at joins",
-                             np.abs(tr.join_jumps()[:, :3]), tol=1e-9, raise_on_fail=False))
+    reps.append(
+        check_errors(
+            "ch7 piecewise quintic: jumps of q, q', q'' at joins",
+            np.abs(tr.join_jumps()[:, :3]),
+            tol=1e-9,
+            raise_on_fail=False,
+        )
+    )
     res = minimum_time(wp, vmax=1.0, amax=2.0, jmax=8.0)
     reps.append(res.report.check(name="ch7 minimum-time plan: limits on a dense grid", raise_on_fail=False))
     return reps

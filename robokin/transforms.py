@@ -314,7 +314,9 @@ def _dinv_term(theta, A, B):
     """D = (1 - A / (2B)) / t^2 of ``V^-1 = I - W/2 + D W^2``, with its series below ``t = 0.2``."""
     mid = theta < 0.2
     t2 = np.where(mid, theta, 0.0) ** 2
-    Ds = 1 / 12 + t2 * (1 / 720 + t2 * (1 / 30240 + t2 * (1 / 1209600 + t2 * (1 / 47900160 + t2 * 691 / 1307674368000))))
+    Ds = 1 / 12 + t2 * (
+        1 / 720 + t2 * (1 / 30240 + t2 * (1 / 1209600 + t2 * (1 / 47900160 + t2 * 691 / 1307674368000)))
+    )
     tm = np.where(mid, 1.0, theta)
     return np.where(mid, Ds, (1 - A / (2 * np.where(mid, 1.0, B))) / tm**2)
 
@@ -682,10 +684,12 @@ def validate(*, rng=None, fast=False):
     kw = {"raise_on_fail": False}
     return [
         checks.check_rigid(R, tol=1e-14, name="RPY matrices are rotations", **kw),
-        checks.check_close("RPY vs scipy Rotation('ZYX')", R, Rotation.from_euler("ZYX", rpy[:, ::-1]).as_matrix(),
-                           tol=1e-14, **kw),
+        checks.check_close(
+            "RPY vs scipy Rotation('ZYX')", R, Rotation.from_euler("ZYX", rpy[:, ::-1]).as_matrix(), tol=1e-14, **kw
+        ),
         checks.check_close("RPY round trip", matrix_to_rpy(R), rpy, tol=1e-10, unit="rad", **kw),
-        checks.check_close("so3_log vs scipy rotvec", so3_log(Rs), Rotation.from_matrix(Rs).as_rotvec(), tol=1e-12,
-                           unit="rad", **kw),
+        checks.check_close(
+            "so3_log vs scipy rotvec", so3_log(Rs), Rotation.from_matrix(Rs).as_rotvec(), tol=1e-12, unit="rad", **kw
+        ),
         checks.check_close("ZYX rate map vs finite differences", w_E, w_fd, tol=1e-7, **kw),
     ]

@@ -35,8 +35,26 @@ from .errors import SingularityWarning, UnreachableError
 from .serial import SerialArm
 from .transforms import ROTATION_TOL, _check_transform, wrap_to_pi
 
-__all__ = ["D1", "A2", "A3", "D4", "D5", "D6", "ALPHA", "UR5", "make_ur5", "BRANCH_LABELS", "BRANCH_SIGNS",
-           "ik", "IKInfo", "INPUT_ERROR_GAIN", "nearest", "pose_residual", "inertial_parameters", "validate"]
+__all__ = [
+    "D1",
+    "A2",
+    "A3",
+    "D4",
+    "D5",
+    "D6",
+    "ALPHA",
+    "UR5",
+    "make_ur5",
+    "BRANCH_LABELS",
+    "BRANCH_SIGNS",
+    "ik",
+    "IKInfo",
+    "INPUT_ERROR_GAIN",
+    "nearest",
+    "pose_residual",
+    "inertial_parameters",
+    "validate",
+]
 
 D1, A2, A3, D4, D5, D6 = 0.089159, -0.425, -0.39225, 0.10915, 0.09465, 0.0823
 ALPHA = (np.pi / 2, 0.0, 0.0, np.pi / 2, -np.pi / 2, 0.0)
@@ -51,8 +69,9 @@ def make_ur5(*, d1=D1, qlim=QLIM):
     >>> np.round(make_ur5().fk(np.zeros(6))[:3, 3], 5)
     array([-0.81725, -0.19145, -0.00549])
     """
-    return SerialArm.from_dh([0.0, A2, A3, 0.0, 0.0, 0.0], ALPHA, [d1, 0.0, 0.0, D4, D5, D6],
-                             convention="standard", qlim=qlim)
+    return SerialArm.from_dh(
+        [0.0, A2, A3, 0.0, 0.0, 0.0], ALPHA, [d1, 0.0, 0.0, D4, D5, D6], convention="standard", qlim=qlim
+    )
 
 
 #: The official UR5 (standard DH, d1 = 0.089159 m, joint limits +-2 pi).
@@ -77,11 +96,28 @@ def inertial_parameters():
     (16.9939, (6, 3), (6, 3, 3))
     """
     masses = np.array([3.7, 8.393, 2.275, 1.219, 1.219, 0.1879])
-    coms = np.array([[0.0, -0.02561, 0.00193], [0.2125, 0.0, 0.11336], [0.15, 0.0, 0.0265],
-                     [0.0, -0.0018, 0.01634], [0.0, 0.0018, 0.01634], [0.0, 0.0, -0.001159]])
-    principal = np.array([[0.0103, 0.0103, 0.0067], [0.0151, 0.1338, 0.1339], [0.0041, 0.0312, 0.0313],
-                          [0.0021, 0.0021, 0.0022], [0.0021, 0.0021, 0.0022], [0.0001, 0.0001, 0.0001]])
+    coms = np.array(
+        [
+            [0.0, -0.02561, 0.00193],
+            [0.2125, 0.0, 0.11336],
+            [0.15, 0.0, 0.0265],
+            [0.0, -0.0018, 0.01634],
+            [0.0, 0.0018, 0.01634],
+            [0.0, 0.0, -0.001159],
+        ]
+    )
+    principal = np.array(
+        [
+            [0.0103, 0.0103, 0.0067],
+            [0.0151, 0.1338, 0.1339],
+            [0.0041, 0.0312, 0.0313],
+            [0.0021, 0.0021, 0.0022],
+            [0.0021, 0.0021, 0.0022],
+            [0.0001, 0.0001, 0.0001],
+        ]
+    )
     return {"masses": masses, "coms": coms, "inertias": np.array([np.diag(v) for v in principal])}
+
 
 # Branch k uses the sign triple BRANCH_SIGNS[k] = (shoulder, elbow, wrist) chosen in the
 # theta1 (+-acos), theta3 and theta5 (+-acos) formulas; the order is shoulder-major.
@@ -96,8 +132,7 @@ BRANCH_SIGNS = np.array([(s, e, w) for s in (1, -1) for e in (1, -1) for w in (1
 #:   elbow then lies above the shoulder-wrist chord whenever the upper arm points upwards.
 #: * wrist ``"noflip"``: ``theta5 > 0``; ``"flip"``: ``theta5 < 0``.
 BRANCH_LABELS = [
-    ("left" if s > 0 else "right", "up" if e > 0 else "down", "noflip" if w > 0 else "flip")
-    for s, e, w in BRANCH_SIGNS
+    ("left" if s > 0 else "right", "up" if e > 0 else "down", "noflip" if w > 0 else "flip") for s, e, w in BRANCH_SIGNS
 ]
 
 
@@ -251,29 +286,47 @@ def ik(T, *, tol=1e-9, singular_tol=1e-9, q6_singular=0.0, on_unreachable="nan",
     e_in = np.empty(N)
     for sl in _tf._chunks(N):
         (q[sl], valid[sl], res[sl], sing[sl], near1[sl], tol_k[sl], e_in[sl]) = _ik_flat(
-            Tf[sl], hf[sl], float(tol), float(singular_tol))
+            Tf[sl], hf[sl], float(tol), float(singular_tol)
+        )
 
     if warn:
         if np.any(sing):
-            warnings.warn(SingularityWarning(np.inf, f"UR5 ik: wrist singularity |sin theta5| < {singular_tol:g} in "
-                                             f"{int(np.count_nonzero(np.any(sing, -1)))} pose(s); theta6 is free "
-                                             f"(axes 2, 3, 4, 6 parallel): the branches returned use the q6_singular "
-                                             f"rule (preferred {float(np.mean(hf)):g} on average)"),
-                          stacklevel=2)
+            warnings.warn(
+                SingularityWarning(
+                    np.inf,
+                    f"UR5 ik: wrist singularity |sin theta5| < {singular_tol:g} in "
+                    f"{int(np.count_nonzero(np.any(sing, -1)))} pose(s); theta6 is free "
+                    f"(axes 2, 3, 4, 6 parallel): the branches returned use the q6_singular "
+                    f"rule (preferred {float(np.mean(hf)):g} on average)",
+                ),
+                stacklevel=2,
+            )
         if np.any(near1 & valid):
-            warnings.warn(SingularityWarning(np.inf, "UR5 ik: shoulder singularity (wrist point at distance d4 "
-                                             "from the base axis); the two shoulder branches coincide"),
-                          stacklevel=2)
+            warnings.warn(
+                SingularityWarning(
+                    np.inf,
+                    "UR5 ik: shoulder singularity (wrist point at distance d4 "
+                    "from the base axis); the two shoulder branches coincide",
+                ),
+                stacklevel=2,
+            )
     if on_unreachable == "raise":
         none = ~np.any(valid, axis=-1)
         if np.any(none):
             k = int(np.argmax(none))
-            raise UnreachableError(int(np.count_nonzero(none)), Tf[k, :3, 3], total=int(N),
-                                   reason="no analytic UR5 branch reaches the pose")
+            raise UnreachableError(
+                int(np.count_nonzero(none)),
+                Tf[k, :3, 3],
+                total=int(N),
+                reason="no analytic UR5 branch reaches the pose",
+            )
     q, valid = q.reshape(lead + (8, 6)), valid.reshape(lead + (8,))
     if full_output:
-        return q, valid, IKInfo(res.reshape(lead + (8,)), tol_k.reshape(lead), e_in.reshape(lead),
-                                sing.reshape(lead + (8,)))
+        return (
+            q,
+            valid,
+            IKInfo(res.reshape(lead + (8,)), tol_k.reshape(lead), e_in.reshape(lead), sing.reshape(lead + (8,))),
+        )
     return q, valid
 
 
@@ -419,8 +472,7 @@ def _planar_t14(R, p, s1, c1, th5, th6):
 
 def _residual_cols(arm, c, s, R, p):
     """``|p - p_fk| / L + ||R - R_fk||_F / sqrt(2)`` from joint cos/sin, no 4x4 matrices."""
-    for X, Y, Z, P in arm._columns_cs(c, s):
-        pass
+    *_, (X, Y, Z, P) = arm._columns_cs(c, s)  # the tool frame is the last column set
     dp = sum((P[i] - p[..., i]) ** 2 for i in range(3))
     dR = sum((V[i] - R[..., i, k]) ** 2 for k, V in enumerate((X, Y, Z)) for i in range(3))
     return np.sqrt(dp) / (abs(A2) + abs(A3)) + np.sqrt(dR / 2)
@@ -502,12 +554,22 @@ def validate(*, rng=None, fast=False):
     _, v_sing = ik(UR5.fk(qs), warn=False)
     _, v32 = ik(UR5.fk(q).astype(np.float32), warn=False)
     return [
-        check_errors("UR5 analytic IK: FK(IK(T)) pose residual, all valid branches", worst, tol=1e-9,
-                     raise_on_fail=False),
-        check_errors("UR5 analytic IK: wrist-singular poses (q5 = 0 or pi) without a valid branch (count)",
-                     (~v_sing.any(-1)).astype(float), tol=0.0, raise_on_fail=False),
-        check_errors("UR5 analytic IK: float32 poses, branches lost vs the float64 pose (count)",
-                     (valid & ~v32).sum(-1).astype(float), tol=0.0, raise_on_fail=False),
-        check_errors("UR5 analytic IK: generating q among the 8 branches (rad)", found, tol=1e-7, unit="rad",
-                     raise_on_fail=False),
+        check_errors(
+            "UR5 analytic IK: FK(IK(T)) pose residual, all valid branches", worst, tol=1e-9, raise_on_fail=False
+        ),
+        check_errors(
+            "UR5 analytic IK: wrist-singular poses (q5 = 0 or pi) without a valid branch (count)",
+            (~v_sing.any(-1)).astype(float),
+            tol=0.0,
+            raise_on_fail=False,
+        ),
+        check_errors(
+            "UR5 analytic IK: float32 poses, branches lost vs the float64 pose (count)",
+            (valid & ~v32).sum(-1).astype(float),
+            tol=0.0,
+            raise_on_fail=False,
+        ),
+        check_errors(
+            "UR5 analytic IK: generating q among the 8 branches (rad)", found, tol=1e-7, unit="rad", raise_on_fail=False
+        ),
     ]

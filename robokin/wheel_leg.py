@@ -118,8 +118,10 @@ class WheelLegParams:
             object.__setattr__(self, f.name, positive(getattr(self, f.name), f.name))
         rim = self.m_w * self.R**2
         if self.I_w > rim * (1 + 1e-12):
-            raise ValueError(f"I_w = {self.I_w:.6g} kg m^2 exceeds m_w R^2 = {rim:.6g} kg m^2 (all the wheel mass "
-                             "on the rim): physically impossible")
+            raise ValueError(
+                f"I_w = {self.I_w:.6g} kg m^2 exceeds m_w R^2 = {rim:.6g} kg m^2 (all the wheel mass "
+                "on the rim): physically impossible"
+            )
 
     @property
     def total_mass(self):
@@ -128,8 +130,16 @@ class WheelLegParams:
 
 
 #: Units of the :class:`WheelLegParams` fields, for tables.
-PARAM_UNITS = {"m_b": "kg", "I_b": "kg m^2", "l_c": "m", "m_l": "kg", "m_w": "kg", "I_w": "kg m^2", "R": "m",
-          "g": "m/s^2"}
+PARAM_UNITS = {
+    "m_b": "kg",
+    "I_b": "kg m^2",
+    "l_c": "m",
+    "m_l": "kg",
+    "m_w": "kg",
+    "I_w": "kg m^2",
+    "R": "m",
+    "g": "m/s^2",
+}
 
 
 def _params(p):
@@ -232,8 +242,12 @@ def bias_forces(q, qd, params, L0, *, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
     ml, mb = p.m_l, p.m_b
     # h = sum m J^T (bias + [0, g]) - J_b^T [f_body, 0] + d(I_leg)/dt * theta_dot
     hx = ml * blx + mb * bbx - fb
-    hth = (ml * (a * c * blx - a * s * (blz + g)) + mb * (L * c * bbx - L * s * (bbz + g))
-           - fb * L * c + ml * L * Ld / 6 * thd)
+    hth = (
+        ml * (a * c * blx - a * s * (blz + g))
+        + mb * (L * c * bbx - L * s * (bbz + g))
+        - fb * L * c
+        + ml * L * Ld / 6 * thd
+    )
     hph = mb * (lc * cp * bbx - lc * sp_ * (bbz + g)) - fb * lc * cp
     return np.stack(np.broadcast_arrays(hx, hth, hph), axis=-1)
 
@@ -330,8 +344,13 @@ def normal_force(state, u, params, L0, *, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
     ph, phd, phdd = s[..., 4], s[..., 5], sd[..., 5]
     st, ct = np.sin(th), np.cos(th)
     zl = 0.5 * (Ldd * ct - 2 * Ld * st * thd - L * ct * thd**2 - L * st * thdd)
-    zb = (Ldd * ct - 2 * Ld * st * thd - L * ct * thd**2 - L * st * thdd
-          - p.l_c * (np.cos(ph) * phd**2 + np.sin(ph) * phdd))
+    zb = (
+        Ldd * ct
+        - 2 * Ld * st * thd
+        - L * ct * thd**2
+        - L * st * thdd
+        - p.l_c * (np.cos(ph) * phd**2 + np.sin(ph) * phdd)
+    )
     return p.m_w * p.g + p.m_l * (p.g + zl) + p.m_b * (p.g + zb)
 
 
@@ -353,8 +372,16 @@ def _rhs_scalar(x, u, p, L, Ld, Ldd, fb):
     bbz = Ldd * c - 2 * Ld * s * thd - L * c * thd**2 - lc * cp * phd**2
     T, Tp = float(u[0]), float(u[1])
     r0 = T / R - (ml * blx + mb * bbx - fb)
-    r1 = -T + Tp - (ml * (a * c * blx - a * s * (blz + g)) + mb * (L * c * bbx - L * s * (bbz + g))
-                    - fb * L * c + ml * L * Ld / 6 * thd)
+    r1 = (
+        -T
+        + Tp
+        - (
+            ml * (a * c * blx - a * s * (blz + g))
+            + mb * (L * c * bbx - L * s * (bbz + g))
+            - fb * L * c
+            + ml * L * Ld / 6 * thd
+        )
+    )
     r2 = -Tp - (mb * (lc * cp * bbx - lc * sp_ * (bbz + g)) - fb * lc * cp)
     # symmetric 3x3 solve by the adjugate
     c00 = m11 * m22 - m12 * m12
@@ -462,8 +489,9 @@ def lqr_gain(params, L0, *, Q=None, R=None):
     p = _params(params)
     L = _length(L0)
     if L.ndim != 0:
-        raise ValueError(f"L0 must be a scalar leg length in lqr_gain, got shape {L.shape}; "
-                         "use gain_schedule for a grid")
+        raise ValueError(
+            f"L0 must be a scalar leg length in lqr_gain, got shape {L.shape}; use gain_schedule for a grid"
+        )
     Qm, Rm = _weights(Q, R)
     A, B = linearize(p, float(L))
     P = scipy.linalg.solve_continuous_are(A, B, Qm, Rm)
@@ -508,7 +536,8 @@ class GainSchedule:
             if np.any(L < self.L_min - span) or np.any(L > self.L_max + span):
                 raise ValueError(
                     f"L0 outside the fitted range [{self.L_min:.3g}, {self.L_max:.3g}] m "
-                    f"(got {L.min():.3g}..{L.max():.3g}); pass extrapolate=True to evaluate anyway")
+                    f"(got {L.min():.3g}..{L.max():.3g}); pass extrapolate=True to evaluate anyway"
+                )
         out = np.zeros(L.shape + (2, 6))
         for c in self.coeffs[::-1]:  # Horner
             out = out * L[..., None, None] + c
@@ -611,18 +640,34 @@ def smooth_step(t, t0, t1, v0, v1):
 
 def _profile(L0):
     if callable(L0):
+
         def prof(t):
             out = callback_output(L0(t), "L0", (3,), t=t)
             if not out[0] > 0:
                 raise ValueError(f"L0(t={t:g}) returned a non-positive leg length {out[0]!r} m")
             return out
+
         return prof
     L = positive(L0, "L0")
     return lambda t: (L, 0.0, 0.0)
 
 
-def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None, max_step=0.01,
-             n_out=301, rtol=1e-7, atol=1e-9, max_nfev=None):
+def simulate(
+    params,
+    schedule,
+    x0,
+    *,
+    t_end,
+    L0,
+    ref=None,
+    push=None,
+    u_max=None,
+    max_step=0.01,
+    n_out=301,
+    rtol=1e-7,
+    atol=1e-9,
+    max_nfev=None,
+):
     """Closed-loop simulation of the nonlinear model with gains scheduled on leg length.
 
     The controller is ``u = -K(L0(t)) (state - ref(t))``, optionally saturated
@@ -689,8 +734,9 @@ def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None
     max_step = positive(max_step, "max_step")
     rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
     n_out = integer(n_out, "n_out", minimum=2)
-    budget = int(120 * (t_end / max_step + 1)) + 10_000 if max_nfev is None else integer(max_nfev, "max_nfev",
-                                                                                            minimum=1)
+    budget = (
+        int(120 * (t_end / max_step + 1)) + 10_000 if max_nfev is None else integer(max_nfev, "max_nfev", minimum=1)
+    )
     prof = _profile(L0)
     if isinstance(schedule, GainSchedule):
         gains = schedule
@@ -723,8 +769,17 @@ def simulate(params, schedule, x0, *, t_end, L0, ref=None, push=None, u_max=None
         return _rhs_scalar(x, control(t, x), p, L, Ld, Ldd, push_f(t))
 
     t_eval = np.linspace(0.0, t_end, n_out)
-    sol = solve_ivp_guarded(rhs, (0.0, t_end), x0, name="wheel_leg.simulate", max_nfev=budget, t_eval=t_eval,
-                            max_step=max_step, rtol=rtol, atol=atol)
+    sol = solve_ivp_guarded(
+        rhs,
+        (0.0, t_end),
+        x0,
+        name="wheel_leg.simulate",
+        max_nfev=budget,
+        t_eval=t_eval,
+        max_step=max_step,
+        rtol=rtol,
+        atol=atol,
+    )
     X = sol.y.T
     U = np.array([control(t, x) for t, x in zip(sol.t, X)])
     prof_t = np.array([[float(v) for v in prof(t)] for t in sol.t])
@@ -908,22 +963,41 @@ def validate(*, rng=None, fast=False):
         A, B = linearize(p, Ls)
         return np.concatenate([A, B], axis=-1)
 
-    reports.append(check_jacobian(jac, f, np.zeros((Ls.size, 8)), eps=1e-5, tol=1e-6,
-                                  name="wheel-leg linearisation vs FD of nonlinear dynamics",
-                                  raise_on_fail=False))
+    reports.append(
+        check_jacobian(
+            jac,
+            f,
+            np.zeros((Ls.size, 8)),
+            eps=1e-5,
+            tol=1e-6,
+            name="wheel-leg linearisation vs FD of nonlinear dynamics",
+            raise_on_fail=False,
+        )
+    )
     # 2. scheduled gains: fit error and stability on a fine grid
     sched = gain_schedule(p, np.linspace(0.12, 0.34, 12), degree=3)
     fine = np.linspace(0.12, 0.34, 23 if fast else 89)
     K_exact = np.stack([lqr_gain(p, float(L)) for L in fine])
     K_fit = sched(fine)
     scale = np.abs(K_exact).max(axis=0) + 1e-12
-    reports.append(check_errors("LQR gain polynomial fit error (relative per entry)",
-                                (np.abs(K_fit - K_exact) / scale).max(axis=(-2, -1)), tol=1e-2,
-                                raise_on_fail=False))
+    reports.append(
+        check_errors(
+            "LQR gain polynomial fit error (relative per entry)",
+            (np.abs(K_fit - K_exact) / scale).max(axis=(-2, -1)),
+            tol=1e-2,
+            raise_on_fail=False,
+        )
+    )
     ev = closed_loop_eigs(p, fine, K_fit)
-    reports.append(check_errors("fitted-gain closed loop: Re(eig) above the -0.1 1/s margin",
-                                np.maximum(ev.real.max(axis=-1) + 0.1, 0.0), tol=0.0, unit="1/s",
-                                raise_on_fail=False))
+    reports.append(
+        check_errors(
+            "fitted-gain closed loop: Re(eig) above the -0.1 1/s margin",
+            np.maximum(ev.real.max(axis=-1) + 0.1, 0.0),
+            tol=0.0,
+            unit="1/s",
+            raise_on_fail=False,
+        )
+    )
     # 3. VMC virtual work, needs the five-bar module
     try:
         fb = _default_fivebar()
@@ -939,14 +1013,37 @@ def validate(*, rng=None, fast=False):
     legd = (virtual_leg(fb, q + h * qd) - virtual_leg(fb, q - h * qd)) / (2 * h)
     p_in = np.einsum("...i,...i->...", tau, qd)
     p_out = F * legd[:, 0] - Tp * legd[:, 1]
-    reports.append(check_close("VMC power balance tau.qdot = F L0dot + Tp theta_b_dot (FD rates)", p_in, p_out,
-                               tol=1e-7, scale=np.abs(p_in).max(), raise_on_fail=False))
+    reports.append(
+        check_close(
+            "VMC power balance tau.qdot = F L0dot + Tp theta_b_dot (FD rates)",
+            p_in,
+            p_out,
+            tol=1e-7,
+            scale=np.abs(p_in).max(),
+            raise_on_fail=False,
+        )
+    )
     r = virtual_leg(fb, q)
     rh = np.stack([np.cos(r[:, 1]), np.sin(r[:, 1])], axis=-1)
     nh = np.stack([-rh[:, 1], rh[:, 0]], axis=-1)
     f_foot = F[:, None] * rh - (Tp / r[:, 0])[:, None] * nh  # the same load as a foot force
-    reports.append(check_close("VMC torques vs five-bar statics J_foot^T f_foot", tau, fb.static_torques(q, f_foot),
-                               tol=1e-9, scale=np.abs(tau).max(), raise_on_fail=False))
-    reports.append(check_jacobian(lambda x: virtual_leg_jacobian(fb, x), lambda x: virtual_leg(fb, x), q,
-                                  name="virtual leg Jacobian vs finite differences", raise_on_fail=False))
+    reports.append(
+        check_close(
+            "VMC torques vs five-bar statics J_foot^T f_foot",
+            tau,
+            fb.static_torques(q, f_foot),
+            tol=1e-9,
+            scale=np.abs(tau).max(),
+            raise_on_fail=False,
+        )
+    )
+    reports.append(
+        check_jacobian(
+            lambda x: virtual_leg_jacobian(fb, x),
+            lambda x: virtual_leg(fb, x),
+            q,
+            name="virtual leg Jacobian vs finite differences",
+            raise_on_fail=False,
+        )
+    )
     return reports

@@ -67,8 +67,15 @@ FIGURE_DPI = _nb.FIGURE_DPI
 #: A figure inch must stay at least this many CSS pixels wide: a 10 pt label is then >= 7 px tall.
 MIN_PX_PER_INCH = 50
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @dataclass(frozen=True)
@@ -120,7 +127,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
     def translate_path(self, path):
         for prefix, directory in self.extra.items():
             if path.startswith(prefix):
-                return str(Path(directory) / path[len(prefix):].split("?")[0])
+                return str(Path(directory) / path[len(prefix) :].split("?")[0])
         return super().translate_path(path)
 
     def log_message(self, *args):
@@ -143,15 +150,20 @@ def serve(directory, *, extra=None):
 
 def visit(browser, url, *, viewport="desktop", color_scheme="light", wait_for=None):
     """Open ``url`` in a fresh context (cold cache) and wait until it has loaded and MathJax has finished."""
-    ctx = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=color_scheme, device_scale_factor=1,
-                              service_workers="block")
+    ctx = browser.new_context(
+        viewport=VIEWPORTS[viewport], color_scheme=color_scheme, device_scale_factor=1, service_workers="block"
+    )
     page = ctx.new_page()
     v = Visit(page=page, context=ctx, viewport=viewport)
     page.on("console", lambda m: v.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: v.errors.append(str(e)))
     page.on("requestfinished", lambda r: v.requests.append(r))
-    page.on("requestfailed", lambda r: v.failed.append(f"{r.url[:100]} ({r.failure})")
-            if urlparse(r.url).hostname in ("127.0.0.1", None) else None)
+    page.on(
+        "requestfailed",
+        lambda r: (
+            v.failed.append(f"{r.url[:100]} ({r.failure})") if urlparse(r.url).hostname in ("127.0.0.1", None) else None
+        ),
+    )
     page.on("response", lambda r: v.failed.append(f"{r.url[:100]} (HTTP {r.status})") if r.status >= 400 else None)
 
     def route(r):
@@ -354,10 +366,16 @@ _DRAWER = r"""
 
 TOGGLES = (
     # (what the reader calls it, the button, what must appear or disappear)
-    ("site navigation", ".primary-toggle",
-     ".bd-sidebar-primary a.reference, #pst-primary-sidebar-modal a.reference, nav.bd-links a"),
-    ("contents of this page", ".secondary-toggle",
-     ".bd-sidebar-secondary a.reference, #pst-secondary-sidebar-modal a.reference, .bd-toc-nav a"),
+    (
+        "site navigation",
+        ".primary-toggle",
+        ".bd-sidebar-primary a.reference, #pst-primary-sidebar-modal a.reference, nav.bd-links a",
+    ),
+    (
+        "contents of this page",
+        ".secondary-toggle",
+        ".bd-sidebar-secondary a.reference, #pst-secondary-sidebar-modal a.reference, .bd-toc-nav a",
+    ),
 )
 
 
@@ -387,8 +405,13 @@ def check_toggles(v, *, required=("site navigation",), shot=None):
                 page.screenshot(path=str(shot))
         shown = [s > 0 for s in states]
         if len(shown) < 3 or not (shown[0] != shown[1] and shown[2] == shown[0]):
-            problems.append(Problem("sidebar", f"the {name} button at {v.viewport} width does not open and close it "
-                                               f"(visible links before/after 1st/2nd tap: {states})"))
+            problems.append(
+                Problem(
+                    "sidebar",
+                    f"the {name} button at {v.viewport} width does not open and close it "
+                    f"(visible links before/after 1st/2nd tap: {states})",
+                )
+            )
         if shown[-1] != shown[0]:  # leave the page as it was for the screenshot
             page.keyboard.press("Escape")
     return problems
@@ -418,15 +441,25 @@ def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=T
         budget = ANIMATION_BUDGET if o["animations"] else PAGE_BUDGET
     if nbytes > budget:
         big = sorted(((r.sizes()["responseBodySize"], r.url.rsplit("/", 1)[-1][:50]) for r in v.requests), reverse=True)
-        p.append(Problem("weight", f"{nbytes / 1e6:.2f} MB > budget {budget / 1e6:.1f} MB; largest: "
-                                   + ", ".join(f"{n} {s / 1e6:.2f} MB" for s, n in big[:3])))
+        p.append(
+            Problem(
+                "weight",
+                f"{nbytes / 1e6:.2f} MB > budget {budget / 1e6:.1f} MB; largest: "
+                + ", ".join(f"{n} {s / 1e6:.2f} MB" for s, n in big[:3]),
+            )
+        )
     p += [Problem("raw-tex", t) for t in o["rawTex"][:3]]
     p += [Problem("mathjax-error", t) for t in o["mathErrors"][:3]]
     p += [Problem("control-char", t) for t in o["ctrl"][:3]]
     p += [Problem("md-table", t) for t in o["mdTables"][:3]]
     if o["scrollWidth"] > o["clientWidth"] + 1:
-        p.append(Problem("overflow", f"page is {o['scrollWidth']} px wide in a {o['clientWidth']} px viewport: "
-                                     + "; ".join(o["overflowers"])))
+        p.append(
+            Problem(
+                "overflow",
+                f"page is {o['scrollWidth']} px wide in a {o['clientWidth']} px viewport: "
+                + "; ".join(o["overflowers"]),
+            )
+        )
     p += [Problem("cells-touch", t) for t in o["touching"][:3]]
     if v.viewport == "desktop":
         p += [Problem("wide-table", t) for t in o["wideTables"][:3]]
@@ -442,8 +475,13 @@ def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=T
                 p.append(Problem("upscaled", f"{im['src']}: {im['natural']} px shown at {im['shown']:.0f} px"))
             inches = im["natural"] / (im["dpi"] or figure_dpi)  # data-dpi: animation frames (robokin.plotting)
             if im["fig"] and im["shown"] < MIN_PX_PER_INCH * inches - 0.5:
-                p.append(Problem("tiny-figure", f"{im['src']}: a {inches:.1f} in figure shown "
-                                                f"{im['shown']:.0f} px wide (< {MIN_PX_PER_INCH} px per inch)"))
+                p.append(
+                    Problem(
+                        "tiny-figure",
+                        f"{im['src']}: a {inches:.1f} in figure shown "
+                        f"{im['shown']:.0f} px wide (< {MIN_PX_PER_INCH} px per inch)",
+                    )
+                )
     if o["widgets"]:
         p.append(Problem("dead-widget", f"{o['widgets']} widget view(s) that need a running kernel"))
     if o["darkPage"] and any(im["fig"] for im in o["images"]):
@@ -481,8 +519,10 @@ def check_dark(browser, url, *, viewport="desktop"):
 def search(browser, base, query, *, viewport="desktop", budget=SEARCH_BUDGET):
     """Run a search as a reader would and check the results page (snippets, bytes); returns (visit, problems)."""
     # Sphinx writes the summary ("Search finished, found N pages ...") after the last snippet has been fetched
-    done = ("() => { const s = document.querySelector('#search-results .search-summary');"
-            " return !!s && /found|did not match/i.test(s.textContent); }")
+    done = (
+        "() => { const s = document.querySelector('#search-results .search-summary');"
+        " return !!s && /found|did not match/i.test(s.textContent); }"
+    )
     v = visit(browser, f"{base}/search.html?q={query}", viewport=viewport, wait_for=done)
     p = check_page(v, budget=budget, toggles=False)
     n = v.page.evaluate("() => document.querySelectorAll('#search-results ul.search li').length")

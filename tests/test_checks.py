@@ -60,8 +60,9 @@ def test_check_failed_is_assertion_error():
 def test_residual_scan_and_roundtrip():
     good = checks.residual_scan(np.exp, np.log, np.linspace(1, 3, 30)[:, None], tol=1e-12)
     assert good.passed
-    bad = checks.residual_scan(np.exp, lambda p: np.log(p) + 1e-3, np.linspace(1, 3, 30)[:, None], tol=1e-9,
-                               raise_on_fail=False)
+    bad = checks.residual_scan(
+        np.exp, lambda p: np.log(p) + 1e-3, np.linspace(1, 3, 30)[:, None], tol=1e-9, raise_on_fail=False
+    )
     assert not bad.passed and bad.max_error > 1e-3
     # an inverse returning (result, mask) is accepted
     rep = checks.residual_scan(np.exp, lambda p: (np.log(p), np.ones(len(p), bool)), np.ones((3, 1)), tol=1e-15)
@@ -147,15 +148,17 @@ def test_check_rate_rule_and_false_alarm_probability():
     # one failure in 1000 passes (comparing 1 - 0.999 with 1e-3 failed: 1.0000000000000009e-3 > 1e-3)
     assert checks.check_rate("r", np.arange(n) < 1, max_rate=bar).passed
     # the smallest k that fails is the first with P(X >= k | n, bar) < 1e-3
-    ks = [k for k in range(20) if not checks.check_rate("r", np.arange(n) < k, max_rate=bar,
-                                                        raise_on_fail=False).passed]
+    ks = [
+        k for k in range(20) if not checks.check_rate("r", np.arange(n) < k, max_rate=bar, raise_on_fail=False).passed
+    ]
     k_fail = ks[0]
     assert binom.sf(k_fail - 1, n, bar) < 1e-3 <= binom.sf(k_fail - 2, n, bar)
     assert ks == list(range(k_fail, 20))
     # false alarm at a true rate on the bar: P(X >= k_fail) <= alpha; measured by simulation, too
     rng = np.random.default_rng(0)
-    alarms = sum(not checks.check_rate("r", rng.random(n) < bar, max_rate=bar, raise_on_fail=False).passed
-                 for _ in range(2000))
+    alarms = sum(
+        not checks.check_rate("r", rng.random(n) < bar, max_rate=bar, raise_on_fail=False).passed for _ in range(2000)
+    )
     assert alarms <= 10  # expected <= 2 of 2000 at alpha = 1e-3
     # a clearly higher rate is caught, and raises by default
     with pytest.raises(checks.CheckFailed, match="FAIL"):
@@ -174,9 +177,11 @@ def test_check_rate_bad_arguments():
 
 
 def test_tolerance_too_large_to_fail_is_refused():
-    for call in (lambda: checks.check_errors("x", [1.0], tol=1e300),
-                 lambda: checks.check_close("x", [1.0], [2.0], tol=1e300),
-                 lambda: checks.check_rigid(np.eye(4), tol=1e300)):
+    for call in (
+        lambda: checks.check_errors("x", [1.0], tol=1e300),
+        lambda: checks.check_close("x", [1.0], [2.0], tol=1e300),
+        lambda: checks.check_rigid(np.eye(4), tol=1e300),
+    ):
         with pytest.raises(ValueError, match="tol"):
             call()
 

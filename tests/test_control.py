@@ -7,10 +7,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robokin.control import (Controller, SimResult, clopper_pearson, converged, demo_setup, friction_torque,
-                             gravity_compensation, monte_carlo,
-                             quintic, quintic_reference, sample_arms, simulate, simulate_ivp, steady_state_error,
-                             tracking_controller, tracking_metrics, validate)
+from robokin.control import (
+    Controller,
+    SimResult,
+    clopper_pearson,
+    converged,
+    demo_setup,
+    friction_torque,
+    gravity_compensation,
+    monte_carlo,
+    quintic,
+    quintic_reference,
+    sample_arms,
+    simulate,
+    simulate_ivp,
+    steady_state_error,
+    tracking_controller,
+    tracking_metrics,
+    validate,
+)
 
 S = demo_setup()
 NOM, PLANT, Q0, QF = S["nominal"], S["plant"], S["q0"], S["qf"]
@@ -46,8 +61,14 @@ def test_friction_is_dissipative_and_odd(v1, v2):
 def test_gravity_compensation_holds_exact_model_still():
     q = np.array([0.3, 0.4])
     ctl = tracking_controller(NOM, kind="pd_gravity", kp=0.0, kd=5.0)
-    res = simulate(NOM, ctl, q0=q, qd0=[0, 0], ref=lambda t: (np.broadcast_to(q, np.shape(t) + (2,)),) +
-                   (np.zeros(np.shape(t) + (2,)),) * 2, t_final=1.0)
+    res = simulate(
+        NOM,
+        ctl,
+        q0=q,
+        qd0=[0, 0],
+        ref=lambda t: (np.broadcast_to(q, np.shape(t) + (2,)),) + (np.zeros(np.shape(t) + (2,)),) * 2,
+        t_final=1.0,
+    )
     assert np.max(np.abs(res.q - q)) < 1e-12
     assert np.allclose(gravity_compensation(NOM, q), NOM.G(q))
 
@@ -67,8 +88,9 @@ def test_batch_simulation_equals_individual_runs():
     ref = quintic_reference(Q0, QF, 0.5)
     batch = simulate(arms, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.5, fv=fv, fc=fc, record_every=50)
     for k in range(3):
-        one = arms.replace(**{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2",
-                                                                        "I1", "I2")})
+        one = arms.replace(
+            **{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2")}
+        )
         single = simulate(one, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.5, fv=fv[k], fc=fc[k], record_every=50)
         assert np.max(np.abs(single.q - batch.q[k])) < 1e-13
     assert batch.q.shape == (3, 11, 2) and batch.stable.shape == (3,)
@@ -76,10 +98,20 @@ def test_batch_simulation_equals_individual_runs():
 
 def test_rk4_matches_solve_ivp_with_friction():
     ref = quintic_reference(Q0, QF, 1.0)
-    rk = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.6, fv=[0.3, 0.2], fc=[0.2, 0.1],
-                  record_every=20)
-    iv = simulate_ivp(PLANT, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.6, t_eval=rk.t, fv=[0.3, 0.2],
-                      fc=[0.2, 0.1], rtol=1e-9, atol=1e-9)
+    rk = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.6, fv=[0.3, 0.2], fc=[0.2, 0.1], record_every=20)
+    iv = simulate_ivp(
+        PLANT,
+        CT,
+        q0=Q0,
+        qd0=[0, 0],
+        ref=ref,
+        t_final=0.6,
+        t_eval=rk.t,
+        fv=[0.3, 0.2],
+        fc=[0.2, 0.1],
+        rtol=1e-9,
+        atol=1e-9,
+    )
     assert np.max(np.abs(rk.q - iv.q)) < 1e-7
 
 
@@ -90,7 +122,7 @@ def test_predicted_steady_state_error_matches_simulation(kind, kp):
     ctl = tracking_controller(NOM, kind=kind, kp=kp * scale, kd=2 * np.sqrt(kp) * scale)
     res = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 1.0), t_final=6.0, dt=0.004)
     e_pred = steady_state_error(PLANT, ctl, QF)
-    assert np.max(np.abs(e_pred)) > 1e-4           # the mismatch really causes an error
+    assert np.max(np.abs(e_pred)) > 1e-4  # the mismatch really causes an error
     assert np.max(np.abs(res.error[-1] - e_pred)) < 1e-6
 
 
@@ -98,7 +130,7 @@ def test_steady_state_error_sign_follows_the_mismatch():
     # plant heavier than the model -> the arm sags below the target at the horizontal pose
     ctl = tracking_controller(NOM, kind="pd_gravity", kp=100.0, kd=10.0)
     e = steady_state_error(PLANT, ctl, [0.0, 0.0])
-    assert np.all(e > 0)     # e = q_ref - q > 0: q below the reference (gravity pulls towards -q)
+    assert np.all(e > 0)  # e = q_ref - q > 0: q below the reference (gravity pulls towards -q)
     lighter = NOM.replace(m2=0.7, m1=1.1)
     assert np.all(steady_state_error(lighter, ctl, [0.0, 0.0]) < 0)
 
@@ -123,10 +155,11 @@ def test_sample_arms_ranges_and_determinism():
 
 def test_tracking_metrics_on_a_known_response():
     t = np.linspace(0, 2, 201)
-    y = 1 - np.exp(-3 * t) * np.cos(6 * t)            # overshooting step, goal 1
+    y = 1 - np.exp(-3 * t) * np.cos(6 * t)  # overshooting step, goal 1
     q = np.stack([y, 2 * y], -1)
-    res = SimResult(t=t, q=q, qd=np.zeros_like(q), z=np.zeros_like(q), q_ref=np.tile([1.0, 2.0], (201, 1)),
-                    stable=np.array(True))
+    res = SimResult(
+        t=t, q=q, qd=np.zeros_like(q), z=np.zeros_like(q), q_ref=np.tile([1.0, 2.0], (201, 1)), stable=np.array(True)
+    )
     m = tracking_metrics(res, q_start=[0, 0])
     true_os = np.max(y - 1)
     assert abs(float(m["overshoot"]) - true_os) < 1e-12
@@ -143,8 +176,16 @@ def test_monte_carlo_small_and_unstable_sample_flagged():
     stiff = tracking_controller(NOM, kind="computed_torque", kp=1e5, kd=1e3)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res = simulate(NOM.replace(m2=np.array([0.8, 0.9])), stiff, q0=Q0, qd0=[0, 0],
-                       ref=quintic_reference(Q0, QF, 1.0), t_final=1.0, dt=0.05, record_every=1)
+        res = simulate(
+            NOM.replace(m2=np.array([0.8, 0.9])),
+            stiff,
+            q0=Q0,
+            qd0=[0, 0],
+            ref=quintic_reference(Q0, QF, 1.0),
+            t_final=1.0,
+            dt=0.05,
+            record_every=1,
+        )
         m = tracking_metrics(res, q_start=Q0)
     assert not np.any(res.stable)
     assert np.all(np.isinf(m["settling_time"]))
@@ -225,8 +266,9 @@ def test_bad_inputs_raise_value_error():
 REF = quintic_reference(Q0, QF, 1.0)
 
 
-@pytest.mark.parametrize("t_final,dt,match", [(1.0, 10.0, "no step"), (1.0, 0.3, "whole steps"),
-                                              (0.5, 0.0007, "whole steps")])
+@pytest.mark.parametrize(
+    "t_final,dt,match", [(1.0, 10.0, "no step"), (1.0, 0.3, "whole steps"), (0.5, 0.0007, "whole steps")]
+)
 def test_simulate_refuses_a_horizon_it_would_not_simulate(t_final, dt, match):
     # the old code took round(t_final / dt) steps: none for dt > t_final, yet reported stable=True
     with pytest.raises(ValueError, match=match):
@@ -245,6 +287,7 @@ def _nan_after(t_bad):
         q, qd, qdd = REF(t)
         q = np.where(np.asarray(t)[..., None] > t_bad, np.nan, q)
         return q, qd, qdd
+
     return ref
 
 
@@ -263,8 +306,14 @@ def test_quintic_equals_the_sympy_boundary_value_solution():
 
     t, T, a = sp.Symbol("t"), sp.Rational(17, 10), sp.symbols("a0:6")
     p = sum(c * t**k for k, c in enumerate(a))
-    eqs = [p.subs(t, 0), p.diff(t).subs(t, 0), p.diff(t, 2).subs(t, 0),
-           p.subs(t, T) - 1, p.diff(t).subs(t, T), p.diff(t, 2).subs(t, T)]
+    eqs = [
+        p.subs(t, 0),
+        p.diff(t).subs(t, 0),
+        p.diff(t, 2).subs(t, 0),
+        p.subs(t, T) - 1,
+        p.diff(t).subs(t, T),
+        p.diff(t, 2).subs(t, T),
+    ]
     p = p.subs(sp.solve(eqs, a))
     fs = [sp.lambdify(t, p.diff(t, k)) for k in range(3)]
     q0, qf = np.array([0.2, -1.0]), np.array([1.0, 0.5])

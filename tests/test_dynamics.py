@@ -25,8 +25,9 @@ def lagrange_sympy():
     xc1, yc1 = lc1 * sp.cos(f1), lc1 * sp.sin(f1)
     xc2, yc2 = l1 * sp.cos(f1) + lc2 * sp.cos(f1 + f2), l1 * sp.sin(f1) + lc2 * sp.sin(f1 + f2)
     v2 = lambda x, y: sp.diff(x, t) ** 2 + sp.diff(y, t) ** 2  # noqa: E731
-    T = (m1 * v2(xc1, yc1) + m2 * v2(xc2, yc2) + I1 * sp.diff(f1, t) ** 2
-         + I2 * (sp.diff(f1, t) + sp.diff(f2, t)) ** 2) / 2
+    T = (
+        m1 * v2(xc1, yc1) + m2 * v2(xc2, yc2) + I1 * sp.diff(f1, t) ** 2 + I2 * (sp.diff(f1, t) + sp.diff(f2, t)) ** 2
+    ) / 2
     V = g * (m1 * yc1 + m2 * yc2)
     L = T - V
     eqs = [sp.diff(sp.diff(L, sp.diff(f, t)), t) - sp.diff(L, f) for f in (f1, f2)]
@@ -39,8 +40,11 @@ def lagrange_sympy():
 def test_inverse_dynamics_matches_independent_lagrange(lagrange_sympy, rng=np.random.default_rng(1)):
     q, qd, qdd = rng.uniform(-3, 3, (3, 200, 2))
     a = ARM
-    ref = np.array(lagrange_sympy(q[:, 0], q[:, 1], qd[:, 0], qd[:, 1], qdd[:, 0], qdd[:, 1], a.m1, a.m2, a.l1,
-                                  a.lc1, a.lc2, a.I1, a.I2, a.g)).T
+    ref = np.array(
+        lagrange_sympy(
+            q[:, 0], q[:, 1], qd[:, 0], qd[:, 1], qdd[:, 0], qdd[:, 1], a.m1, a.m2, a.l1, a.lc1, a.lc2, a.I1, a.I2, a.g
+        )
+    ).T
     assert np.max(np.abs(ARM.inverse_dynamics(q, qd, qdd) - ref)) < 1e-12
 
 
@@ -90,7 +94,7 @@ def test_forward_inverse_roundtrip_and_broadcast():
 def test_energy_conserved_without_torque():
     drift, sol = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=1.0)
     assert drift < 1e-8
-    assert np.ptp(sol.y[0]) > 0.1   # the arm really moved
+    assert np.ptp(sol.y[0]) > 0.1  # the arm really moved
 
 
 def test_loose_integrator_drifts_more():
@@ -169,8 +173,19 @@ def test_two_link_rejects_bad_q(bad):
         ARM.forward_dynamics([0, 0], [0, 0], bad)
 
 
-@pytest.mark.parametrize("field,value", [("m1", -1.0), ("l1", 0.0), ("lc2", np.nan), ("I1", -0.1), ("g", np.inf),
-                                         ("m2", "heavy"), ("m1", np.array([[1.0]])), ("m2", np.array([1.0, -1.0]))])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("m1", -1.0),
+        ("l1", 0.0),
+        ("lc2", np.nan),
+        ("I1", -0.1),
+        ("g", np.inf),
+        ("m2", "heavy"),
+        ("m1", np.array([[1.0]])),
+        ("m2", np.array([1.0, -1.0])),
+    ],
+)
 def test_two_link_rejects_bad_parameters(field, value):
     with pytest.raises(ValueError):
         ARM.replace(**{field: value})
@@ -209,9 +224,19 @@ def test_rnea_rejects_bad_input():
         rnea(q=z, qd=z, qdd=z, **{**kw, "gravity": [0, -9.81]})
     with pytest.raises(ValueError):
         rnea(q=z, qd=z, qdd=z, **{**kw, "a": [[0.5, 0.4]]})
-    with pytest.raises(TypeError):   # convention is required
-        rnea(kw["a"], kw["alpha"], kw["d"], z, z, z, masses=kw["masses"], coms=kw["coms"],
-             inertias=kw["inertias"], gravity=kw["gravity"])
+    with pytest.raises(TypeError):  # convention is required
+        rnea(
+            kw["a"],
+            kw["alpha"],
+            kw["d"],
+            z,
+            z,
+            z,
+            masses=kw["masses"],
+            coms=kw["coms"],
+            inertias=kw["inertias"],
+            gravity=kw["gravity"],
+        )
     kw.pop("gravity")
     with pytest.raises(ValueError):
         rnea_mass_matrix(q=[np.inf, 0], **kw)
@@ -222,12 +247,15 @@ from robokin.dynamics import check_inertias  # noqa: E402
 from robokin.errors import IntegrationError, SingularityError  # noqa: E402
 
 
-@pytest.mark.parametrize("I, why", [
-    (np.diag([0.1, 0.1, 0.3]), "triangle inequality"),
-    (np.diag([0.3, 0.1, 0.1]), "triangle inequality"),       # whichever axis is the big one
-    (np.diag([-0.01, 0.2, 0.2]), "negative principal moment"),
-    (np.array([[0.2, 0.15, 0.0], [0.15, 0.2, 0.0], [0.0, 0.0, 0.05]]), "triangle inequality"),  # rotated tensor
-])
+@pytest.mark.parametrize(
+    "I, why",
+    [
+        (np.diag([0.1, 0.1, 0.3]), "triangle inequality"),
+        (np.diag([0.3, 0.1, 0.1]), "triangle inequality"),  # whichever axis is the big one
+        (np.diag([-0.01, 0.2, 0.2]), "negative principal moment"),
+        (np.array([[0.2, 0.15, 0.0], [0.15, 0.2, 0.0], [0.0, 0.0, 0.05]]), "triangle inequality"),  # rotated tensor
+    ],
+)
 def test_check_inertias_rejects_impossible_bodies(I, why):
     with pytest.raises(ValueError, match=why):
         check_inertias(I)
@@ -243,9 +271,9 @@ def test_check_inertias_accepts_every_rigid_body_including_limits():
         r = p - c
         I = (m[:, None, None] * ((r * r).sum(-1)[:, None, None] * np.eye(3) - r[:, :, None] * r[:, None, :])).sum(0)
         check_inertias(I)
-    check_inertias(np.zeros((2, 3, 3)))                     # point masses
-    check_inertias(np.diag([0.1, 0.2, 0.3]))                # flat body: equality holds
-    check_inertias(np.diag([0.0, 0.5, 0.5]))                # thin rod
+    check_inertias(np.zeros((2, 3, 3)))  # point masses
+    check_inertias(np.diag([0.1, 0.2, 0.3]))  # flat body: equality holds
+    check_inertias(np.diag([0.0, 0.5, 0.5]))  # thin rod
     with pytest.raises(ValueError, match=r"inertias\[1\]"):
         check_inertias(np.stack([np.eye(3), np.diag([0.1, 0.2, 0.3 + 1e-6])]))
 
@@ -254,7 +282,7 @@ def test_rnea_rejects_impossible_inertias_and_accepts_the_arm():
     kw = ARM.rnea_params()
     for I in kw["inertias"]:
         check_inertias(I)
-    kw["inertias"] = [np.diag([0.0, 0.0, ARM.I1]), np.diag([0.0, 0.0, ARM.I2])]   # old planar shortcut
+    kw["inertias"] = [np.diag([0.0, 0.0, ARM.I1]), np.diag([0.0, 0.0, ARM.I2])]  # old planar shortcut
     with pytest.raises(ValueError, match="triangle inequality"):
         rnea(q=[0.1, 0.2], qd=[0, 0], qdd=[0, 0], **kw)
 
@@ -271,7 +299,7 @@ def test_forward_dynamics_singular_mass_matrix_raises():
     with pytest.raises(SingularityError, match=r"mass matrix singular at 1 sample") as ei:
         arm.forward_dynamics([[0.3, 0.0], [0.3, 1.0]], [[0, 0], [0, 0]], [[1.0, 0.0], [1.0, 0.0]])
     assert ei.value.cond > 1e13
-    qdd = arm.forward_dynamics([0.3, 1.0], [0, 0], [1.0, 0.0])       # away from q2 = 0 it is fine
+    qdd = arm.forward_dynamics([0.3, 1.0], [0, 0], [1.0, 0.0])  # away from q2 = 0 it is fine
     np.testing.assert_allclose(arm.inverse_dynamics([0.3, 1.0], [0, 0], qdd), [1.0, 0.0], atol=1e-9)
 
 
@@ -280,9 +308,9 @@ def test_forward_dynamics_threshold_is_relative_1e13():
     def arm(m1):
         return TwoLinkArm(m1=m1, m2=1.0, l1=1.0, l2=1.0, lc1=1.0, lc2=1.0, I1=0, I2=0)
 
-    arm(4.4e-13).forward_dynamics([0.0, 0.0], [0, 0], [0, 0])      # ratio 1.1e-13: still solved
+    arm(4.4e-13).forward_dynamics([0.0, 0.0], [0, 0], [0, 0])  # ratio 1.1e-13: still solved
     with pytest.raises(SingularityError):
-        arm(3.6e-13).forward_dynamics([0.0, 0.0], [0, 0], [0, 0])   # ratio 0.9e-13 < 1e-13
+        arm(3.6e-13).forward_dynamics([0.0, 0.0], [0, 0], [0, 0])  # ratio 0.9e-13 < 1e-13
 
 
 def test_energy_drift_guarded():
@@ -317,8 +345,15 @@ def _chain():
     rng = np.random.default_rng(12)
     R = np.linalg.qr(rng.normal(size=(3, 3, 3)))[0]
     inertias = R @ (np.diag([0.02, 0.03, 0.04])[None] * [1.0, 1.5, 0.7]) @ np.swapaxes(R, -1, -2)
-    return dict(a=[0.1, 0.4, 0.3], alpha=[np.pi / 2, 0.3, -0.7], d=[0.2, 0.05, 0.1], convention="standard",
-                masses=[2.0, 1.5, 1.0], coms=rng.normal(0, 0.1, (3, 3)), inertias=inertias)
+    return dict(
+        a=[0.1, 0.4, 0.3],
+        alpha=[np.pi / 2, 0.3, -0.7],
+        d=[0.2, 0.05, 0.1],
+        convention="standard",
+        masses=[2.0, 1.5, 1.0],
+        coms=rng.normal(0, 0.1, (3, 3)),
+        inertias=inertias,
+    )
 
 
 def test_rnea_velocity_terms_match_lagrange_from_the_mass_matrix():
@@ -334,8 +369,13 @@ def test_rnea_velocity_terms_match_lagrange_from_the_mass_matrix():
         q, qd = rng.uniform(-2, 2, 3), rng.uniform(-2, 2, 3)
         h = rnea(q=q, qd=qd, qdd=np.zeros(3), gravity=np.zeros(3), **kw)
         eps = 1e-6
-        dM = np.stack([(rnea_mass_matrix(q=q + eps * e, **kw_m) - rnea_mass_matrix(q=q - eps * e, **kw_m)) / (2 * eps)
-                       for e in np.eye(3)], -1)     # dM[i, j, k] = dM_ij / dq_k
+        dM = np.stack(
+            [
+                (rnea_mass_matrix(q=q + eps * e, **kw_m) - rnea_mass_matrix(q=q - eps * e, **kw_m)) / (2 * eps)
+                for e in np.eye(3)
+            ],
+            -1,
+        )  # dM[i, j, k] = dM_ij / dq_k
         ref = np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)
         np.testing.assert_allclose(h, ref, atol=1e-8)
 

@@ -51,15 +51,27 @@ def test_choice_and_modes():
 
 
 # ------------------------------------------------------------------ issue 16: complex, text, magnitude
-@pytest.mark.parametrize("bad", [[1.0, 2j], np.array([1.0 + 1e-30j]), np.complex128(3.0), 1j,
-                                 np.array([1.0, 2j], dtype=object)])
+@pytest.mark.parametrize(
+    "bad", [[1.0, 2j], np.array([1.0 + 1e-30j]), np.complex128(3.0), 1j, np.array([1.0, 2j], dtype=object)]
+)
 def test_as_array_rejects_complex_instead_of_dropping_the_imaginary_part(bad):
     with pytest.raises(ValueError, match="must be real, got complex"):
         v.as_array(bad, "p")
 
 
-@pytest.mark.parametrize("bad", ["1.5", b"1", ["1.0", "2.0"], None, np.array(["a"]), np.datetime64("2020"),
-                                 np.array([1.0, "x"], dtype=object), [[1.0, 2.0], [3.0]]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "1.5",
+        b"1",
+        ["1.0", "2.0"],
+        None,
+        np.array(["a"]),
+        np.datetime64("2020"),
+        np.array([1.0, "x"], dtype=object),
+        [[1.0, 2.0], [3.0]],
+    ],
+)
 def test_as_array_rejects_text_and_non_numbers(bad):
     with pytest.raises(ValueError, match="numeric"):
         v.as_array(bad, "p")
@@ -67,7 +79,7 @@ def test_as_array_rejects_text_and_non_numbers(bad):
 
 def test_as_array_magnitude_bound_is_1e12_and_exact():
     assert v.MAX_ABS == 1e12
-    assert v.as_array([-1e12, 1e12], "p").tolist() == [-1e12, 1e12]   # the bound itself is accepted
+    assert v.as_array([-1e12, 1e12], "p").tolist() == [-1e12, 1e12]  # the bound itself is accepted
     for bad in (np.nextafter(1e12, np.inf), -np.nextafter(1e12, np.inf), 1e300):
         with pytest.raises(ValueError, match=r"1 value\(s\) of magnitude above 1e\+12"):
             v.as_array([0.0, bad], "p")
@@ -131,7 +143,7 @@ def test_choice_rejects_without_elementwise_comparison(bad):
 def test_choice_keeps_types_apart():
     assert v.choice(np.str_("up"), "a", ("down", "up")) == "up"
     with pytest.raises(ValueError):
-        v.choice(True, "k", (1, -1))       # a bool is not the integer 1 here
+        v.choice(True, "k", (1, -1))  # a bool is not the integer 1 here
     assert v.choice(-1, "k", (1, -1)) == -1
 
 
@@ -155,8 +167,9 @@ def test_solve_ivp_guarded_budget_stops_a_diverging_model_fast():
 
     t0 = time.perf_counter()
     with pytest.raises(IntegrationError, match=r"budget max_nfev=500 exhausted") as ei:
-        v.solve_ivp_guarded(lambda t, y: [1e8 * np.sin(1e6 * t)], (0.0, 10.0), [0.0], name="stiff", max_nfev=500,
-                            rtol=1e-12, atol=1e-12)
+        v.solve_ivp_guarded(
+            lambda t, y: [1e8 * np.sin(1e6 * t)], (0.0, 10.0), [0.0], name="stiff", max_nfev=500, rtol=1e-12, atol=1e-12
+        )
     assert time.perf_counter() - t0 < 5.0
     assert ei.value.nfev == 500 and 0 <= ei.value.t < 10.0 and ei.value.t_end == 10.0
     assert isinstance(ei.value, RuntimeError)
@@ -166,8 +179,7 @@ def test_solve_ivp_guarded_nan_derivative_fails_instead_of_hanging():
     from robokin.errors import IntegrationError
 
     with pytest.raises(IntegrationError, match="not finite") as ei:
-        v.solve_ivp_guarded(lambda t, y: [np.nan if t > 0.5 else -y[0]], (0.0, 1.0), [1.0], name="n",
-                            max_nfev=10_000)
+        v.solve_ivp_guarded(lambda t, y: [np.nan if t > 0.5 else -y[0]], (0.0, 1.0), [1.0], name="n", max_nfev=10_000)
     assert ei.value.t > 0.5
 
 

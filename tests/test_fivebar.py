@@ -93,8 +93,11 @@ def test_ik_roundtrip_and_knee_sides(leg, knees):
     # FK on the branch the solution lands in returns the target
     s = leg.assembly_sign(qk, pk)
     keep = np.abs(s) > 1e-6
-    back = np.where((s < 0)[:, None], leg.fk(qk, assembly="down", on_unreachable="nan")[0],
-                    leg.fk(qk, assembly="up", on_unreachable="nan")[0])
+    back = np.where(
+        (s < 0)[:, None],
+        leg.fk(qk, assembly="down", on_unreachable="nan")[0],
+        leg.fk(qk, assembly="up", on_unreachable="nan")[0],
+    )
     err = np.linalg.norm(back - pk, axis=-1)[keep] / leg.scale
     assert err.max() <= 1e-9
     assert np.all((q[ok] >= -np.pi) & (q[ok] < np.pi))
@@ -146,8 +149,9 @@ def test_jacobian_matches_finite_differences(leg, assembly):
     _, okp = leg.fk(q + 1e-5, assembly=assembly, on_unreachable="nan")
     _, okm = leg.fk(q - 1e-5, assembly=assembly, on_unreachable="nan")
     q = q[(t2 > 0.05) & okp & okm][:500]
-    rep = check_jacobian(lambda x: leg.jacobian(x, assembly=assembly),
-                         lambda x: leg.fk(x, assembly=assembly), q, eps=1e-6, tol=1e-6)
+    rep = check_jacobian(
+        lambda x: leg.jacobian(x, assembly=assembly), lambda x: leg.fk(x, assembly=assembly), q, eps=1e-6, tol=1e-6
+    )
     assert rep.samples == 4 * len(q) // 4 and rep.passed
 
 
@@ -192,8 +196,10 @@ def test_ik_property_never_silent(x, y, knees):
     except UnreachableError:
         r1 = np.hypot(x, y)
         r2 = np.hypot(x - LEG.d, y)
-        assert not (LEG.l3 - LEG.l1 + 1e-9 < r1 < LEG.l1 + LEG.l3 - 1e-9
-                    and LEG.l4 - LEG.l2 + 1e-9 < r2 < LEG.l2 + LEG.l4 - 1e-9)
+        assert not (
+            LEG.l3 - LEG.l1 + 1e-9 < r1 < LEG.l1 + LEG.l3 - 1e-9
+            and LEG.l4 - LEG.l2 + 1e-9 < r2 < LEG.l2 + LEG.l4 - 1e-9
+        )
         return
     assert np.all(np.isfinite(q))
     C, D = LEG._knees(q)
@@ -324,8 +330,12 @@ def test_clamp_to_workspace(margin):
     rB = np.linalg.norm(x - [LEG.d, 0], axis=-1)
     lo, hi = LEG.l3 - LEG.l1 + margin, LEG.l1 + LEG.l3 - margin
     assert np.all((rA >= lo - 1e-12) & (rA <= hi + 1e-12) & (rB >= lo - 1e-12) & (rB <= hi + 1e-12))
-    inside = (np.linalg.norm(p, axis=-1) >= lo) & (np.linalg.norm(p, axis=-1) <= hi) & \
-        (np.linalg.norm(p - [LEG.d, 0], axis=-1) >= lo) & (np.linalg.norm(p - [LEG.d, 0], axis=-1) <= hi)
+    inside = (
+        (np.linalg.norm(p, axis=-1) >= lo)
+        & (np.linalg.norm(p, axis=-1) <= hi)
+        & (np.linalg.norm(p - [LEG.d, 0], axis=-1) >= lo)
+        & (np.linalg.norm(p - [LEG.d, 0], axis=-1) <= hi)
+    )
     assert inside.sum() > 100
     np.testing.assert_array_equal(x[inside], p[inside])  # safe targets are left alone
     assert np.all(LEG.ik(x, on_unreachable="nan")[1])
@@ -349,8 +359,14 @@ def test_clamp_bad_input():
 
 
 def test_ik_numeric_bad_numbers():
-    for kw in (dict(tol=0.0), dict(tol=np.nan), dict(tol="1e-9"), dict(max_nfev=0), dict(max_nfev=2.5),
-               dict(max_nfev=True)):
+    for kw in (
+        dict(tol=0.0),
+        dict(tol=np.nan),
+        dict(tol="1e-9"),
+        dict(max_nfev=0),
+        dict(max_nfev=2.5),
+        dict(max_nfev=True),
+    ):
         with pytest.raises(ValueError):
             LEG.ik_numeric([0.035, -0.12], q0=[-2.0, -1.0], **kw)
     with pytest.raises(ValueError):
@@ -381,14 +397,17 @@ def test_geometry_rejects_complex_text_huge(kw):
         FiveBar(**args)
 
 
-@pytest.mark.parametrize("call", [
-    lambda leg: leg.ik([0.035 + 1j, -0.12]),
-    lambda leg: leg.fk([np.pi, 1e300]),
-    lambda leg: leg.ik_numeric([0.035, -0.12], q0=[-2.0, -1.0], max_nfev=1e300),
-    lambda leg: leg.ik_numeric([0.035, -0.12], q0=[-2.0, -1.0], tol=1j),
-    lambda leg: leg.clamp_to_workspace([0.0, -0.03], margin=1j),
-    lambda leg: leg.fk([np.pi, 0.0], assembly=np.array(["down"])),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda leg: leg.ik([0.035 + 1j, -0.12]),
+        lambda leg: leg.fk([np.pi, 1e300]),
+        lambda leg: leg.ik_numeric([0.035, -0.12], q0=[-2.0, -1.0], max_nfev=1e300),
+        lambda leg: leg.ik_numeric([0.035, -0.12], q0=[-2.0, -1.0], tol=1j),
+        lambda leg: leg.clamp_to_workspace([0.0, -0.03], margin=1j),
+        lambda leg: leg.fk([np.pi, 0.0], assembly=np.array(["down"])),
+    ],
+)
 def test_hostile_calls_raise_value_error(call):
     with pytest.raises(ValueError):
         call(FiveBar(0.06, 0.06, 0.10, 0.10, 0.07))
@@ -398,7 +417,7 @@ def test_type2_warning_threshold_is_1e_minus_7():
     """Warn only within round-off of a type II singularity (|sin(CE, DE)| <= 1e-7), not merely near it."""
     leg = FiveBar(0.06, 0.06, 0.08, 0.08, 0.07)
 
-    def pose(target):   # bisection on theta2 towards the stretched distal links
+    def pose(target):  # bisection on theta2 towards the stretched distal links
         lo, hi = -1.5, 0.0
         for _ in range(200):
             mid = 0.5 * (lo + hi)

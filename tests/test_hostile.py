@@ -36,9 +36,20 @@ SKIP_MODULES = {
 }
 #: Result containers: constructed by robokin, never from user input (their methods are still swept).
 RESULT_TYPES = {
-    "checks.CheckReport", "checks.CheckFailed", "control.SimResult", "control.MonteCarloResult",
-    "ident.IdentResult", "ik.IKResult", "leg2.Calibration", "mecanum.SignTestResult", "mecanum.PWMFit",
-    "stewart.FKResult", "trajectory.LimitReport", "ur5.IKInfo", "trajectory.TimeOptResult", "wheel_leg.GainSchedule",
+    "checks.CheckReport",
+    "checks.CheckFailed",
+    "control.SimResult",
+    "control.MonteCarloResult",
+    "ident.IdentResult",
+    "ik.IKResult",
+    "leg2.Calibration",
+    "mecanum.SignTestResult",
+    "mecanum.PWMFit",
+    "stewart.FKResult",
+    "trajectory.LimitReport",
+    "ur5.IKInfo",
+    "trajectory.TimeOptResult",
+    "wheel_leg.GainSchedule",
     "wheel_leg.SimResult",
 }
 
@@ -101,8 +112,16 @@ def _obj(name):
         v = stewart.StewartDynamics(_obj("st"), stewart.PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
     elif name == "sdyn":
         p = dynamics.TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1).rnea_params()
-        v = dynamics.SerialDynamics.from_dh(p["a"], p["alpha"], p["d"], convention="standard", masses=p["masses"],
-                                            coms=p["coms"], inertias=p["inertias"], gravity=p["gravity"])
+        v = dynamics.SerialDynamics.from_dh(
+            p["a"],
+            p["alpha"],
+            p["d"],
+            convention="standard",
+            masses=p["masses"],
+            coms=p["coms"],
+            inertias=p["inertias"],
+            gravity=p["gravity"],
+        )
     elif name == "wlp":
         v = wheel_leg.WheelLegParams()
     elif name == "sched":
@@ -167,320 +186,535 @@ HOME6 = np.array([0.0, 0.0, 0.4, 0.0, 0.0, 0.0])
 # Each recipe: () -> (callable, kwargs). Only numeric kwargs (numbers, numeric arrays/lists) are made hostile.
 RECIPES = {
     # checks
-    "checks.check_errors": lambda: (robokin.checks.check_errors, dict(name="e", errors=np.array([1e-12, 0.0]),
-                                                                        tol=1e-9)),
-    "checks.check_close": lambda: (robokin.checks.check_close, dict(name="c", actual=np.array([1.0, 2.0]),
-                                                                      expected=np.array([1.0, 2.0]), tol=1e-9)),
+    "checks.check_errors": lambda: (
+        robokin.checks.check_errors,
+        dict(name="e", errors=np.array([1e-12, 0.0]), tol=1e-9),
+    ),
+    "checks.check_close": lambda: (
+        robokin.checks.check_close,
+        dict(name="c", actual=np.array([1.0, 2.0]), expected=np.array([1.0, 2.0]), tol=1e-9),
+    ),
     "checks.jacobian_fd": lambda: (robokin.checks.jacobian_fd, dict(f=_poly, x=np.array([1.0, 2.0]))),
-    "checks.check_jacobian": lambda: (robokin.checks.check_jacobian, dict(jac=_poly_jac, f=_poly,
-                                                                           x=np.array([[1.0, 2.0]]))),
-    "checks.residual_scan": lambda: (robokin.checks.residual_scan, dict(forward=np.exp, inverse=np.log,
-                                                                         targets=np.array([[1.5], [2.0]]), tol=1e-9)),
-    "checks.fk_ik_roundtrip": lambda: (robokin.checks.fk_ik_roundtrip, dict(fk=np.sin, ik=np.arcsin,
-                                                                             q=np.array([[0.1], [0.2]]), tol=1e-9)),
+    "checks.check_jacobian": lambda: (
+        robokin.checks.check_jacobian,
+        dict(jac=_poly_jac, f=_poly, x=np.array([[1.0, 2.0]])),
+    ),
+    "checks.residual_scan": lambda: (
+        robokin.checks.residual_scan,
+        dict(forward=np.exp, inverse=np.log, targets=np.array([[1.5], [2.0]]), tol=1e-9),
+    ),
+    "checks.fk_ik_roundtrip": lambda: (
+        robokin.checks.fk_ik_roundtrip,
+        dict(fk=np.sin, ik=np.arcsin, q=np.array([[0.1], [0.2]]), tol=1e-9),
+    ),
     "checks.check_rigid": lambda: (robokin.checks.check_rigid, dict(T=np.eye(4))),
     "checks.check_answer": lambda: (robokin.checks.check_answer, dict(name="a", value=0.5, expected=0.5, quiet=True)),
     "checks.CheckReport.as_row": None,
-    "checks.check_rate": lambda: (robokin.checks.check_rate, dict(name="r", failed=np.arange(100) == 0,
-                                                                  max_rate=0.05, alpha=1e-3)),
+    "checks.check_rate": lambda: (
+        robokin.checks.check_rate,
+        dict(name="r", failed=np.arange(100) == 0, max_rate=0.05, alpha=1e-3),
+    ),
     # control
-    "control.quintic": lambda: (robokin.control.quintic, dict(q0=np.array([0.0]), qf=np.array([1.0]), T=2.0,
-                                                               t=np.array([0.0, 1.0]))),
-    "control.quintic_reference": lambda: (robokin.control.quintic_reference, dict(q0=np.array([0.0, 0.0]),
-                                                                                   qf=np.array([1.0, -1.0]), T=2.0)),
-    "control.friction_torque": lambda: (robokin.control.friction_torque, dict(qd=np.array([1.0, -1.0]), fv=0.1,
-                                                                               fc=0.5)),
-    "control.gravity_compensation": lambda: (robokin.control.gravity_compensation, dict(model=_obj("arm"),
-                                                                                         q=np.array([0.2, 0.3]))),
-    "control.Controller": lambda: (robokin.control.Controller, dict(model=_obj("arm"), kind="pd",
-                                                                     kp=np.array([10.0, 10.0]),
-                                                                     kd=np.array([1.0, 1.0]),
-                                                                     ki=np.array([0.0, 0.0]))),
-    "control.Controller.torque": lambda: (_obj("ctl").torque, dict(q=np.array([0.1, 0.2]), qd=np.zeros(2),
-                                                                    z=np.zeros(2), q_ref=np.array([0.1, 0.2]),
-                                                                    qd_ref=np.zeros(2), qdd_ref=np.zeros(2))),
-    "control.tracking_controller": lambda: (robokin.control.tracking_controller,
-                                            dict(model=_obj("arm"), kind="computed_torque", kp=100.0, kd=20.0)),
-    "control.simulate": lambda: (robokin.control.simulate, dict(plant=_obj("arm"), controller=_obj("ctl"),
-                                                                 q0=np.zeros(2), qd0=np.zeros(2), ref=_obj("ref"),
-                                                                 t_final=0.2)),
-    "control.simulate_ivp": lambda: (robokin.control.simulate_ivp, dict(plant=_obj("arm"), controller=_obj("ctl"),
-                                                                         q0=np.zeros(2), qd0=np.zeros(2),
-                                                                         ref=_obj("ref"), t_final=0.2,
-                                                                         t_eval=np.array([0.1, 0.2]))),
-    "control.steady_state_error": lambda: (robokin.control.steady_state_error,
-                                           dict(plant=_obj("arm"), controller=_obj("ctl"), q_ref=np.array([0.3, 0.2]))),
-    "control.sample_arms": lambda: (robokin.control.sample_arms, dict(nominal=_obj("arm"), n=5,
-                                                                       rng=np.random.default_rng(0))),
-    "control.tracking_metrics": lambda: (robokin.control.tracking_metrics, dict(res=_obj("simres"),
-                                                                                 q_start=np.zeros(2))),
+    "control.quintic": lambda: (
+        robokin.control.quintic,
+        dict(q0=np.array([0.0]), qf=np.array([1.0]), T=2.0, t=np.array([0.0, 1.0])),
+    ),
+    "control.quintic_reference": lambda: (
+        robokin.control.quintic_reference,
+        dict(q0=np.array([0.0, 0.0]), qf=np.array([1.0, -1.0]), T=2.0),
+    ),
+    "control.friction_torque": lambda: (
+        robokin.control.friction_torque,
+        dict(qd=np.array([1.0, -1.0]), fv=0.1, fc=0.5),
+    ),
+    "control.gravity_compensation": lambda: (
+        robokin.control.gravity_compensation,
+        dict(model=_obj("arm"), q=np.array([0.2, 0.3])),
+    ),
+    "control.Controller": lambda: (
+        robokin.control.Controller,
+        dict(model=_obj("arm"), kind="pd", kp=np.array([10.0, 10.0]), kd=np.array([1.0, 1.0]), ki=np.array([0.0, 0.0])),
+    ),
+    "control.Controller.torque": lambda: (
+        _obj("ctl").torque,
+        dict(
+            q=np.array([0.1, 0.2]),
+            qd=np.zeros(2),
+            z=np.zeros(2),
+            q_ref=np.array([0.1, 0.2]),
+            qd_ref=np.zeros(2),
+            qdd_ref=np.zeros(2),
+        ),
+    ),
+    "control.tracking_controller": lambda: (
+        robokin.control.tracking_controller,
+        dict(model=_obj("arm"), kind="computed_torque", kp=100.0, kd=20.0),
+    ),
+    "control.simulate": lambda: (
+        robokin.control.simulate,
+        dict(plant=_obj("arm"), controller=_obj("ctl"), q0=np.zeros(2), qd0=np.zeros(2), ref=_obj("ref"), t_final=0.2),
+    ),
+    "control.simulate_ivp": lambda: (
+        robokin.control.simulate_ivp,
+        dict(
+            plant=_obj("arm"),
+            controller=_obj("ctl"),
+            q0=np.zeros(2),
+            qd0=np.zeros(2),
+            ref=_obj("ref"),
+            t_final=0.2,
+            t_eval=np.array([0.1, 0.2]),
+        ),
+    ),
+    "control.steady_state_error": lambda: (
+        robokin.control.steady_state_error,
+        dict(plant=_obj("arm"), controller=_obj("ctl"), q_ref=np.array([0.3, 0.2])),
+    ),
+    "control.sample_arms": lambda: (
+        robokin.control.sample_arms,
+        dict(nominal=_obj("arm"), n=5, rng=np.random.default_rng(0)),
+    ),
+    "control.tracking_metrics": lambda: (
+        robokin.control.tracking_metrics,
+        dict(res=_obj("simres"), q_start=np.zeros(2)),
+    ),
     "control.converged": lambda: (robokin.control.converged, dict(res=_obj("simres"), tol=1e-3, hold=0.1)),
     "control.clopper_pearson": lambda: (robokin.control.clopper_pearson, dict(k=3, n=10)),
-    "control.monte_carlo": lambda: (robokin.control.monte_carlo,
-                                    dict(nominal=_obj("arm"), controller=_obj("ctl"), n=3, rng=np.random.default_rng(1),
-                                         q0=np.zeros(2), qf=np.array([1.0, -1.0]), t_move=0.1, t_final=0.2)),
+    "control.monte_carlo": lambda: (
+        robokin.control.monte_carlo,
+        dict(
+            nominal=_obj("arm"),
+            controller=_obj("ctl"),
+            n=3,
+            rng=np.random.default_rng(1),
+            q0=np.zeros(2),
+            qf=np.array([1.0, -1.0]),
+            t_move=0.1,
+            t_final=0.2,
+        ),
+    ),
     # dynamics
-    "dynamics.TwoLinkArm": lambda: (robokin.dynamics.TwoLinkArm, dict(m1=1.0, m2=1.0, l1=1.0, l2=1.0, lc1=0.5,
-                                                                       lc2=0.5, I1=0.1, I2=0.1)),
+    "dynamics.TwoLinkArm": lambda: (
+        robokin.dynamics.TwoLinkArm,
+        dict(m1=1.0, m2=1.0, l1=1.0, l2=1.0, lc1=0.5, lc2=0.5, I1=0.1, I2=0.1),
+    ),
     "dynamics.TwoLinkArm.replace": lambda: (_obj("arm").replace, dict(m2=1.5)),
     "dynamics.TwoLinkArm.potential_min": None,
     "dynamics.TwoLinkArm.rnea_params": None,
-    "dynamics.rnea": lambda: (robokin.dynamics.rnea, dict(q=np.array([0.3, -0.7]), qd=np.array([1.0, 2.0]),
-                                                          qdd=np.array([0.5, -1.5]), **_rnea_kw())),
-    "dynamics.rnea_mass_matrix": lambda: (robokin.dynamics.rnea_mass_matrix,
-                                          dict(q=np.array([0.3, -0.7]),
-                                               **{k: v for k, v in _rnea_kw().items() if k != "gravity"})),
-    "dynamics.SerialDynamics": lambda: (robokin.dynamics.SerialDynamics,
-                                        dict(arm=_obj("sdyn").arm, masses=np.array(_obj("sdyn").masses),
-                                             coms=np.array(_obj("sdyn").coms),
-                                             inertias=np.array(_obj("sdyn").inertias), gravity=np.array([0, -9.81, 0.0]))),
-    "dynamics.SerialDynamics.from_dh": lambda: (robokin.dynamics.SerialDynamics.from_dh,
-                                                dict(a=np.array(_obj("sdyn").arm.a), alpha=np.array(_obj("sdyn").arm.alpha),
-                                                     d=np.array(_obj("sdyn").arm.d), convention="standard",
-                                                     masses=np.array(_obj("sdyn").masses),
-                                                     coms=np.array(_obj("sdyn").coms),
-                                                     inertias=np.array(_obj("sdyn").inertias))),
+    "dynamics.rnea": lambda: (
+        robokin.dynamics.rnea,
+        dict(q=np.array([0.3, -0.7]), qd=np.array([1.0, 2.0]), qdd=np.array([0.5, -1.5]), **_rnea_kw()),
+    ),
+    "dynamics.rnea_mass_matrix": lambda: (
+        robokin.dynamics.rnea_mass_matrix,
+        dict(q=np.array([0.3, -0.7]), **{k: v for k, v in _rnea_kw().items() if k != "gravity"}),
+    ),
+    "dynamics.SerialDynamics": lambda: (
+        robokin.dynamics.SerialDynamics,
+        dict(
+            arm=_obj("sdyn").arm,
+            masses=np.array(_obj("sdyn").masses),
+            coms=np.array(_obj("sdyn").coms),
+            inertias=np.array(_obj("sdyn").inertias),
+            gravity=np.array([0, -9.81, 0.0]),
+        ),
+    ),
+    "dynamics.SerialDynamics.from_dh": lambda: (
+        robokin.dynamics.SerialDynamics.from_dh,
+        dict(
+            a=np.array(_obj("sdyn").arm.a),
+            alpha=np.array(_obj("sdyn").arm.alpha),
+            d=np.array(_obj("sdyn").arm.d),
+            convention="standard",
+            masses=np.array(_obj("sdyn").masses),
+            coms=np.array(_obj("sdyn").coms),
+            inertias=np.array(_obj("sdyn").inertias),
+        ),
+    ),
     "dynamics.check_inertias": lambda: (robokin.dynamics.check_inertias, dict(inertias=np.diag([0.1, 0.1, 0.15]))),
-    "dynamics.energy_drift": lambda: (robokin.dynamics.energy_drift, dict(arm=_obj("arm"), q0=np.array([0.3, 0.5]),
-                                                                           qd0=np.array([0.0, 1.0]), t_final=0.05)),
+    "dynamics.energy_drift": lambda: (
+        robokin.dynamics.energy_drift,
+        dict(arm=_obj("arm"), q0=np.array([0.3, 0.5]), qd0=np.array([0.0, 1.0]), t_final=0.05),
+    ),
     # fivebar
     "fivebar.FiveBar": lambda: (robokin.fivebar.FiveBar, dict(l1=0.06, l2=0.06, l3=0.1, l4=0.1, d=0.07)),
-    "fivebar.FiveBar.assembly_sign": lambda: (_obj("fb").assembly_sign, dict(q=_obj("fb").ik([0.035, -0.12]),
-                                                                             p=np.array([0.035, -0.12]))),
-    "fivebar.FiveBar.assembly_of": lambda: (_obj("fb").assembly_of, dict(q=_obj("fb").ik([0.035, -0.12]),
-                                                                         p=np.array([0.035, -0.12]))),
-    "fivebar.FiveBar.working_mode": lambda: (_obj("fb").working_mode, dict(q=_obj("fb").ik([0.035, -0.12]),
-                                                                           p=np.array([0.035, -0.12]))),
+    "fivebar.FiveBar.assembly_sign": lambda: (
+        _obj("fb").assembly_sign,
+        dict(q=_obj("fb").ik([0.035, -0.12]), p=np.array([0.035, -0.12])),
+    ),
+    "fivebar.FiveBar.assembly_of": lambda: (
+        _obj("fb").assembly_of,
+        dict(q=_obj("fb").ik([0.035, -0.12]), p=np.array([0.035, -0.12])),
+    ),
+    "fivebar.FiveBar.working_mode": lambda: (
+        _obj("fb").working_mode,
+        dict(q=_obj("fb").ik([0.035, -0.12]), p=np.array([0.035, -0.12])),
+    ),
     "fivebar.FiveBar.ik": lambda: (_obj("fb").ik, dict(p=np.array([0.035, -0.12]))),
-    "fivebar.FiveBar.clamp_to_workspace": lambda: (_obj("fb").clamp_to_workspace, dict(p=np.array([0.0, -0.03]),
-                                                                                       margin=0.008)),
-    "fivebar.FiveBar.ik_numeric": lambda: (_obj("fb").ik_numeric, dict(p=np.array([0.035, -0.12]),
-                                                                       q0=np.array([-2.0, -1.0]))),
-    "fivebar.FiveBar.static_torques": lambda: (_obj("fb").static_torques, dict(q=_obj("fb").ik([0.035, -0.12]),
-                                                                               force=np.array([0.0, -100.0]))),
+    "fivebar.FiveBar.clamp_to_workspace": lambda: (
+        _obj("fb").clamp_to_workspace,
+        dict(p=np.array([0.0, -0.03]), margin=0.008),
+    ),
+    "fivebar.FiveBar.ik_numeric": lambda: (
+        _obj("fb").ik_numeric,
+        dict(p=np.array([0.035, -0.12]), q0=np.array([-2.0, -1.0])),
+    ),
+    "fivebar.FiveBar.static_torques": lambda: (
+        _obj("fb").static_torques,
+        dict(q=_obj("fb").ik([0.035, -0.12]), force=np.array([0.0, -100.0])),
+    ),
     # ident
-    "ident.base_parameters": lambda: (robokin.ident.base_parameters, dict(arm=_obj("arm"), fv=np.array([0.1, 0.1]),
-                                                                          fc=np.array([0.2, 0.2]))),
-    "ident.arm_from_base_parameters": lambda: (robokin.ident.arm_from_base_parameters,
-                                               dict(theta=robokin.ident.base_parameters(_obj("arm")), l1=1.0, l2=1.0,
-                                                    m1=1.0, m2=1.0)),
-    "ident.regressor": lambda: (robokin.ident.regressor, dict(q=np.array([0.3, -0.7]), qd=np.array([1.0, 2.0]),
-                                                              qdd=np.array([0.5, -1.5]))),
-    "ident.fourier_excitation": lambda: (robokin.ident.fourier_excitation,
-                                         dict(t=np.array([0.0, 1.0]), a=np.array([[1.0], [0.0]]),
-                                              b=np.array([[0.0], [0.0]]), wf=1.0, q0=np.array([0.0, 0.5]))),
-    "ident.encoder_reading": lambda: (robokin.ident.encoder_reading, dict(q=np.array([0.1234, -0.5]),
-                                                                          counts_per_rev=4096)),
-    "ident.estimate_derivatives": lambda: (robokin.ident.estimate_derivatives,
-                                           dict(q=np.stack([np.linspace(0, 1, 40) ** 2] * 2, -1), dt=0.01,
-                                                method="savgol", window=11, polyorder=4)),
+    "ident.base_parameters": lambda: (
+        robokin.ident.base_parameters,
+        dict(arm=_obj("arm"), fv=np.array([0.1, 0.1]), fc=np.array([0.2, 0.2])),
+    ),
+    "ident.arm_from_base_parameters": lambda: (
+        robokin.ident.arm_from_base_parameters,
+        dict(theta=robokin.ident.base_parameters(_obj("arm")), l1=1.0, l2=1.0, m1=1.0, m2=1.0),
+    ),
+    "ident.regressor": lambda: (
+        robokin.ident.regressor,
+        dict(q=np.array([0.3, -0.7]), qd=np.array([1.0, 2.0]), qdd=np.array([0.5, -1.5])),
+    ),
+    "ident.fourier_excitation": lambda: (
+        robokin.ident.fourier_excitation,
+        dict(
+            t=np.array([0.0, 1.0]),
+            a=np.array([[1.0], [0.0]]),
+            b=np.array([[0.0], [0.0]]),
+            wf=1.0,
+            q0=np.array([0.0, 0.5]),
+        ),
+    ),
+    "ident.encoder_reading": lambda: (
+        robokin.ident.encoder_reading,
+        dict(q=np.array([0.1234, -0.5]), counts_per_rev=4096),
+    ),
+    "ident.estimate_derivatives": lambda: (
+        robokin.ident.estimate_derivatives,
+        dict(q=np.stack([np.linspace(0, 1, 40) ** 2] * 2, -1), dt=0.01, method="savgol", window=11, polyorder=4),
+    ),
     "ident.lowpass": lambda: (robokin.ident.lowpass, dict(x=np.sin(np.linspace(0, 6, 200)), dt=0.001, cutoff=20.0)),
-    "ident.least_squares": lambda: (robokin.ident.least_squares,
-                                    dict(Y=np.random.default_rng(0).normal(size=(20, 2, 3)),
-                                         tau=np.random.default_rng(1).normal(size=(20, 2)))),
+    "ident.least_squares": lambda: (
+        robokin.ident.least_squares,
+        dict(Y=np.random.default_rng(0).normal(size=(20, 2, 3)), tau=np.random.default_rng(1).normal(size=(20, 2))),
+    ),
     # ik
-    "ik.ik_dls": lambda: (robokin.ik.ik_dls, dict(arm=_obj("ur5"), T=_ur5_pose(),
-                                                  q0=np.array([0.4, -1.1, 1.6, -0.3, 1.2, 0.8]))),
-    "ik.damping_squared": lambda: (robokin.ik.damping_squared, dict(sigma_min=np.array([0.02, 0.005]),
-                                                                    err=np.array([1.0, 1.0]), damping=0.1,
-                                                                    sigma_threshold=0.01)),
+    "ik.ik_dls": lambda: (
+        robokin.ik.ik_dls,
+        dict(arm=_obj("ur5"), T=_ur5_pose(), q0=np.array([0.4, -1.1, 1.6, -0.3, 1.2, 0.8])),
+    ),
+    "ik.damping_squared": lambda: (
+        robokin.ik.damping_squared,
+        dict(sigma_min=np.array([0.02, 0.005]), err=np.array([1.0, 1.0]), damping=0.1, sigma_threshold=0.01),
+    ),
     # leg2
-    "leg2.TwoLinkLeg": lambda: (robokin.leg2.TwoLinkLeg, dict(l1=0.2, l2=0.2, q_min=np.array([-1.0, 0.0]),
-                                                              q_max=np.array([1.0, 2.5]))),
-    "leg2.TwoLinkLeg.joint_rates": lambda: (_obj("leg").joint_rates, dict(q=np.array([0.0, 1.5]),
-                                                                          v=np.array([0.1, 0.0]))),
+    "leg2.TwoLinkLeg": lambda: (
+        robokin.leg2.TwoLinkLeg,
+        dict(l1=0.2, l2=0.2, q_min=np.array([-1.0, 0.0]), q_max=np.array([1.0, 2.5])),
+    ),
+    "leg2.TwoLinkLeg.joint_rates": lambda: (
+        _obj("leg").joint_rates,
+        dict(q=np.array([0.0, 1.5]), v=np.array([0.1, 0.0])),
+    ),
     "leg2.TwoLinkLeg.ik": lambda: (_obj("leg").ik, dict(p=np.array([0.1, -0.3]))),
     "leg2.Calibration.leg": None,
     "leg2.Calibration.predict": lambda: (_obj("cal").predict, dict(q_enc=np.array([0.1, 1.0]))),
     "leg2.Calibration.command": lambda: (_obj("cal").command, dict(p=np.array([0.1, -0.3]))),
-    "leg2.calibrate": lambda: (robokin.leg2.calibrate,
-                               dict(q_enc=np.random.default_rng(0).uniform([-1, 0.3], [1, 2.5], size=(8, 2)),
-                                    p_meas=_obj("leg").fk(np.random.default_rng(0).uniform([-1, 0.3], [1, 2.5],
-                                                                                           size=(8, 2))),
-                                    guess=np.array([0.2, 0.2]))),
+    "leg2.calibrate": lambda: (
+        robokin.leg2.calibrate,
+        dict(
+            q_enc=np.random.default_rng(0).uniform([-1, 0.3], [1, 2.5], size=(8, 2)),
+            p_meas=_obj("leg").fk(np.random.default_rng(0).uniform([-1, 0.3], [1, 2.5], size=(8, 2))),
+            guess=np.array([0.2, 0.2]),
+        ),
+    ),
     "leg2.gait_phase": lambda: (robokin.leg2.gait_phase, dict(t=0.3, period=0.4, offsets=np.array(robokin.leg2.TROT))),
     "leg2.gait_state": lambda: (robokin.leg2.gait_state, dict(phase=np.array([0.1, 0.75]), duty=0.5)),
-    "leg2.foot_offset": lambda: (robokin.leg2.foot_offset, dict(phase=0.3, duty=0.5, period=0.4, v_body=0.5,
-                                                                height=0.05)),
-    "leg2.foot_targets": lambda: (robokin.leg2.foot_targets, dict(t=0.1, neutral=np.array([0.0, -0.3]), period=0.4,
-                                                                  v_body=0.5, height=0.05)),
+    "leg2.foot_offset": lambda: (
+        robokin.leg2.foot_offset,
+        dict(phase=0.3, duty=0.5, period=0.4, v_body=0.5, height=0.05),
+    ),
+    "leg2.foot_targets": lambda: (
+        robokin.leg2.foot_targets,
+        dict(t=0.1, neutral=np.array([0.0, -0.3]), period=0.4, v_body=0.5, height=0.05),
+    ),
     # mecanum
     "mecanum.Mecanum": lambda: (robokin.mecanum.Mecanum, dict(r=0.076, lx=0.2, ly=0.2, roller_angle=0.7)),
     "mecanum.Mecanum.wheel_speeds": lambda: (_obj("car").wheel_speeds, dict(twist=np.array([0.3, -0.2, 0.5]))),
     "mecanum.Mecanum.twist": lambda: (_obj("car").twist, dict(w=np.array([10.0, 10.0, 10.0, 12.0]))),
     "mecanum.Mecanum.inconsistency": lambda: (_obj("car").inconsistency, dict(w=np.array([10.0, 10.0, 10.0, 12.0]))),
     "mecanum.Mecanum.residual": lambda: (_obj("car").residual, dict(w=np.array([10.0, 10.0, 10.0, 12.0]))),
-    "mecanum.Mecanum.sign_tests": lambda: (_obj("car").sign_tests, dict(wiring=np.array(_obj("car").matrix),
-                                                                        tol=1e-9)),
-    "mecanum.reorder_wheels": lambda: (robokin.mecanum.reorder_wheels, dict(w=np.array([1.0, 2.0, 3.0, 4.0]),
-                                                                            order=("FL", "FR", "RR", "RL"))),
-    "mecanum.integrate_twist": lambda: (robokin.mecanum.integrate_twist, dict(pose=np.zeros(3),
-                                                                              twist=np.array([1.0, 0.0, 0.5]), dt=0.1)),
-    "mecanum.odometry": lambda: (robokin.mecanum.odometry, dict(twists=np.tile([1.0, 0.0, 0.1], (5, 1)), dt=0.1,
-                                                                pose0=np.zeros(3))),
-    "mecanum.fuse_heading": lambda: (robokin.mecanum.fuse_heading, dict(omega_gyro=np.full(5, 0.02),
-                                                                        omega_wheel=np.zeros(5), dt=0.01, tau=1.0,
-                                                                        theta0=0.0, bias0=0.0)),
+    "mecanum.Mecanum.sign_tests": lambda: (_obj("car").sign_tests, dict(wiring=np.array(_obj("car").matrix), tol=1e-9)),
+    "mecanum.reorder_wheels": lambda: (
+        robokin.mecanum.reorder_wheels,
+        dict(w=np.array([1.0, 2.0, 3.0, 4.0]), order=("FL", "FR", "RR", "RL")),
+    ),
+    "mecanum.integrate_twist": lambda: (
+        robokin.mecanum.integrate_twist,
+        dict(pose=np.zeros(3), twist=np.array([1.0, 0.0, 0.5]), dt=0.1),
+    ),
+    "mecanum.odometry": lambda: (
+        robokin.mecanum.odometry,
+        dict(twists=np.tile([1.0, 0.0, 0.1], (5, 1)), dt=0.1, pose0=np.zeros(3)),
+    ),
+    "mecanum.fuse_heading": lambda: (
+        robokin.mecanum.fuse_heading,
+        dict(omega_gyro=np.full(5, 0.02), omega_wheel=np.zeros(5), dt=0.01, tau=1.0, theta0=0.0, bias0=0.0),
+    ),
     "mecanum.pwm_model": lambda: (robokin.mecanum.pwm_model, dict(u=0.5, params=np.array([40.0, 0.1]))),
-    "mecanum.fit_pwm": lambda: (robokin.mecanum.fit_pwm, dict(u=np.linspace(-1, 1, 21),
-                                                              w=robokin.mecanum.pwm_model(np.linspace(-1, 1, 21),
-                                                                                          [40.0, 0.1])
-                                                              + 0.1 * np.sin(np.arange(21.0)))),
+    "mecanum.fit_pwm": lambda: (
+        robokin.mecanum.fit_pwm,
+        dict(
+            u=np.linspace(-1, 1, 21),
+            w=robokin.mecanum.pwm_model(np.linspace(-1, 1, 21), [40.0, 0.1]) + 0.1 * np.sin(np.arange(21.0)),
+        ),
+    ),
     # plotting
     "plotting.draw_frame": lambda: (robokin.plotting.draw_frame, dict(ax=_obj("ax"), T=np.eye(4), length=0.5)),
     "plotting.new_3d_axes": None,
     "plotting.animation_html": None,
     # serial
-    "serial.dh_transform": lambda: (robokin.serial.dh_transform, dict(a=0.5, alpha=0.3, d=0.1, theta=0.2,
-                                                                      convention="standard")),
-    "serial.SerialArm": lambda: (robokin.serial.SerialArm, dict(a=np.array([1.0, 1.0]), alpha=np.zeros(2),
-                                                                d=np.zeros(2), offset=np.zeros(2),
-                                                                convention="standard")),
-    "serial.SerialArm.from_dh": lambda: (robokin.serial.SerialArm.from_dh, dict(a=np.array([1.0, 1.0]),
-                                                                                alpha=np.zeros(2), d=np.zeros(2),
-                                                                                convention="standard")),
+    "serial.dh_transform": lambda: (
+        robokin.serial.dh_transform,
+        dict(a=0.5, alpha=0.3, d=0.1, theta=0.2, convention="standard"),
+    ),
+    "serial.SerialArm": lambda: (
+        robokin.serial.SerialArm,
+        dict(a=np.array([1.0, 1.0]), alpha=np.zeros(2), d=np.zeros(2), offset=np.zeros(2), convention="standard"),
+    ),
+    "serial.SerialArm.from_dh": lambda: (
+        robokin.serial.SerialArm.from_dh,
+        dict(a=np.array([1.0, 1.0]), alpha=np.zeros(2), d=np.zeros(2), convention="standard"),
+    ),
     "serial.pose_error": lambda: (robokin.serial.pose_error, dict(T_target=np.eye(4), T_current=np.eye(4))),
     # sim (MuJoCo)
-    "sim.fivebar_mjcf": lambda: (robokin.sim.fivebar_mjcf, dict(fivebar=_obj("fb"),
-                                                                masses=np.array([0.05, 0.05, 0.08, 0.08]))),
-    "sim.fivebar_model": lambda: (robokin.sim.fivebar_model, dict(fivebar=_obj("fb"),
-                                                                  masses=np.array([0.05, 0.05, 0.08, 0.08]))),
+    "sim.fivebar_mjcf": lambda: (
+        robokin.sim.fivebar_mjcf,
+        dict(fivebar=_obj("fb"), masses=np.array([0.05, 0.05, 0.08, 0.08])),
+    ),
+    "sim.fivebar_model": lambda: (
+        robokin.sim.fivebar_model,
+        dict(fivebar=_obj("fb"), masses=np.array([0.05, 0.05, 0.08, 0.08])),
+    ),
     "sim.fivebar_qpos": lambda: (robokin.sim.fivebar_qpos, dict(fivebar=_obj("fb"), q=_obj("fb").ik([0.035, -0.12]))),
     "sim.fivebar_feet": None,
     "sim.fivebar_motor_angles": None,
-    "sim.fivebar_static_torques": lambda: (robokin.sim.fivebar_static_torques,
-                                           dict(model=_obj("fbmodel"), fivebar=_obj("fb"),
-                                                q=_obj("fb").ik([0.035, -0.12]), force=np.array([0.0, -10.0]))),
+    "sim.fivebar_static_torques": lambda: (
+        robokin.sim.fivebar_static_torques,
+        dict(model=_obj("fbmodel"), fivebar=_obj("fb"), q=_obj("fb").ik([0.035, -0.12]), force=np.array([0.0, -10.0])),
+    ),
     "sim.two_link_mjcf": None,
     "sim.two_link_model": None,
-    "sim.two_link_terms": lambda: (robokin.sim.two_link_terms, dict(model=_obj("armmodel"), q=np.array([0.3, -0.7]),
-                                                                    qd=np.array([1.0, 2.0]))),
+    "sim.two_link_terms": lambda: (
+        robokin.sim.two_link_terms,
+        dict(model=_obj("armmodel"), q=np.array([0.3, -0.7]), qd=np.array([1.0, 2.0])),
+    ),
     "sim.dh_mjcf": lambda: (robokin.sim.dh_mjcf, dict(arm=_obj("ur5"), **robokin.ur5.inertial_parameters())),
     "sim.dh_model": None,
-    "sim.inverse_dynamics": lambda: (robokin.sim.inverse_dynamics, dict(model=_obj("armmodel"),
-                                                                        q=np.array([0.3, -0.7]),
-                                                                        qd=np.array([1.0, 2.0]),
-                                                                        qdd=np.array([0.5, -1.5]))),
+    "sim.inverse_dynamics": lambda: (
+        robokin.sim.inverse_dynamics,
+        dict(model=_obj("armmodel"), q=np.array([0.3, -0.7]), qd=np.array([1.0, 2.0]), qdd=np.array([0.5, -1.5])),
+    ),
     "sim.run_controller": None,
     "sim.contact_normal_force": None,
-    "sim.wheel_leg_mjcf": lambda: (robokin.sim.wheel_leg_mjcf, dict(params=_obj("wlp"), fivebar=_obj("wlfb"),
-                                                                    track=0.4)),
-    "sim.wheel_leg_model": lambda: (robokin.sim.wheel_leg_model, dict(params=_obj("wlp"), fivebar=_obj("wlfb"),
-                                                                      track=0.4)),
+    "sim.wheel_leg_mjcf": lambda: (
+        robokin.sim.wheel_leg_mjcf,
+        dict(params=_obj("wlp"), fivebar=_obj("wlfb"), track=0.4),
+    ),
+    "sim.wheel_leg_model": lambda: (
+        robokin.sim.wheel_leg_model,
+        dict(params=_obj("wlp"), fivebar=_obj("wlfb"), track=0.4),
+    ),
     "sim.wheel_leg_pose": None,
     "sim.wheel_leg_state": None,
-    "sim.MotorModel": lambda: (robokin.sim.MotorModel, dict(tau_stall=3.0, omega_free=220.0, eta=0.85,
-                                                            rotor_inertia=2e-5)),
+    "sim.MotorModel": lambda: (
+        robokin.sim.MotorModel,
+        dict(tau_stall=3.0, omega_free=220.0, eta=0.85, rotor_inertia=2e-5),
+    ),
     "sim.MotorModel.max_joint_torque": lambda: (_obj("motor").max_joint_torque, dict(N=10.0, joint_speed=5.0)),
-    "sim.MotorModel.saturate": lambda: (_obj("motor").saturate, dict(tau=np.array([1.0, 30.0]), N=10.0,
-                                                                     joint_speed=5.0)),
+    "sim.MotorModel.saturate": lambda: (
+        _obj("motor").saturate,
+        dict(tau=np.array([1.0, 30.0]), N=10.0, joint_speed=5.0),
+    ),
     # stewart
-    "stewart.Stewart": lambda: (robokin.stewart.Stewart, dict(base=np.array(_obj("st").base),
-                                                              top=np.array(_obj("st").top),
-                                                              stroke=np.array([0.3, 0.6]))),
-    "stewart.Stewart.twist_from_leg_rates": lambda: (_obj("st").twist_from_leg_rates,
-                                                     dict(pose=HOME6, leg_rates=np.full(6, 0.01))),
+    "stewart.Stewart": lambda: (
+        robokin.stewart.Stewart,
+        dict(base=np.array(_obj("st").base), top=np.array(_obj("st").top), stroke=np.array([0.3, 0.6])),
+    ),
+    "stewart.Stewart.twist_from_leg_rates": lambda: (
+        _obj("st").twist_from_leg_rates,
+        dict(pose=HOME6, leg_rates=np.full(6, 0.01)),
+    ),
     "stewart.Stewart.home_guess": lambda: (_obj("st").home_guess, dict(lengths=_obj("st").ik(HOME6))),
     "stewart.Stewart.fk": lambda: (_obj("st").fk, dict(lengths=_obj("st").ik(HOME6))),
     "stewart.uniform_layout": lambda: (robokin.stewart.uniform_layout, dict(r_base=0.5, r_top=0.35, phase=0.5)),
-    "stewart.paired_layout": lambda: (robokin.stewart.paired_layout, dict(r_base=0.5, r_top=0.35,
-                                                                          base_pair_angle=0.35, top_pair_angle=0.35)),
-    "stewart.PlatformParams": lambda: (robokin.stewart.PlatformParams, dict(mass=10.0, inertia=np.diag([0.3, 0.3, 0.5]),
-                                                                            com=np.zeros(3), leg_mass=0.1)),
+    "stewart.paired_layout": lambda: (
+        robokin.stewart.paired_layout,
+        dict(r_base=0.5, r_top=0.35, base_pair_angle=0.35, top_pair_angle=0.35),
+    ),
+    "stewart.PlatformParams": lambda: (
+        robokin.stewart.PlatformParams,
+        dict(mass=10.0, inertia=np.diag([0.3, 0.3, 0.5]), com=np.zeros(3), leg_mass=0.1),
+    ),
     "stewart.StewartDynamics": None,
-    "stewart.StewartDynamics.inverse_dynamics": lambda: (_obj("dyn").inverse_dynamics,
-                                                         dict(q=HOME6, qd=np.zeros(6), qdd=np.ones(6))),
-    "stewart.StewartDynamics.forward_dynamics": lambda: (_obj("dyn").forward_dynamics,
-                                                         dict(q=HOME6, qd=np.zeros(6), f=np.full(6, 20.0))),
+    "stewart.StewartDynamics.inverse_dynamics": lambda: (
+        _obj("dyn").inverse_dynamics,
+        dict(q=HOME6, qd=np.zeros(6), qdd=np.ones(6)),
+    ),
+    "stewart.StewartDynamics.forward_dynamics": lambda: (
+        _obj("dyn").forward_dynamics,
+        dict(q=HOME6, qd=np.zeros(6), f=np.full(6, 20.0)),
+    ),
     "stewart.StewartDynamics.ode": None,
-    "stewart.leg_friction": lambda: (robokin.stewart.leg_friction, dict(leg_rates=np.full(6, 0.1), viscous=10.0,
-                                                                        coulomb=5.0, coulomb_speed=1e-3)),
+    "stewart.leg_friction": lambda: (
+        robokin.stewart.leg_friction,
+        dict(leg_rates=np.full(6, 0.1), viscous=10.0, coulomb=5.0, coulomb_speed=1e-3),
+    ),
     "stewart.default_platform": None,
     # trajectory
     "trajectory.quintic_boundary_matrix": lambda: (robokin.trajectory.quintic_boundary_matrix, dict(T=1.0)),
     "trajectory.quintic_coeffs": lambda: (robokin.trajectory.quintic_coeffs, dict(q0=0.0, qf=1.0, T=1.0)),
-    "trajectory.quintic_eval": lambda: (robokin.trajectory.quintic_eval,
-                                        dict(coeffs=robokin.trajectory.quintic_coeffs(0.0, 1.0, 2.0), tau=1.0)),
-    "trajectory.PiecewiseQuintic": lambda: (robokin.trajectory.PiecewiseQuintic,
-                                            dict(times=np.array(_obj("traj").times),
-                                                 coeffs=np.array(_obj("traj").coeffs))),
+    "trajectory.quintic_eval": lambda: (
+        robokin.trajectory.quintic_eval,
+        dict(coeffs=robokin.trajectory.quintic_coeffs(0.0, 1.0, 2.0), tau=1.0),
+    ),
+    "trajectory.PiecewiseQuintic": lambda: (
+        robokin.trajectory.PiecewiseQuintic,
+        dict(times=np.array(_obj("traj").times), coeffs=np.array(_obj("traj").coeffs)),
+    ),
     "trajectory.PiecewiseQuintic.evaluate": lambda: (_obj("traj").evaluate, dict(t=0.5)),
     "trajectory.PiecewiseQuintic.sample": lambda: (_obj("traj").sample, dict(per_segment=20)),
     "trajectory.PiecewiseQuintic.join_jumps": None,
-    "trajectory.plan_quintic": lambda: (robokin.trajectory.plan_quintic, dict(waypoints=np.array([[0.0], [1.0], [0.0]]),
-                                                                              times=np.array([0.0, 1.0, 2.0]))),
-    "trajectory.allocate_times": lambda: (robokin.trajectory.allocate_times,
-                                          dict(waypoints=np.array([[0.0], [1.0], [4.0]]), total=4.0,
-                                               method="distance")),
+    "trajectory.plan_quintic": lambda: (
+        robokin.trajectory.plan_quintic,
+        dict(waypoints=np.array([[0.0], [1.0], [0.0]]), times=np.array([0.0, 1.0, 2.0])),
+    ),
+    "trajectory.allocate_times": lambda: (
+        robokin.trajectory.allocate_times,
+        dict(waypoints=np.array([[0.0], [1.0], [4.0]]), total=4.0, method="distance"),
+    ),
     "trajectory.segment_peaks": None,
     "trajectory.LimitReport.check": None,
-    "trajectory.check_limits": lambda: (robokin.trajectory.check_limits, dict(traj=_obj("traj"), vmax=2.0, amax=5.0,
-                                                                              jmax=100.0)),
-    "trajectory.minimum_time": lambda: (robokin.trajectory.minimum_time,
-                                        dict(waypoints=np.array([[0.0, 0.0], [1.0, 0.2]]), vmax=1.0, amax=2.0)),
-    "trajectory.branch_sequence": lambda: (robokin.trajectory.branch_sequence,
-                                           dict(q_branches=np.array([[[0.0], [3.0]], [[2.9], [0.2]], [[0.1], [3.1]]]),
-                                                valid=np.ones((3, 2), bool), q_start=np.array([0.0]))),
-    "trajectory.sphere_penalty": lambda: (robokin.trajectory.sphere_penalty,
-                                          dict(points=np.array([[0.0, 0.0, 0.5]]), centre=np.zeros(3), radius=1.0)),
+    "trajectory.check_limits": lambda: (
+        robokin.trajectory.check_limits,
+        dict(traj=_obj("traj"), vmax=2.0, amax=5.0, jmax=100.0),
+    ),
+    "trajectory.minimum_time": lambda: (
+        robokin.trajectory.minimum_time,
+        dict(waypoints=np.array([[0.0, 0.0], [1.0, 0.2]]), vmax=1.0, amax=2.0),
+    ),
+    "trajectory.branch_sequence": lambda: (
+        robokin.trajectory.branch_sequence,
+        dict(
+            q_branches=np.array([[[0.0], [3.0]], [[2.9], [0.2]], [[0.1], [3.1]]]),
+            valid=np.ones((3, 2), bool),
+            q_start=np.array([0.0]),
+        ),
+    ),
+    "trajectory.sphere_penalty": lambda: (
+        robokin.trajectory.sphere_penalty,
+        dict(points=np.array([[0.0, 0.0, 0.5]]), centre=np.zeros(3), radius=1.0),
+    ),
     # transforms
-    "transforms.euler_to_matrix": lambda: (robokin.transforms.euler_to_matrix, dict(angles=np.array([0.1, 0.2, 0.3]),
-                                                                                   order="zyx")),
-    "transforms.zyx_rate_matrix": lambda: (robokin.transforms.zyx_rate_matrix, dict(rpy=np.array([0.1, 0.2, 0.3]),
-                                                                                   frame="world")),
-    "transforms.make_transform": lambda: (robokin.transforms.make_transform, dict(R=np.eye(3),
-                                                                                 p=np.array([1.0, 0.0, 0.0]))),
-    "transforms.rotation_distance": lambda: (robokin.transforms.rotation_distance, dict(R1=np.eye(3),
-                                                                                       R2=robokin.transforms.rotz(0.2))),
-    "transforms.transform_points": lambda: (robokin.transforms.transform_points, dict(T=np.eye(4),
-                                                                                     points=np.array([1.0, 2.0, 3.0]))),
-    "transforms.interpolate_pose": lambda: (robokin.transforms.interpolate_pose,
-                                            dict(T0=np.eye(4), T1=robokin.transforms.make_transform(
-                                                robokin.transforms.rotz(0.5), [1.0, 0.0, 0.0]), s=0.5)),
+    "transforms.euler_to_matrix": lambda: (
+        robokin.transforms.euler_to_matrix,
+        dict(angles=np.array([0.1, 0.2, 0.3]), order="zyx"),
+    ),
+    "transforms.zyx_rate_matrix": lambda: (
+        robokin.transforms.zyx_rate_matrix,
+        dict(rpy=np.array([0.1, 0.2, 0.3]), frame="world"),
+    ),
+    "transforms.make_transform": lambda: (
+        robokin.transforms.make_transform,
+        dict(R=np.eye(3), p=np.array([1.0, 0.0, 0.0])),
+    ),
+    "transforms.rotation_distance": lambda: (
+        robokin.transforms.rotation_distance,
+        dict(R1=np.eye(3), R2=robokin.transforms.rotz(0.2)),
+    ),
+    "transforms.transform_points": lambda: (
+        robokin.transforms.transform_points,
+        dict(T=np.eye(4), points=np.array([1.0, 2.0, 3.0])),
+    ),
+    "transforms.interpolate_pose": lambda: (
+        robokin.transforms.interpolate_pose,
+        dict(T0=np.eye(4), T1=robokin.transforms.make_transform(robokin.transforms.rotz(0.5), [1.0, 0.0, 0.0]), s=0.5),
+    ),
     # ur5
     "ur5.make_ur5": lambda: (robokin.ur5.make_ur5, dict(d1=0.089159)),
     "ur5.ik": lambda: (robokin.ur5.ik, dict(T=_ur5_pose())),
-    "ur5.nearest": lambda: (robokin.ur5.nearest, dict(q_branches=robokin.ur5.ik(_ur5_pose())[0],
-                                                      valid=robokin.ur5.ik(_ur5_pose())[1],
-                                                      q_ref=np.array([0.3, -1.1, 1.4, -0.4, 1.0, 0.7]))),
+    "ur5.nearest": lambda: (
+        robokin.ur5.nearest,
+        dict(
+            q_branches=robokin.ur5.ik(_ur5_pose())[0],
+            valid=robokin.ur5.ik(_ur5_pose())[1],
+            q_ref=np.array([0.3, -1.1, 1.4, -0.4, 1.0, 0.7]),
+        ),
+    ),
     "ur5.pose_residual": lambda: (robokin.ur5.pose_residual, dict(T_a=np.eye(4), T_b=np.eye(4))),
     "ur5.inertial_parameters": None,
     # wheel_leg
     "wheel_leg.WheelLegParams": lambda: (robokin.wheel_leg.WheelLegParams, dict(m_b=12.0, I_b=0.25, I_w=0.00288)),
     "wheel_leg.GainSchedule.__call__": lambda: (_obj("sched"), dict(L0=0.2)),
     "wheel_leg.mass_matrix": lambda: (robokin.wheel_leg.mass_matrix, dict(q=np.zeros(3), params=_obj("wlp"), L0=0.2)),
-    "wheel_leg.bias_forces": lambda: (robokin.wheel_leg.bias_forces, dict(q=np.array([0.0, 0.1, 0.0]), qd=np.zeros(3),
-                                                                          params=_obj("wlp"), L0=0.2, f_body=1.0)),
+    "wheel_leg.bias_forces": lambda: (
+        robokin.wheel_leg.bias_forces,
+        dict(q=np.array([0.0, 0.1, 0.0]), qd=np.zeros(3), params=_obj("wlp"), L0=0.2, f_body=1.0),
+    ),
     "wheel_leg.input_matrix": None,
-    "wheel_leg.dynamics": lambda: (robokin.wheel_leg.dynamics, dict(state=np.zeros(6), u=np.zeros(2), params=_obj("wlp"),
-                                                                    L0=0.2, L0_dot=0.1)),
-    "wheel_leg.normal_force": lambda: (robokin.wheel_leg.normal_force, dict(state=np.zeros(6), u=np.zeros(2),
-                                                                            params=_obj("wlp"), L0=0.2, L0_ddot=0.1)),
+    "wheel_leg.dynamics": lambda: (
+        robokin.wheel_leg.dynamics,
+        dict(state=np.zeros(6), u=np.zeros(2), params=_obj("wlp"), L0=0.2, L0_dot=0.1),
+    ),
+    "wheel_leg.normal_force": lambda: (
+        robokin.wheel_leg.normal_force,
+        dict(state=np.zeros(6), u=np.zeros(2), params=_obj("wlp"), L0=0.2, L0_ddot=0.1),
+    ),
     "wheel_leg.linearize": lambda: (robokin.wheel_leg.linearize, dict(params=_obj("wlp"), L0=0.2)),
-    "wheel_leg.lqr_gain": lambda: (robokin.wheel_leg.lqr_gain, dict(params=_obj("wlp"), L0=0.2,
-                                                                    Q=np.diag(robokin.wheel_leg.Q_DEFAULT),
-                                                                    R=np.diag(robokin.wheel_leg.R_DEFAULT))),
-    "wheel_leg.gain_schedule": lambda: (robokin.wheel_leg.gain_schedule, dict(params=_obj("wlp"),
-                                                                              L0_grid=np.linspace(0.12, 0.32, 4),
-                                                                              degree=2)),
-    "wheel_leg.closed_loop_eigs": lambda: (robokin.wheel_leg.closed_loop_eigs,
-                                           dict(params=_obj("wlp"), L0=0.2,
-                                                K=robokin.wheel_leg.lqr_gain(_obj("wlp"), 0.2))),
-    "wheel_leg.simulate": lambda: (robokin.wheel_leg.simulate, dict(params=_obj("wlp"), schedule=_obj("sched"),
-                                                                    x0=np.array([0.05, 0, 0, 0, 0, 0]), t_end=0.1,
-                                                                    L0=0.2, u_max=np.array([5.0, 5.0]), n_out=3)),
+    "wheel_leg.lqr_gain": lambda: (
+        robokin.wheel_leg.lqr_gain,
+        dict(
+            params=_obj("wlp"), L0=0.2, Q=np.diag(robokin.wheel_leg.Q_DEFAULT), R=np.diag(robokin.wheel_leg.R_DEFAULT)
+        ),
+    ),
+    "wheel_leg.gain_schedule": lambda: (
+        robokin.wheel_leg.gain_schedule,
+        dict(params=_obj("wlp"), L0_grid=np.linspace(0.12, 0.32, 4), degree=2),
+    ),
+    "wheel_leg.closed_loop_eigs": lambda: (
+        robokin.wheel_leg.closed_loop_eigs,
+        dict(params=_obj("wlp"), L0=0.2, K=robokin.wheel_leg.lqr_gain(_obj("wlp"), 0.2)),
+    ),
+    "wheel_leg.simulate": lambda: (
+        robokin.wheel_leg.simulate,
+        dict(
+            params=_obj("wlp"),
+            schedule=_obj("sched"),
+            x0=np.array([0.05, 0, 0, 0, 0, 0]),
+            t_end=0.1,
+            L0=0.2,
+            u_max=np.array([5.0, 5.0]),
+            n_out=3,
+        ),
+    ),
     "wheel_leg.smooth_step": lambda: (robokin.wheel_leg.smooth_step, dict(t=0.5, t0=0.0, t1=1.0, v0=0.2, v1=0.4)),
-    "wheel_leg.virtual_leg": lambda: (robokin.wheel_leg.virtual_leg, dict(fivebar=_obj("wlfb"),
-                                                                          q=robokin.wheel_leg.virtual_leg_inverse(
-                                                                              _obj("wlfb"), [0.2, -1.5]))),
-    "wheel_leg.virtual_leg_jacobian": lambda: (robokin.wheel_leg.virtual_leg_jacobian,
-                                               dict(fivebar=_obj("wlfb"), q=robokin.wheel_leg.virtual_leg_inverse(
-                                                   _obj("wlfb"), [0.2, -1.5]))),
-    "wheel_leg.virtual_leg_inverse": lambda: (robokin.wheel_leg.virtual_leg_inverse,
-                                              dict(fivebar=_obj("wlfb"), leg=np.array([0.2, -1.5]))),
-    "wheel_leg.vmc_torques": lambda: (robokin.wheel_leg.vmc_torques,
-                                      dict(fivebar=_obj("wlfb"), q=robokin.wheel_leg.virtual_leg_inverse(
-                                          _obj("wlfb"), [0.2, -1.5]), F=75.0, Tp=1.0)),
+    "wheel_leg.virtual_leg": lambda: (
+        robokin.wheel_leg.virtual_leg,
+        dict(fivebar=_obj("wlfb"), q=robokin.wheel_leg.virtual_leg_inverse(_obj("wlfb"), [0.2, -1.5])),
+    ),
+    "wheel_leg.virtual_leg_jacobian": lambda: (
+        robokin.wheel_leg.virtual_leg_jacobian,
+        dict(fivebar=_obj("wlfb"), q=robokin.wheel_leg.virtual_leg_inverse(_obj("wlfb"), [0.2, -1.5])),
+    ),
+    "wheel_leg.virtual_leg_inverse": lambda: (
+        robokin.wheel_leg.virtual_leg_inverse,
+        dict(fivebar=_obj("wlfb"), leg=np.array([0.2, -1.5])),
+    ),
+    "wheel_leg.vmc_torques": lambda: (
+        robokin.wheel_leg.vmc_torques,
+        dict(fivebar=_obj("wlfb"), q=robokin.wheel_leg.virtual_leg_inverse(_obj("wlfb"), [0.2, -1.5]), F=75.0, Tp=1.0),
+    ),
 }
 
 #: Method recipes by parameter name, for the many methods that take a single joint/pose array.
@@ -495,8 +729,15 @@ _METHOD_DEFAULTS = {
 }
 #: Functions by parameter name (transforms and similar single-array functions).
 _FUNCTION_DEFAULTS = {
-    "angle": 0.3, "theta": 0.3, "rpy": [0.1, 0.2, 0.3], "R": np.eye(3), "S": robokin.transforms.hat([0.1, 0.2, 0.3]),
-    "w": [0.1, 0.2, 0.3], "omega": [0.1, 0.2, 0.3], "T": np.eye(4), "xi": [0.1, 0.2, 0.3, 0.01, 0.02, 0.03],
+    "angle": 0.3,
+    "theta": 0.3,
+    "rpy": [0.1, 0.2, 0.3],
+    "R": np.eye(3),
+    "S": robokin.transforms.hat([0.1, 0.2, 0.3]),
+    "w": [0.1, 0.2, 0.3],
+    "omega": [0.1, 0.2, 0.3],
+    "T": np.eye(4),
+    "xi": [0.1, 0.2, 0.3, 0.01, 0.02, 0.03],
     "q": [0.3, -0.4],
 }
 
@@ -569,22 +810,46 @@ ACCEPTED = {
     ("trajectory.branch_sequence", "q_branches", "nan"): "NaN rows mark invalid IK branches",
     ("trajectory.branch_sequence", "q_branches", "inf"): "non-finite rows are invalid branches, masked by valid",
     ("ik.damping_squared", "sigma_threshold", "inf"): "sigma_threshold = inf is the documented constant damping",
-    **{(f"trajectory.{f}", lim, "inf"): "an infinite limit leaves that derivative unconstrained"
-       for f in ("check_limits", "minimum_time") for lim in ("vmax", "amax", "jmax")},
+    **{
+        (f"trajectory.{f}", lim, "inf"): "an infinite limit leaves that derivative unconstrained"
+        for f in ("check_limits", "minimum_time")
+        for lim in ("vmax", "amax", "jmax")
+    },
 }
 #: Arguments whose length is free (any trailing size is valid), so "shape" is not hostile for them.
 SHAPE_FREE = {
-    ("checks.check_errors", "errors"), ("checks.check_close", "actual"), ("checks.check_close", "expected"),
-    ("checks.jacobian_fd", "x"), ("control.quintic", "t"), ("control.simulate_ivp", "t_eval"),
-    ("leg2.gait_state", "phase"), ("leg2.gait_phase", "offsets"), ("mecanum.fit_pwm", "u"),
-    ("mecanum.fit_pwm", "w"), ("trajectory.plan_quintic", "waypoints"), ("trajectory.allocate_times", "waypoints"),
-    ("ident.lowpass", "x"), ("ident.encoder_reading", "q"), ("checks.residual_scan", "targets"),
-    ("checks.fk_ik_roundtrip", "q"), ("wheel_leg.gain_schedule", "L0_grid"), ("control.quintic", "q0"),
-    ("ident.least_squares", "Y"), ("trajectory.branch_sequence", "q_start"), ("control.quintic_reference", "q0"),
-    ("mecanum.fuse_heading", "omega_gyro"), ("mecanum.fuse_heading", "omega_wheel"),
-    ("trajectory.minimum_time", "waypoints"), ("dynamics.rnea", "a"), ("dynamics.rnea_mass_matrix", "a"),
-    ("serial.SerialArm", "a"), ("serial.SerialArm.from_dh", "a"), ("ident.fourier_excitation", "t"),
-    ("ident.fourier_excitation", "a"), ("ident.estimate_derivatives", "q"), ("sim.MotorModel.saturate", "tau"),
+    ("checks.check_errors", "errors"),
+    ("checks.check_close", "actual"),
+    ("checks.check_close", "expected"),
+    ("checks.jacobian_fd", "x"),
+    ("control.quintic", "t"),
+    ("control.simulate_ivp", "t_eval"),
+    ("leg2.gait_state", "phase"),
+    ("leg2.gait_phase", "offsets"),
+    ("mecanum.fit_pwm", "u"),
+    ("mecanum.fit_pwm", "w"),
+    ("trajectory.plan_quintic", "waypoints"),
+    ("trajectory.allocate_times", "waypoints"),
+    ("ident.lowpass", "x"),
+    ("ident.encoder_reading", "q"),
+    ("checks.residual_scan", "targets"),
+    ("checks.fk_ik_roundtrip", "q"),
+    ("wheel_leg.gain_schedule", "L0_grid"),
+    ("control.quintic", "q0"),
+    ("ident.least_squares", "Y"),
+    ("trajectory.branch_sequence", "q_start"),
+    ("control.quintic_reference", "q0"),
+    ("mecanum.fuse_heading", "omega_gyro"),
+    ("mecanum.fuse_heading", "omega_wheel"),
+    ("trajectory.minimum_time", "waypoints"),
+    ("dynamics.rnea", "a"),
+    ("dynamics.rnea_mass_matrix", "a"),
+    ("serial.SerialArm", "a"),
+    ("serial.SerialArm.from_dh", "a"),
+    ("ident.fourier_excitation", "t"),
+    ("ident.fourier_excitation", "a"),
+    ("ident.estimate_derivatives", "q"),
+    ("sim.MotorModel.saturate", "tau"),
 }
 
 
@@ -656,8 +921,9 @@ def test_every_entry_point_has_a_recipe():
     assert len(ENTRIES) > 150
 
 
-@pytest.mark.parametrize("key", sorted(k for k in ENTRIES if k in RECIPES and RECIPES[k] is not None
-                                       or k not in RECIPES))
+@pytest.mark.parametrize(
+    "key", sorted(k for k in ENTRIES if k in RECIPES and RECIPES[k] is not None or k not in RECIPES)
+)
 def test_valid_arguments_work(key):
     """The table itself is right: the unmodified call succeeds (so a hostile failure is the input's fault)."""
     r = recipe(key)
@@ -675,7 +941,7 @@ def test_hostile_argument_raises_value_error(key, arg, variant):
     kw = dict(kw)
     kw[arg] = hostile(kw[arg], variant)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)   # an overflow/invalid warning is a silent failure
+        warnings.simplefilter("error", RuntimeWarning)  # an overflow/invalid warning is a silent failure
         warnings.filterwarnings("ignore", category=robokin.errors.SingularityWarning)
         try:
             out = _call_with_timeout(fn, kw)

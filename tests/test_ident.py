@@ -8,9 +8,18 @@ from hypothesis import strategies as st
 from robokin.control import demo_setup, friction_torque
 from robokin.dynamics import TwoLinkArm
 from robokin.errors import SingularityWarning
-from robokin.ident import (arm_from_base_parameters, base_parameters, encoder_reading, estimate_derivatives,
-                           fourier_excitation, gravity_regressor, least_squares, lowpass, regressor,
-                           validate)
+from robokin.ident import (
+    arm_from_base_parameters,
+    base_parameters,
+    encoder_reading,
+    estimate_derivatives,
+    fourier_excitation,
+    gravity_regressor,
+    least_squares,
+    lowpass,
+    regressor,
+    validate,
+)
 
 ARM = demo_setup()["nominal"]
 HSET = settings(deadline=None)  # example count and seeding come from the profile (tests/conftest.py)
@@ -24,8 +33,9 @@ def test_regressor_reproduces_inverse_dynamics_for_any_arm(x, m2, lc2):
     q, qd, qdd = np.array(x[:2]), np.array(x[2:4]), np.array(x[4:])
     fv, fc = np.array([0.2, 0.1]), np.array([0.3, 0.05])
     tau = arm.inverse_dynamics(q, qd, qdd) + friction_torque(qd, fv, fc)
-    assert np.allclose(regressor(q, qd, qdd, friction=True) @ base_parameters(arm, fv=fv, fc=fc), tau,
-                       rtol=1e-12, atol=1e-12)
+    assert np.allclose(
+        regressor(q, qd, qdd, friction=True) @ base_parameters(arm, fv=fv, fc=fc), tau, rtol=1e-12, atol=1e-12
+    )
 
 
 def test_gravity_regressor_matches_G_and_full_regressor():
@@ -39,7 +49,7 @@ def test_gravity_regressor_matches_G_and_full_regressor():
 def test_base_parameters_are_not_separable_but_torques_are_identical():
     # two different arms with the same base parameters give the same torques: why only θ is identifiable
     a = TwoLinkArm(m1=1.0, m2=1.0, l1=1.0, l2=1.0, lc1=0.5, lc2=0.5, I1=0.1, I2=0.1)
-    b = a.replace(m1=1.25, lc1=0.4, I1=0.1 + 0.25 - 1.25 * 0.16)   # same m1 lc1 and I1 + m1 lc1^2
+    b = a.replace(m1=1.25, lc1=0.4, I1=0.1 + 0.25 - 1.25 * 0.16)  # same m1 lc1 and I1 + m1 lc1^2
     assert np.allclose(base_parameters(a), base_parameters(b))
     q, qd, qdd = np.random.default_rng(1).uniform(-2, 2, (3, 20, 2))
     assert np.allclose(a.inverse_dynamics(q, qd, qdd), b.inverse_dynamics(q, qd, qdd))
@@ -72,7 +82,7 @@ def test_least_squares_with_noise_is_unbiased_within_standard_errors():
     est = least_squares(Y, tau)
     z = np.abs(est.theta - th) / est.std
     assert np.all(z < 5)
-    assert 0.03 < est.residual_rms < 0.07     # the residual reflects the noise level
+    assert 0.03 < est.residual_rms < 0.07  # the residual reflects the noise level
     assert np.isfinite(est.cond) and est.cond > 1
 
 
@@ -81,15 +91,17 @@ def test_poor_excitation_has_worse_conditioning():
     t = np.linspace(0, 10, 1000)
     rich = fourier_excitation(t, rng.normal(0, 0.8, (2, 5)), rng.normal(0, 0.8, (2, 5)), wf=0.6, q0=[0, 0.5])
     poor = fourier_excitation(t, [[0.05], [0.05]], [[0.0], [0.0]], wf=0.6, q0=[0, 0.5])
-    assert least_squares(regressor(*rich), np.zeros((1000, 2))).cond < \
-        least_squares(regressor(*poor), np.zeros((1000, 2))).cond / 10
+    assert (
+        least_squares(regressor(*rich), np.zeros((1000, 2))).cond
+        < least_squares(regressor(*poor), np.zeros((1000, 2))).cond / 10
+    )
 
 
 def test_rank_deficient_regressor_warns_and_zero_column_raises():
     t = np.linspace(0, 1, 100)
-    q = np.stack([0.3 * t, 0.3 * t], -1)       # q1 = q2, constant speed, no acceleration
+    q = np.stack([0.3 * t, 0.3 * t], -1)  # q1 = q2, constant speed, no acceleration
     Y = regressor(q, np.full_like(q, 0.3), np.zeros_like(q))
-    Y[..., 1] = Y[..., 0]                      # two identical columns
+    Y[..., 1] = Y[..., 0]  # two identical columns
     Y[..., 0] += 1e-3
     Y[..., 1] += 1e-3
     with pytest.warns(SingularityWarning):
@@ -100,7 +112,7 @@ def test_rank_deficient_regressor_warns_and_zero_column_raises():
 
 def test_arm_from_base_parameters_is_dynamically_equivalent():
     th = base_parameters(ARM)
-    twin = arm_from_base_parameters(th, l1=ARM.l1, l2=ARM.l2, m1=2.0, m2=1.0)   # different masses
+    twin = arm_from_base_parameters(th, l1=ARM.l1, l2=ARM.l2, m1=2.0, m2=1.0)  # different masses
     q, qd, qdd = np.random.default_rng(5).uniform(-2, 2, (3, 30, 2))
     assert np.allclose(twin.inverse_dynamics(q, qd, qdd), ARM.inverse_dynamics(q, qd, qdd), atol=1e-12)
     assert twin.m1 == 2.0 and not np.isclose(twin.lc1, ARM.lc1)
@@ -161,8 +173,12 @@ def test_regressor_matches_an_independent_lagrangian_derivation():
     f1, f2 = sp.Function("f1")(tt), sp.Function("f2")(tt)
     p1 = sp.Matrix([lc1 * sp.cos(f1), lc1 * sp.sin(f1)])
     p2 = sp.Matrix([l1 * sp.cos(f1) + lc2 * sp.cos(f1 + f2), l1 * sp.sin(f1) + lc2 * sp.sin(f1 + f2)])
-    T = (m1 * p1.diff(tt).dot(p1.diff(tt)) + m2 * p2.diff(tt).dot(p2.diff(tt))
-         + I1 * f1.diff(tt) ** 2 + I2 * (f1.diff(tt) + f2.diff(tt)) ** 2) / 2
+    T = (
+        m1 * p1.diff(tt).dot(p1.diff(tt))
+        + m2 * p2.diff(tt).dot(p2.diff(tt))
+        + I1 * f1.diff(tt) ** 2
+        + I2 * (f1.diff(tt) + f2.diff(tt)) ** 2
+    ) / 2
     L = T - g * (m1 * p1[1] + m2 * p2[1])
     sub = {f1.diff(tt, 2): a1, f2.diff(tt, 2): a2, f1.diff(tt): v1, f2.diff(tt): v2}
     tau = [(L.diff(f.diff(tt)).diff(tt) - L.diff(f)).subs(sub).subs({f1: q1, f2: q2}) for f in (f1, f2)]
@@ -172,7 +188,7 @@ def test_regressor_matches_an_independent_lagrangian_derivation():
     th = base_parameters(arm, fv=fv, fc=fc)
     x = np.random.default_rng(8).uniform(-3, 3, (40, 6))
     want = np.array([f_tau(*r) for r in x], dtype=float)
-    want += fv * x[:, 2:4] + fc * np.tanh(x[:, 2:4] / 0.01)      # friction as documented
+    want += fv * x[:, 2:4] + fc * np.tanh(x[:, 2:4] / 0.01)  # friction as documented
     got = regressor(x[:, :2], x[:, 2:4], x[:, 4:], friction=True) @ th
     assert np.allclose(got, want, rtol=0, atol=1e-11)
     # the friction columns sit where PARAM_NAMES says
@@ -208,13 +224,12 @@ def test_filters_recover_a_slow_motion_and_central_differences_amplify_noise():
     t = np.arange(0, 4, dt)
     w = 2 * np.pi * 0.5
     q = np.stack([np.sin(w * t), 0.5 * np.cos(w * t)], -1)
-    qdd = -w**2 * q
+    qdd = -(w**2) * q
     rng = np.random.default_rng(10)
     meas = encoder_reading(q, counts_per_rev=2**14, noise_std=2e-4, rng=rng)
     inner = slice(250, -250)
     errs = {}
-    for method, kw in (("central", {}), ("savgol", dict(window=101, polyorder=4)),
-                       ("butterworth", dict(cutoff=5.0))):
+    for method, kw in (("central", {}), ("savgol", dict(window=101, polyorder=4)), ("butterworth", dict(cutoff=5.0))):
         _, _, a = estimate_derivatives(meas, dt=dt, method=method, **kw)
         errs[method] = np.abs(a - qdd)[inner].max()
     # central differences: noise / dt^2 swamps a 10 rad/s^2 signal; both filters stay within a few percent
@@ -229,7 +244,7 @@ def test_lowpass_is_zero_phase_and_attenuates():
     t = np.arange(0, 3, dt)
     slow, fast = np.sin(2 * np.pi * 1.0 * t), np.sin(2 * np.pi * 100 * t)
     y = lowpass(slow + fast, dt=dt, cutoff=10.0)
-    assert np.abs(y - slow)[300:-300].max() < 2e-3            # no delay on the slow part, fast part gone
+    assert np.abs(y - slow)[300:-300].max() < 2e-3  # no delay on the slow part, fast part gone
 
 
 def test_measurement_bad_inputs():

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robokin.errors import ConvergenceError
 from robokin.ik import POPULATIONS, IKResult, damping_squared, ik_dls, validate
@@ -96,8 +97,9 @@ def test_validate_reports_pass():
 
 
 def test_planar_arm_generic():
-    arm = SerialArm.from_dh([1.0, 0.8, 0.5, 0.3, 0.2, 0.1], [np.pi / 2, -np.pi / 2] * 3, [0.1] * 6,
-                            convention="modified")
+    arm = SerialArm.from_dh(
+        [1.0, 0.8, 0.5, 0.3, 0.2, 0.1], [np.pi / 2, -np.pi / 2] * 3, [0.1] * 6, convention="modified"
+    )
     q = RNG.uniform(-2, 2, 6)
     res = ik_dls(arm, arm.fk(q), q0=q + 0.05)
     assert res.success
@@ -116,6 +118,7 @@ def test_property_success_is_never_a_lie(seed):
 
 
 # ---- bad input -------------------------------------------------------------------------------
+
 
 def test_bad_inputs():
     T = UR5.fk(np.zeros(6))
@@ -166,15 +169,20 @@ def test_damping_law_values():
     eps, lam = 0.01, 0.1
     s = np.array([0.0, 0.25 * eps, 0.5 * eps, 0.999 * eps, eps, 2 * eps])
     big = np.ones_like(s)  # error above the fade threshold: full law
-    np.testing.assert_allclose(damping_squared(s, big, damping=lam, sigma_threshold=eps),
-                               (1 - (s / eps) ** 2).clip(0) * (s < eps) * lam**2, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(
+        damping_squared(s, big, damping=lam, sigma_threshold=eps),
+        (1 - (s / eps) ** 2).clip(0) * (s < eps) * lam**2,
+        rtol=1e-15,
+        atol=0,
+    )
     assert damping_squared(np.array([0.5 * eps]), np.array([1.0]), damping=lam, sigma_threshold=eps)[0] == 0.75 * lam**2
     # fading with the error, quadratically: error e0 / 2 gives a quarter
     half = damping_squared(np.zeros(1), np.array([0.5e-2]), damping=lam, sigma_threshold=eps)[0]
     assert half == pytest.approx(0.25 * lam**2, rel=1e-15)
     # constant damping: lambda^2 (not lambda) whatever sigma and the error
-    np.testing.assert_array_equal(damping_squared(s, 1e-9 * big, damping=lam, sigma_threshold=np.inf),
-                                  np.full(s.shape, lam**2))
+    np.testing.assert_array_equal(
+        damping_squared(s, 1e-9 * big, damping=lam, sigma_threshold=np.inf), np.full(s.shape, lam**2)
+    )
 
 
 def test_constant_damping_step_is_the_damped_pseudo_inverse():
@@ -207,10 +215,19 @@ def test_validate_reports_each_population_with_a_binomial_bar():
         assert label in rep.name and "binomial" in rep.name and rep.tol == bar
 
 
-@pytest.mark.parametrize("kw", [dict(sigma_min=np.array([np.nan])), dict(err=np.array([1e300])),
-                                dict(sigma_min=np.array([-1.0])), dict(damping=0.0), dict(damping=np.inf),
-                                dict(sigma_threshold=np.nan), dict(sigma_threshold="0.01"),
-                                dict(err=np.array([1.0 + 1j]))])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(sigma_min=np.array([np.nan])),
+        dict(err=np.array([1e300])),
+        dict(sigma_min=np.array([-1.0])),
+        dict(damping=0.0),
+        dict(damping=np.inf),
+        dict(sigma_threshold=np.nan),
+        dict(sigma_threshold="0.01"),
+        dict(err=np.array([1.0 + 1j])),
+    ],
+)
 def test_damping_squared_refuses_bad_input(kw):
     args = dict(sigma_min=np.array([0.005]), err=np.array([1.0]), damping=0.1, sigma_threshold=0.01) | kw
     with pytest.raises(ValueError):

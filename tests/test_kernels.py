@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 from robokin import _kernels as K
-from robokin.dynamics import (SerialDynamics, TwoLinkArm, _rnea_mass_matrix_reference, _rnea_reference, rnea,
-                              rnea_mass_matrix)
+from robokin.dynamics import (
+    SerialDynamics,
+    TwoLinkArm,
+    _rnea_mass_matrix_reference,
+    _rnea_reference,
+    rnea,
+    rnea_mass_matrix,
+)
 from robokin.errors import SingularityError
 from robokin.serial import SerialArm, dh_transform
 from robokin.transforms import make_transform, rotx, rotz
@@ -23,8 +29,12 @@ G = np.array([0.0, 0.0, -9.81])
 
 def _random_table(rng, n, generic):
     if generic:
-        return (rng.uniform(-0.5, 0.5, n), rng.uniform(-np.pi, np.pi, n), rng.uniform(-0.5, 0.5, n),
-                rng.uniform(-1, 1, n))
+        return (
+            rng.uniform(-0.5, 0.5, n),
+            rng.uniform(-np.pi, np.pi, n),
+            rng.uniform(-0.5, 0.5, n),
+            rng.uniform(-1, 1, n),
+        )
     return UR5.a, UR5.alpha, UR5.d, np.zeros(6)
 
 
@@ -32,8 +42,8 @@ def _random_inertials(rng, n):
     masses = rng.uniform(0.2, 5.0, n)
     coms = rng.uniform(-0.3, 0.3, (n, 3))
     inertias = []
-    for _ in range(n):   # R diag(p) R^T with principal moments obeying the triangle inequality
-        p = rng.uniform(0.03, 0.05, 3)   # any two sum to more than the third
+    for _ in range(n):  # R diag(p) R^T with principal moments obeying the triangle inequality
+        p = rng.uniform(0.03, 0.05, 3)  # any two sum to more than the third
         R = rotz(rng.uniform(-3, 3)) @ rotx(rng.uniform(-3, 3))
         inertias.append(R @ np.diag(p) @ R.T)
     return masses, coms, np.array(inertias)
@@ -58,8 +68,8 @@ def test_fk_and_jacobian_kernels_match_dh_products(convention, generic, rng=np.r
     T_ref = np.array([_fk_by_products(arm, qk) for qk in q])
     T = arm.fk(q)
     assert np.abs(T - T_ref).max() <= 1e-12
-    assert np.abs(np.array([arm.fk(qk) for qk in q[:20]]) - T_ref[:20]).max() <= 1e-12       # float path
-    assert np.abs(np.array([arm.fk(list(qk)) for qk in q[:5]]) - T_ref[:5]).max() <= 1e-12   # list input
+    assert np.abs(np.array([arm.fk(qk) for qk in q[:20]]) - T_ref[:20]).max() <= 1e-12  # float path
+    assert np.abs(np.array([arm.fk(list(qk)) for qk in q[:5]]) - T_ref[:5]).max() <= 1e-12  # list input
     # Jacobian columns from the 4x4 frames: [z x (p_e - o); z]
     F = arm.fk_all(q)
     sel = slice(0, 6) if convention == "standard" else slice(1, 7)
@@ -70,7 +80,7 @@ def test_fk_and_jacobian_kernels_match_dh_products(convention, generic, rng=np.r
 
 
 def test_batches_are_chunked_and_identical_to_single_calls(rng=np.random.default_rng(3)):
-    q = rng.uniform(-np.pi, np.pi, (5000, 6))   # more than two chunks of run_batched
+    q = rng.uniform(-np.pi, np.pi, (5000, 6))  # more than two chunks of run_batched
     T, J = UR5.fk(q), UR5.jacobian(q)
     idx = [0, 2047, 2048, 4095, 4096, 4999]
     # the array kernel and the float kernel perform the same operations in the same order: bit-identical
@@ -103,14 +113,14 @@ def test_structure_cache_is_shared_by_perturbed_arms():
 def test_rnea_and_crba_match_the_reference(convention, generic, rng=np.random.default_rng(11)):
     a, alpha, d, off = _random_table(rng, 6, generic)
     masses, coms, inertias = _random_inertials(rng, 6)
-    if not generic:   # UR5 parameters: diagonal inertias, sparse centres of mass (the folded case)
+    if not generic:  # UR5 parameters: diagonal inertias, sparse centres of mass (the folded case)
         p = inertial_parameters()
         masses, coms, inertias = p["masses"], p["coms"], p["inertias"]
     kw = dict(convention=convention, offset=off, masses=masses, coms=coms, inertias=inertias)
     dyn = SerialDynamics.from_dh(a, alpha, d, gravity=G, **kw)
     q, qd, qdd = rng.uniform(-np.pi, np.pi, (3, 200, 6))
     ref = _rnea_reference(a, alpha, d, q, qd, qdd, gravity=G, **kw)
-    assert np.abs(ref).max() > 1.0   # not vacuous
+    assert np.abs(ref).max() > 1.0  # not vacuous
     assert np.abs(dyn.rnea(q, qd, qdd) - ref).max() <= 1e-12
     assert np.abs(rnea(a, alpha, d, q, qd, qdd, gravity=G, **kw) - ref).max() <= 1e-12
     assert np.abs(np.array([dyn.rnea(q[k], qd[k], qdd[k]) for k in range(10)]) - ref[:10]).max() <= 1e-12
@@ -131,7 +141,7 @@ def test_rnea_and_crba_match_the_reference(convention, generic, rng=np.random.de
 
 def test_base_rotation_turns_gravity_into_the_chain_frame(rng=np.random.default_rng(2)):
     p = inertial_parameters()
-    R = rotx(np.pi / 2)   # arm mounted on a wall: world gravity is R^T g in the chain's frame 0
+    R = rotx(np.pi / 2)  # arm mounted on a wall: world gravity is R^T g in the chain's frame 0
     arm = SerialArm.from_dh(UR5.a, UR5.alpha, UR5.d, convention="standard", base=make_transform(R, [0, 0, 1.0]))
     dyn = SerialDynamics(arm, **p, gravity=G)
     q = rng.uniform(-3, 3, (20, 6))
@@ -142,8 +152,16 @@ def test_base_rotation_turns_gravity_into_the_chain_frame(rng=np.random.default_
 def test_two_link_arm_agrees_with_serial_dynamics(rng=np.random.default_rng(5)):
     arm = TwoLinkArm(1.2, 0.8, 0.5, 0.4, 0.22, 0.17, 0.03, 0.012)
     pr = arm.rnea_params()
-    dyn = SerialDynamics.from_dh(pr["a"], pr["alpha"], pr["d"], convention="standard", masses=pr["masses"],
-                                 coms=pr["coms"], inertias=pr["inertias"], gravity=pr["gravity"])
+    dyn = SerialDynamics.from_dh(
+        pr["a"],
+        pr["alpha"],
+        pr["d"],
+        convention="standard",
+        masses=pr["masses"],
+        coms=pr["coms"],
+        inertias=pr["inertias"],
+        gravity=pr["gravity"],
+    )
     q, qd, tau = rng.uniform(-3, 3, (3, 100, 2))
     assert np.abs(dyn.mass_matrix(q) - arm.M(q)).max() <= 1e-12
     assert np.abs(dyn.forward_dynamics(q, qd, tau) - arm.forward_dynamics(q, qd, tau)).max() <= 1e-10
@@ -170,10 +188,14 @@ def test_serial_dynamics_rejects_bad_input():
         with pytest.raises(ValueError):
             UR5.jacobian(bad)
     with pytest.raises(ValueError):
-        dyn.rnea(np.zeros((4, 6)), np.zeros((3, 6)), np.zeros(6))   # batch shapes that do not broadcast
+        dyn.rnea(np.zeros((4, 6)), np.zeros((3, 6)), np.zeros(6))  # batch shapes that do not broadcast
     # a massless distal chain has a singular mass matrix: forward dynamics refuses it
-    light = SerialDynamics(UR5, masses=[3.7, 8.4, 2.3, 0.0, 0.0, 0.0], coms=p["coms"],
-                           inertias=np.concatenate([p["inertias"][:3], np.zeros((3, 3, 3))]))
+    light = SerialDynamics(
+        UR5,
+        masses=[3.7, 8.4, 2.3, 0.0, 0.0, 0.0],
+        coms=p["coms"],
+        inertias=np.concatenate([p["inertias"][:3], np.zeros((3, 3, 3))]),
+    )
     with pytest.raises(SingularityError):
         light.forward_dynamics(np.zeros(6), np.zeros(6), np.zeros(6))
     assert dyn.masses.flags.writeable is False
@@ -194,22 +216,34 @@ def test_matches_pinocchio_per_call_and_batched(rng=np.random.default_rng(9)):
         assert np.abs(tau[k] - pin.rnea(model, data, q[k], qd[k], qdd[k])).max() <= 1e-12
         Mp = pin.crba(model, data, q[k])
         assert np.abs(np.triu(M[k]) - np.triu(Mp)).max() <= 1e-12
-        assert np.abs(dyn.forward_dynamics(q[k], qd[k], tau[k]) - pin.aba(model, data, q[k], qd[k], tau[k])).max() \
-            <= 1e-9
+        assert (
+            np.abs(dyn.forward_dynamics(q[k], qd[k], tau[k]) - pin.aba(model, data, q[k], qd[k], tau[k])).max() <= 1e-9
+        )
 
 
 def test_free_functions_reuse_a_model_only_for_identical_arguments(rng=np.random.default_rng(4)):
     p = inertial_parameters()
     kw = dict(convention="standard", coms=p["coms"], inertias=p["inertias"], gravity=G)
     q, qd, qdd = rng.uniform(-3, 3, (3, 5, 6))
-    for masses in (p["masses"], p["masses"] * 1.5, p["masses"]):   # the third call hits the cached model
+    for masses in (p["masses"], p["masses"] * 1.5, p["masses"]):  # the third call hits the cached model
         ref = _rnea_reference(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=masses, **kw)
         assert np.abs(rnea(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=masses, **kw) - ref).max() <= 1e-12
     bad = p["inertias"].copy()
-    bad[0] = np.diag([0.1, 0.1, 0.3])   # never cached: the checks still run for new values
+    bad[0] = np.diag([0.1, 0.1, 0.3])  # never cached: the checks still run for new values
     with pytest.raises(ValueError, match="triangle"):
-        rnea(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=p["masses"], convention="standard", coms=p["coms"],
-             inertias=bad, gravity=G)
+        rnea(
+            UR5.a,
+            UR5.alpha,
+            UR5.d,
+            q,
+            qd,
+            qdd,
+            masses=p["masses"],
+            convention="standard",
+            coms=p["coms"],
+            inertias=bad,
+            gravity=G,
+        )
 
 
 def test_combined_pose_and_jacobian_kernel_equals_the_separate_ones(rng=np.random.default_rng(6)):

@@ -531,7 +531,7 @@ def test_joint_rates_warns_strictly_above_cond_warn():
         LEG.joint_rates(q, [0.1, 0.0], cond_warn=c * (1 + 1e-9))
     with pytest.warns(SingularityWarning):
         LEG.joint_rates(q, [0.1, 0.0], cond_warn=c * (1 - 1e-9))
-    LEG.joint_rates(q, [0.1, 0.0], cond_warn=1e15)         # large thresholds are legitimate
+    LEG.joint_rates(q, [0.1, 0.0], cond_warn=1e15)  # large thresholds are legitimate
     with pytest.raises(ValueError):
         LEG.joint_rates(q, [0.1, 0.0], cond_warn=1e300)
 
@@ -561,7 +561,7 @@ def test_calibration_negative_lengths_are_refused():
 def test_calibration_small_degree_angles_hint():
     """Degrees within +-2 pi look like radians; a fit that then fails says so."""
     q, p = _cal_data()
-    qd = np.rad2deg(q) / 30.0           # |q| up to ~4.8: inside one turn, but not the true angles
+    qd = np.rad2deg(q) / 30.0  # |q| up to ~4.8: inside one turn, but not the true angles
     with pytest.raises(ValueError, match="small angles in degrees"):
         calibrate(qd, -p, guess=TwoLinkLeg(0.2, 0.2))
 

@@ -252,8 +252,16 @@ def test_bad_geometry(kw):
         Mecanum(**args)
 
 
-@pytest.mark.parametrize("kw", [dict(roller_angle=0.0), dict(roller_angle=np.pi / 2), dict(roller_angle=np.nan),
-                                dict(config="x"), dict(config="H")])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(roller_angle=0.0),
+        dict(roller_angle=np.pi / 2),
+        dict(roller_angle=np.nan),
+        dict(config="x"),
+        dict(config="H"),
+    ],
+)
 def test_bad_options(kw):
     with pytest.raises(ValueError):
         Mecanum(0.05, 0.2, 0.15, **kw)
@@ -454,8 +462,8 @@ def test_geometry_rejects_complex_text_huge(bad):
 
 
 def test_twist_warns_exactly_when_cond_exceeds_1e8():
-    near = Mecanum(0.05, 0.2, 0.2 * (1 + 1e-10), config="O")      # cond ~ 5e10
-    fine = Mecanum(0.05, 0.2, 0.2 * (1 + 1e-6), config="O")       # cond ~ 5e6
+    near = Mecanum(0.05, 0.2, 0.2 * (1 + 1e-10), config="O")  # cond ~ 5e10
+    fine = Mecanum(0.05, 0.2, 0.2 * (1 + 1e-6), config="O")  # cond ~ 5e6
     assert 1e8 < near.cond < 1e16 and fine.cond < 1e8
     with pytest.warns(SingularityWarning):
         near.twist(np.ones(4))
@@ -465,7 +473,7 @@ def test_twist_warns_exactly_when_cond_exceeds_1e8():
 
 
 def test_fusion_tau_equal_dt_is_allowed():
-    th, b = fuse_heading(np.full(3, 0.5), np.zeros(3), 0.1, tau=0.1)   # k = 1: the bias follows at once
+    th, b = fuse_heading(np.full(3, 0.5), np.zeros(3), 0.1, tau=0.1)  # k = 1: the bias follows at once
     np.testing.assert_allclose(b, [0.0, 0.5, 0.5, 0.5])
     with pytest.raises(ValueError, match="tau must be at least dt"):
         fuse_heading(np.zeros(3), np.zeros(3), 0.1, tau=0.1 * (1 - 1e-12))

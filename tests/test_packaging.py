@@ -45,7 +45,11 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_committed_clean_and_in_toc(nb):
     data = json.loads(nb.read_text())
-    dirty = [i for i, c in enumerate(data["cells"]) if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    dirty = [
+        i
+        for i, c in enumerate(data["cells"])
+        if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))
+    ]
     assert not dirty, f"{nb.name}: cells {dirty} carry outputs; run nbstripout"
     toc = (ROOT / "_toc.yml").read_text()
     assert f"notebooks/{nb.stem}" in toc, f"{nb.name} is not listed in _toc.yml"
@@ -61,5 +65,12 @@ def test_notebook_anatomy(nb):
     md = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     for needle in ("Learning objectives", "Validation", "exercise", "solution", "{cite}", "{glue:"):
         assert needle.lower() in md.lower(), f"{nb.name}: missing {needle!r}"
-    assert sum(line.startswith("# ") for c in cells if c["cell_type"] == "markdown"
-               for line in "".join(c["source"]).splitlines()) == 1, "exactly one H1 title per chapter"
+    assert (
+        sum(
+            line.startswith("# ")
+            for c in cells
+            if c["cell_type"] == "markdown"
+            for line in "".join(c["source"]).splitlines()
+        )
+        == 1
+    ), "exactly one H1 title per chapter"

@@ -21,8 +21,9 @@ UR5_A, UR5_ALPHA, UR5_D = UR5.a, UR5.alpha, UR5.d
 _P = inertial_parameters()
 UR5_MASSES, UR5_COMS = _P["masses"], _P["coms"]
 # small products of inertia on top of the principal values, so the full tensor is exercised
-UR5_INERTIAS = np.array([J + 0.05 * np.diag(J).min() * np.array([[0, 1, -1], [1, 0, 2], [-1, 2, 0]])
-                         for J in _P["inertias"]])
+UR5_INERTIAS = np.array(
+    [J + 0.05 * np.diag(J).min() * np.array([[0, 1, -1], [1, 0, 2], [-1, 2, 0]]) for J in _P["inertias"]]
+)
 GRAVITY = np.array([0.0, 0.0, -9.81])
 
 
@@ -41,9 +42,12 @@ def _pin_model(a, alpha, d, masses, coms, inertias, convention):
     n = len(a)
     for i in range(n):
         if convention == "standard":
-            place = pin.SE3.Identity() if i == 0 else pin.SE3(_rx(alpha[i - 1]),
-                                                            np.array([a[i - 1], 0, 0]) + np.array([0, 0, d[i - 1]]))
-            A_R, A_p = _rx(alpha[i]), np.array([a[i], 0.0, d[i]])   # joint frame -> DH link frame i
+            place = (
+                pin.SE3.Identity()
+                if i == 0
+                else pin.SE3(_rx(alpha[i - 1]), np.array([a[i - 1], 0, 0]) + np.array([0, 0, d[i - 1]]))
+            )
+            A_R, A_p = _rx(alpha[i]), np.array([a[i], 0.0, d[i]])  # joint frame -> DH link frame i
         else:
             R = _rx(alpha[i])
             place = pin.SE3(R, np.array([a[i], 0, 0]) + R @ np.array([0, 0, d[i]]))
@@ -67,15 +71,16 @@ def _compare(convention, a, alpha, d, masses, coms, inertias, samples):
     model = _pin_model(a, alpha, d, masses, coms, inertias, convention)
     data = model.createData()
     q, qd, qdd = samples
-    ours = rnea(a, alpha, d, q, qd, qdd, convention=convention, masses=masses, coms=coms, inertias=inertias,
-                gravity=GRAVITY)
+    ours = rnea(
+        a, alpha, d, q, qd, qdd, convention=convention, masses=masses, coms=coms, inertias=inertias, gravity=GRAVITY
+    )
     theirs = np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]).copy() for k in range(len(q))])
     assert np.max(np.abs(ours - theirs)) <= 1e-9
     M_ours = rnea_mass_matrix(a, alpha, d, q, convention=convention, masses=masses, coms=coms, inertias=inertias)
     M_theirs = []
     for k in range(len(q)):
         M = pin.crba(model, data, q[k]).copy()
-        M_theirs.append(np.triu(M) + np.triu(M, 1).T)   # crba fills the upper triangle
+        M_theirs.append(np.triu(M) + np.triu(M, 1).T)  # crba fills the upper triangle
     assert np.max(np.abs(M_ours - np.array(M_theirs))) <= 1e-9
     # the comparison is not vacuous: torques are of order tens of N m
     assert np.max(np.abs(theirs)) > 1.0
@@ -98,7 +103,18 @@ def test_wrong_convention_is_caught(samples):
     model = _pin_model(UR5_A, UR5_ALPHA, UR5_D, UR5_MASSES, UR5_COMS, UR5_INERTIAS, "standard")
     data = model.createData()
     q, qd, qdd = (s[:5] for s in samples)
-    wrong = rnea(UR5_A, UR5_ALPHA, UR5_D, q, qd, qdd, convention="modified", masses=UR5_MASSES, coms=UR5_COMS,
-                 inertias=UR5_INERTIAS, gravity=GRAVITY)
+    wrong = rnea(
+        UR5_A,
+        UR5_ALPHA,
+        UR5_D,
+        q,
+        qd,
+        qdd,
+        convention="modified",
+        masses=UR5_MASSES,
+        coms=UR5_COMS,
+        inertias=UR5_INERTIAS,
+        gravity=GRAVITY,
+    )
     theirs = np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]).copy() for k in range(len(q))])
     assert np.max(np.abs(wrong - theirs)) > 1e-2

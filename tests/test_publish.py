@@ -32,8 +32,13 @@ def test_make_publish_pushes_site_to_local_remote(tmp_path):
     ghp = Path(sys.executable).parent / "ghp-import"
     if not ghp.exists():
         pytest.skip("ghp-import is installed by the [book] extra")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     work = tmp_path / "book"
@@ -42,15 +47,20 @@ def test_make_publish_pushes_site_to_local_remote(tmp_path):
     subprocess.run(["git", "init", "-q"], cwd=work, check=True)
     out = subprocess.run(
         ["make", "-f", str(ROOT / "Makefile"), "publish", f"REMOTE={remote}", f"BIN={ghp.parent}"],
-        cwd=work, env=env, capture_output=True, text=True,
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    files = subprocess.run(["git", "ls-tree", "--name-only", "gh-pages"], cwd=remote, capture_output=True,
-                           text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-tree", "--name-only", "gh-pages"], cwd=remote, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert "index.html" in files and ".nojekyll" in files
 
 
 def test_make_publish_refuses_without_a_build(tmp_path):
-    out = subprocess.run(["make", "-f", str(ROOT / "Makefile"), "publish"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        ["make", "-f", str(ROOT / "Makefile"), "publish"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert out.returncode != 0 and "make book" in out.stdout + out.stderr

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robokin.checks import check_jacobian, check_rigid
 from robokin.serial import SerialArm, dh_transform, pose_error, validate
@@ -24,8 +25,10 @@ def _random_arm(rng, convention, n=6, base=False):
     alpha, off = rng.uniform(-np.pi, np.pi, n), rng.uniform(-np.pi, np.pi, n)
     kw = {}
     if base:
-        kw = dict(base=make_transform(so3_exp(rng.normal(size=3)), rng.normal(size=3)),
-                  tool=make_transform(so3_exp(rng.normal(size=3)), rng.normal(size=3)))
+        kw = dict(
+            base=make_transform(so3_exp(rng.normal(size=3)), rng.normal(size=3)),
+            tool=make_transform(so3_exp(rng.normal(size=3)), rng.normal(size=3)),
+        )
     return SerialArm.from_dh(a, alpha, d, offset=off, convention=convention, **kw)
 
 
@@ -75,8 +78,7 @@ def test_fk_matches_matrix_product_with_base_and_tool(convention):
     for qi, T in zip(q, arm.fk(q)):
         ref = arm.base.copy()
         for i in range(6):
-            ref = ref @ dh_transform(arm.a[i], arm.alpha[i], arm.d[i], qi[i] + arm.offset[i],
-                                     convention=convention)
+            ref = ref @ dh_transform(arm.a[i], arm.alpha[i], arm.d[i], qi[i] + arm.offset[i], convention=convention)
         np.testing.assert_allclose(T, ref @ arm.tool, atol=1e-12)
 
 
@@ -123,15 +125,13 @@ def test_planar_two_link_closed_forms():
     np.testing.assert_allclose(arm.fk(q)[:, 0, 3], x, atol=1e-14)
     np.testing.assert_allclose(arm.fk(q)[:, 1, 3], y, atol=1e-14)
     # Yoshikawa: w = l1 l2 |sin q2| for the planar 2R position Jacobian
-    np.testing.assert_allclose(arm.manipulability(q, part="position"), l1 * l2 * np.abs(np.sin(q[:, 1])),
-                               atol=1e-12)
+    np.testing.assert_allclose(arm.manipulability(q, part="position"), l1 * l2 * np.abs(np.sin(q[:, 1])), atol=1e-12)
 
 
 def test_manipulability_is_abs_det_for_six_joints():
     arm = _random_arm(RNG, "modified")
     q = RNG.uniform(-np.pi, np.pi, (20, 6))
-    np.testing.assert_allclose(arm.manipulability(q), np.abs(np.linalg.det(arm.jacobian(q))), rtol=1e-9,
-                               atol=1e-14)
+    np.testing.assert_allclose(arm.manipulability(q), np.abs(np.linalg.det(arm.jacobian(q))), rtol=1e-9, atol=1e-14)
     sv = arm.singular_values(q)
     assert sv.shape == (20, 6) and np.all(np.diff(sv, axis=-1) <= 1e-15)
     assert arm.singular_values(q, part="orientation").shape == (20, 3)
@@ -171,6 +171,7 @@ def test_property_fk_rigid_and_batch_consistent(seed, convention, n):
 
 
 # ---- bad input -------------------------------------------------------------------------------
+
 
 def test_convention_is_required_and_checked():
     with pytest.raises(TypeError):
@@ -223,6 +224,7 @@ def test_bad_shapes_rejected():
 
 # ---- issue #16: transforms checked where taken, complex and huge input, chunked batches ------
 
+
 def test_pose_error_checks_its_transforms():
     T = make_transform(rotz(0.3), [1.0, 2.0, 3.0])
     Tb = T.copy()
@@ -238,14 +240,17 @@ def test_pose_error_checks_its_transforms():
         pose_error(T + 0j, T)
 
 
-@pytest.mark.parametrize("call", [
-    lambda x: dh_transform(x, 0.0, 0.0, 0.0, convention="standard"),
-    lambda x: dh_transform(0.0, 0.0, 0.0, x, convention="modified"),
-    lambda x: SerialArm.from_dh([x, 1.0], [0, 0], [0, 0], convention="standard"),
-    lambda x: SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard").fk([0.0, x]),
-    lambda x: SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard").jacobian([[0.0, x]]),
-    lambda x: SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard").fk_all([x, 0.0]),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: dh_transform(x, 0.0, 0.0, 0.0, convention="standard"),
+        lambda x: dh_transform(0.0, 0.0, 0.0, x, convention="modified"),
+        lambda x: SerialArm.from_dh([x, 1.0], [0, 0], [0, 0], convention="standard"),
+        lambda x: SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard").fk([0.0, x]),
+        lambda x: SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard").jacobian([[0.0, x]]),
+        lambda x: SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard").fk_all([x, 0.0]),
+    ],
+)
 def test_complex_and_huge_inputs_rejected(call):
     call(0.5)
     with pytest.raises(ValueError, match="complex"):
@@ -260,8 +265,15 @@ def test_batched_jacobian_equals_single_and_chunking_is_exact(monkeypatch, conve
 
     rng = np.random.default_rng(3)
     arm = _random_arm(rng, convention, n=5, base=True)
-    arm = SerialArm.from_dh(arm.a, arm.alpha, arm.d, offset=arm.offset, convention=convention, base=arm.base,
-                            tool=make_transform(rotz(0.4), [0.1, -0.2, 0.3]))
+    arm = SerialArm.from_dh(
+        arm.a,
+        arm.alpha,
+        arm.d,
+        offset=arm.offset,
+        convention=convention,
+        base=arm.base,
+        tool=make_transform(rotz(0.4), [0.1, -0.2, 0.3]),
+    )
     q = rng.uniform(-3, 3, (23, 5))
     J, T, F = arm.jacobian(q), arm.fk(q), arm.fk_all(q)
     np.testing.assert_allclose(J, np.array([arm.jacobian(x) for x in q]), rtol=0, atol=1e-14)
@@ -272,8 +284,9 @@ def test_batched_jacobian_equals_single_and_chunking_is_exact(monkeypatch, conve
     np.testing.assert_array_equal(arm.fk_all(q), F)
 
 
-@pytest.mark.parametrize("field,value", [("a", [1.0, np.nan]), ("alpha", [0.0, 1e300]), ("d", [0.0]),
-                                         ("offset", [0.0, 1j]), ("a", "ab")])
+@pytest.mark.parametrize(
+    "field,value", [("a", [1.0, np.nan]), ("alpha", [0.0, 1e300]), ("d", [0.0]), ("offset", [0.0, 1j]), ("a", "ab")]
+)
 def test_direct_constructor_checks_every_field(field, value):
     kw = dict(a=[1.0, 1.0], alpha=[0.0, 0.0], d=[0.0, 0.0], offset=[0.0, 0.0], convention="standard") | {field: value}
     with pytest.raises(ValueError):
@@ -285,8 +298,13 @@ def test_direct_constructor_checks_every_field(field, value):
 @pytest.mark.parametrize("convention", ["standard", "modified"])
 def test_fk_all_batched_frames_equal_the_single_call_products(convention, rng=np.random.default_rng(19)):
     # batched frames come from the column recursion, one configuration from 4x4 DH products: same frames
-    arm = SerialArm.from_dh(rng.uniform(-1, 1, 5), rng.uniform(-3, 3, 5), rng.uniform(-1, 1, 5),
-                            offset=rng.uniform(-1, 1, 5), convention=convention)
+    arm = SerialArm.from_dh(
+        rng.uniform(-1, 1, 5),
+        rng.uniform(-3, 3, 5),
+        rng.uniform(-1, 1, 5),
+        offset=rng.uniform(-1, 1, 5),
+        convention=convention,
+    )
     q = rng.uniform(-np.pi, np.pi, (40, 5))
     F = arm.fk_all(q)
     assert np.abs(F - np.array([arm.fk_all(qk) for qk in q])).max() <= 1e-12

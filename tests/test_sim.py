@@ -115,8 +115,7 @@ def test_ur5_inverse_dynamics_matches_rnea():
     np.testing.assert_allclose(model.body_mass[1:], ip["masses"], rtol=0, atol=0)
     q, qd, qdd = rng.uniform(-np.pi, np.pi, (40, 6)), rng.normal(size=(40, 6)), rng.normal(size=(40, 6))
     tau = sim.inverse_dynamics(model, q, qd, qdd)
-    ref = rnea(ur5.UR5.a, ur5.UR5.alpha, ur5.UR5.d, q, qd, qdd, convention="standard", **ip,
-               gravity=[0, 0, -9.81])
+    ref = rnea(ur5.UR5.a, ur5.UR5.alpha, ur5.UR5.d, q, qd, qdd, convention="standard", **ip, gravity=[0, 0, -9.81])
     np.testing.assert_allclose(tau, ref, atol=1e-10 * np.abs(ref).max())
     # joint axes are each frame's z: the kinematics agree with the package's FK
     d = mujoco.MjData(model)
@@ -202,7 +201,7 @@ def test_wheel_leg_model_matches_parameters():
     for s in ("L_", "R_"):
         w = m.body(s + "wheel").id
         assert m.body_mass[w] == pytest.approx(P.m_w / 2)
-        assert m.body_inertia[w].max() == pytest.approx(P.I_w / 2)          # spin inertia about the axle
+        assert m.body_inertia[w].max() == pytest.approx(P.I_w / 2)  # spin inertia about the axle
         np.testing.assert_array_equal(m.jnt_axis[m.joint(s + "wheel").id], [0, 1, 0])
         assert m.geom(s + "tyre").size[0] == pytest.approx(P.R)
     assert m.body_pos[m.body("L_thigh_B").id][1] - m.body_pos[m.body("R_thigh_B").id][1] == pytest.approx(0.4)
@@ -230,14 +229,14 @@ def test_wheel_leg_rates_match_finite_differences():
     m = sim.wheel_leg_model(P, FB4, solref=(0.004, 1.0))
     d = mujoco.MjData(m)
     sim.wheel_leg_pose(m, d, P, FB4, L0=0.2, theta=0.1)
-    for _ in range(200):   # let it start to fall forward, with the leg motors off
+    for _ in range(200):  # let it start to fall forward, with the leg motors off
         mujoco.mj_step(m, d)
     st0 = sim.wheel_leg_state(m, d)
     h = 1e-4
     m.opt.timestep = h
     mujoco.mj_step(m, d)
     st1 = sim.wheel_leg_state(m, d)
-    for k in (0, 2, 4):    # theta, x, phi: rate vs difference quotient
+    for k in (0, 2, 4):  # theta, x, phi: rate vs difference quotient
         fd = (st1["s"][k] - st0["s"][k]) / h
         assert abs(fd - 0.5 * (st0["s"][k + 1] + st1["s"][k + 1])) < 1e-3 * max(1.0, abs(fd))
 

@@ -19,7 +19,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 import sitecheck
 
 pytestmark = pytest.mark.site
@@ -32,8 +31,11 @@ SHOTS = ROOT / "_build" / "screenshots"
 def _pages():
     if not HTML.exists():
         return ["index.html"]  # the server fixture reports the missing build
-    return sorted(str(p.relative_to(HTML)) for p in HTML.rglob("*.html")
-                  if not any(part.startswith("_") for part in p.relative_to(HTML).parts) and p.name != "search.html")
+    return sorted(
+        str(p.relative_to(HTML))
+        for p in HTML.rglob("*.html")
+        if not any(part.startswith("_") for part in p.relative_to(HTML).parts) and p.name != "search.html"
+    )
 
 
 PAGES = _pages()
@@ -54,8 +56,10 @@ def weights():
     yield rows
     if rows:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        (SHOTS / "weights.tsv").write_text("page\twidth\tMB\n" + "".join(
-            f"{page}\t{width}\t{n / 1e6:.2f}\n" for (page, width), n in sorted(rows.items())))
+        (SHOTS / "weights.tsv").write_text(
+            "page\twidth\tMB\n"
+            + "".join(f"{page}\t{width}\t{n / 1e6:.2f}\n" for (page, width), n in sorted(rows.items()))
+        )
 
 
 def _notebook(page):

@@ -12,7 +12,6 @@ import zlib
 from pathlib import Path
 
 import pytest
-
 import sitecheck
 
 pytestmark = pytest.mark.site
@@ -22,12 +21,17 @@ FIX = Path(__file__).parent / "site_fixtures"
 
 def _png(width, height):
     """A grey PNG of the given size (the checks only look at pixel sizes)."""
+
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     rows = b"".join(b"\x00" + bytes([200]) * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +45,8 @@ def site(tmp_path_factory):
     (d / "heavy.js").write_text("/*" + "x" * sitecheck.PAGE_BUDGET + "*/")
     (d / "heavier.js").write_text("/*" + "x" * sitecheck.ANIMATION_BUDGET + "*/")
     mathjax = importlib.metadata.distribution("sphinx-mathjax-offline").locate_file(
-        "sphinx-mathjax-offline/static/mathjax")
+        "sphinx-mathjax-offline/static/mathjax"
+    )
     with sitecheck.serve(d, extra={"/mathjax/": mathjax}) as base:
         yield d, base
 
@@ -51,72 +56,180 @@ GOOD = (FIX / "good.html").read_text()
 # (id, width, {slot or literal text: replacement}, expected problem codes)
 CASES = [
     # ch 4: a prose line starting with "+ " inside $...$ became a bullet; the maths stays raw
-    ("bullet-in-maths", "desktop", {"<!--SLOT:prose-->":
-        "<p>The Lagrangian $\\mathcal L = \\tfrac12\\left[(m_w + I_w/R^2)\\dot x^2</p>"
-        "<ul><li><p>\\tfrac{m_l L^2}{12}\\dot\\theta^2\\right]$ depends on time.</p></li></ul>"}, {"raw-tex"}),
+    (
+        "bullet-in-maths",
+        "desktop",
+        {
+            "<!--SLOT:prose-->": "<p>The Lagrangian $\\mathcal L = \\tfrac12\\left[(m_w + I_w/R^2)\\dot x^2</p>"
+            "<ul><li><p>\\tfrac{m_l L^2}{12}\\dot\\theta^2\\right]$ depends on time.</p></li></ul>"
+        },
+        {"raw-tex"},
+    ),
     # ch 12: a line starting with "- \hat G" did the same
-    ("dash-in-maths", "phone", {"<!--SLOT:prose-->":
-        "<p>so $e_\\text{ss}\\approx K_p^{-1}\\bigl(G(q_f)</p><ul><li><p>\\hat G(q_f)\\bigr)$ for PD.</p></li></ul>"},
-     {"raw-tex"}),
+    (
+        "dash-in-maths",
+        "phone",
+        {
+            "<!--SLOT:prose-->": "<p>so $e_\\text{ss}\\approx K_p^{-1}\\bigl(G(q_f)</p><ul><li><p>\\hat G(q_f)\\bigr)$ for PD.</p></li></ul>"
+        },
+        {"raw-tex"},
+    ),
     # ch 10: "\b" in a non-raw Python string became a backspace inside the LaTeX
-    ("backspace-in-latex", "desktop", {"<!--SLOT:prose-->":
-        '<p><span class="math">\\(M_{\\mathrm{rot}}\x08ig|_{\\phi=0} = 1\\)</span></p>'},
-     {"mathjax-error"}),
+    (
+        "backspace-in-latex",
+        "desktop",
+        {"<!--SLOT:prose-->": '<p><span class="math">\\(M_{\\mathrm{rot}}\x08ig|_{\\phi=0} = 1\\)</span></p>'},
+        {"mathjax-error"},
+    ),
     ("control-char", "desktop", {"<!--SLOT:output-->": "<pre>angle \x0c= 0.3</pre>"}, {"control-char"}),
-    ("markdown-table-as-text", "desktop", {"<!--SLOT:prose-->":
-        "<p>| mechanism | check | pass |\n| --- | --- | :---: |\n| Two-link leg | FK/IK | yes |</p>"}, {"md-table"}),
-    ("signature-widens-page", "phone", {"<!--SLOT:prose-->":
-        '<dl class="py function"><dt class="sig" style="white-space: nowrap">robokin.ik.ik_dls(T, q0, *, '
-        'tol=1e-12, max_iter=100, damping=0.01, on_fail="raise")</dt></dl>'}, {"overflow"}),
-    ("numbers-run-together", "phone", {"<!--SLOT:table-->":
-        '<table><tr><td style="padding:0">6.02e+03</td><td style="padding:0">2.0e-03</td></tr></table>'},
-     {"cells-touch"}),
+    (
+        "markdown-table-as-text",
+        "desktop",
+        {
+            "<!--SLOT:prose-->": "<p>| mechanism | check | pass |\n| --- | --- | :---: |\n| Two-link leg | FK/IK | yes |</p>"
+        },
+        {"md-table"},
+    ),
+    (
+        "signature-widens-page",
+        "phone",
+        {
+            "<!--SLOT:prose-->": '<dl class="py function"><dt class="sig" style="white-space: nowrap">robokin.ik.ik_dls(T, q0, *, '
+            'tol=1e-12, max_iter=100, damping=0.01, on_fail="raise")</dt></dl>'
+        },
+        {"overflow"},
+    ),
+    (
+        "numbers-run-together",
+        "phone",
+        {
+            "<!--SLOT:table-->": '<table><tr><td style="padding:0">6.02e+03</td><td style="padding:0">2.0e-03</td></tr></table>'
+        },
+        {"cells-touch"},
+    ),
     # claims page: MathJax's clipped screen-reader MathML is wider than the cell, the maths a reader sees is not
-    ("assistive-mathml-is-not-text", "phone", {"<!--SLOT:table-->":
-        '<table><tr><td style="position: relative">tool at <mjx-assistive-mml style="position: absolute; top: 0; '
-        'left: 0; clip: rect(1px, 1px, 1px, 1px); white-space: nowrap">(a2 + a3, -(d4 + d6), d1 - d5) and more'
-        "</mjx-assistive-mml>"
-        "</td><td>FK cell</td></tr></table>"}, set()),
+    (
+        "assistive-mathml-is-not-text",
+        "phone",
+        {
+            "<!--SLOT:table-->": '<table><tr><td style="position: relative">tool at <mjx-assistive-mml style="position: absolute; top: 0; '
+            'left: 0; clip: rect(1px, 1px, 1px, 1px); white-space: nowrap">(a2 + a3, -(d4 + d6), d1 - d5) and more'
+            "</mjx-assistive-mml>"
+            "</td><td>FK cell</td></tr></table>"
+        },
+        set(),
+    ),
     # validation report: six columns, cells kept on one line, so a desktop reader saw two of them
-    ("table-hides-columns", "desktop", {"<!--SLOT:output-->":
-        '<table style="display: block; overflow-x: auto"><tr>' + "".join(
-            f'<td style="white-space: nowrap">a check described in a long sentence, column {k}</td>' for k in range(6))
-        + "</tr></table>"}, {"wide-table"}),
+    (
+        "table-hides-columns",
+        "desktop",
+        {
+            "<!--SLOT:output-->": '<table style="display: block; overflow-x: auto"><tr>'
+            + "".join(
+                f'<td style="white-space: nowrap">a check described in a long sentence, column {k}</td>'
+                for k in range(6)
+            )
+            + "</tr></table>"
+        },
+        {"wide-table"},
+    ),
     # the theme attached its handler to a hidden duplicate of the toggle
-    ("dead-sidebar-toggle", "desktop", {"<header>":
-        '<div style="display:none"><button class="primary-toggle">&#9776;</button></div><header>'}, {"sidebar"}),
-    ("dead-sidebar-toggle-phone", "phone", {"<header>":
-        '<div style="display:none"><button class="primary-toggle">&#9776;</button></div><header>'}, {"sidebar"}),
-    ("kernel-path-and-warning", "desktop", {"<!--SLOT:output-->":
-        '<pre class="output stderr">/tmp/ipykernel_10019/1127087014.py:4: UserWarning: linestyle is redundantly '
-        "defined by the 'linestyle' keyword argument</pre>"}, {"path-leak", "py-warning"}),
-    ("build-path", "phone", {"<!--SLOT:output-->": "<pre>saved /home/runner/work/robokin/_build/fig.png</pre>"},
-     {"path-leak"}),
-    ("python-warning", "desktop", {"<!--SLOT:output-->":
-        "<pre>RuntimeWarning: invalid value encountered in arccos</pre>"}, {"py-warning"}),
-    ("broken-image", "desktop", {"<!--SLOT:output-->": '<img src="missing.png" alt="x">'}, {"broken-image", "http", "console"}),
-    ("stretched-image", "desktop", {"<!--SLOT:output-->": '<img src="fig200.png" alt="x" style="width: 400px">'},
-     {"upscaled"}),
-    ("two-panel-shrunk", "phone", {"<!--SLOT:output-->": '<img src="fig1500.png" alt="x" style="width: 100%">'},
-     {"tiny-figure"}),
-    ("dead-widget", "desktop", {"<!--SLOT:output-->":
-        '<script type="application/vnd.jupyter.widget-view+json">{"version_major": 2, "model_id": "ab12"}</script>'},
-     {"dead-widget"}),
-    ("dark-mode-switch", "desktop", {"<!--SLOT:header-->": '<button class="theme-switch-button">dark</button>'},
-     {"dark"}),
-    ("setup-bar-above-title", "desktop", {"<!--SLOT:before-title-->":
-        '<div class="cell tag_hide-cell"><details class="admonition hide"><summary>Show code cell content</summary>'
-        "<pre>import numpy as np</pre></details></div>"}, {"hidden-bar"}),
+    (
+        "dead-sidebar-toggle",
+        "desktop",
+        {"<header>": '<div style="display:none"><button class="primary-toggle">&#9776;</button></div><header>'},
+        {"sidebar"},
+    ),
+    (
+        "dead-sidebar-toggle-phone",
+        "phone",
+        {"<header>": '<div style="display:none"><button class="primary-toggle">&#9776;</button></div><header>'},
+        {"sidebar"},
+    ),
+    (
+        "kernel-path-and-warning",
+        "desktop",
+        {
+            "<!--SLOT:output-->": '<pre class="output stderr">/tmp/ipykernel_10019/1127087014.py:4: UserWarning: linestyle is redundantly '
+            "defined by the 'linestyle' keyword argument</pre>"
+        },
+        {"path-leak", "py-warning"},
+    ),
+    (
+        "build-path",
+        "phone",
+        {"<!--SLOT:output-->": "<pre>saved /home/runner/work/robokin/_build/fig.png</pre>"},
+        {"path-leak"},
+    ),
+    (
+        "python-warning",
+        "desktop",
+        {"<!--SLOT:output-->": "<pre>RuntimeWarning: invalid value encountered in arccos</pre>"},
+        {"py-warning"},
+    ),
+    (
+        "broken-image",
+        "desktop",
+        {"<!--SLOT:output-->": '<img src="missing.png" alt="x">'},
+        {"broken-image", "http", "console"},
+    ),
+    (
+        "stretched-image",
+        "desktop",
+        {"<!--SLOT:output-->": '<img src="fig200.png" alt="x" style="width: 400px">'},
+        {"upscaled"},
+    ),
+    (
+        "two-panel-shrunk",
+        "phone",
+        {"<!--SLOT:output-->": '<img src="fig1500.png" alt="x" style="width: 100%">'},
+        {"tiny-figure"},
+    ),
+    (
+        "dead-widget",
+        "desktop",
+        {
+            "<!--SLOT:output-->": '<script type="application/vnd.jupyter.widget-view+json">{"version_major": 2, "model_id": "ab12"}</script>'
+        },
+        {"dead-widget"},
+    ),
+    (
+        "dark-mode-switch",
+        "desktop",
+        {"<!--SLOT:header-->": '<button class="theme-switch-button">dark</button>'},
+        {"dark"},
+    ),
+    (
+        "setup-bar-above-title",
+        "desktop",
+        {
+            "<!--SLOT:before-title-->": '<div class="cell tag_hide-cell"><details class="admonition hide"><summary>Show code cell content</summary>'
+            "<pre>import numpy as np</pre></details></div>"
+        },
+        {"hidden-bar"},
+    ),
     ("book-wide-exercise-numbers", "desktop", {"Exercise 3.2 ": "Exercise 7 "}, {"numbering"}),
     ("untitled-solution", "phone", {"Solution to Exercise 3.1": "Solution"}, {"numbering"}),
-    ("two-search-boxes", "desktop", {"<!--SLOT:header-->": '<input type="search" placeholder="Search">'},
-     {"two-search"}),
+    (
+        "two-search-boxes",
+        "desktop",
+        {"<!--SLOT:header-->": '<input type="search" placeholder="Search">'},
+        {"two-search"},
+    ),
     ("over-budget", "desktop", {"<!--SLOT:end-->": '<script src="heavy.js"></script>'}, {"weight"}),
     # a page with an animation player has the larger budget, and it holds too
-    ("animation-over-budget", "desktop", {"<!--SLOT:end-->":
-        '<div class="animation"></div><script src="heavier.js"></script>'}, {"weight"}),
-    ("cdn-request", "desktop", {"<!--SLOT:end-->": '<img src="https://cdn.jsdelivr.net/npm/x.png" alt="">'},
-     {"external", "broken-image", "console"}),
+    (
+        "animation-over-budget",
+        "desktop",
+        {"<!--SLOT:end-->": '<div class="animation"></div><script src="heavier.js"></script>'},
+        {"weight"},
+    ),
+    (
+        "cdn-request",
+        "desktop",
+        {"<!--SLOT:end-->": '<img src="https://cdn.jsdelivr.net/npm/x.png" alt="">'},
+        {"external", "broken-image", "console"},
+    ),
     ("console-error", "phone", {"<!--SLOT:end-->": '<script>console.error("boom")</script>'}, {"console"}),
 ]
 
@@ -155,18 +268,24 @@ def test_broken_page_fails(site, browser, name, width, edits, expected):
 
 
 def test_dark_system_theme_fails(site, browser):
-    url = _page(site, "dark-system", {"</style>":
-        "@media (prefers-color-scheme: dark) { body { background: #111; color: #eee; } }</style>"})
+    url = _page(
+        site,
+        "dark-system",
+        {"</style>": "@media (prefers-color-scheme: dark) { body { background: #111; color: #eee; } }</style>"},
+    )
     assert {p.code for p in sitecheck.check_dark(browser, url)} == {"dark"}
     codes, _ = _codes(browser, url, "desktop")  # the same page is fine for a reader with a light system theme
     assert not codes
 
 
-@pytest.mark.parametrize("snippet, expected", [
-    ("the translation t of the frame and its angle θ", set()),
-    ("the translation \\(\\mathbf t\\) of the frame", {"raw-tex"}),
-    ("the angle $\\theta$ of", {"raw-tex"}),
-])
+@pytest.mark.parametrize(
+    "snippet, expected",
+    [
+        ("the translation t of the frame and its angle θ", set()),
+        ("the translation \\(\\mathbf t\\) of the frame", {"raw-tex"}),
+        ("the angle $\\theta$ of", {"raw-tex"}),
+    ],
+)
 def test_search_snippets(site, browser, snippet, expected):
     d, base = site
     (d / "search.html").write_text((FIX / "search.html").read_text().replace("<!--SLOT:snippet-->", snippet))
@@ -182,8 +301,9 @@ def test_budget_depends_on_animation(site, browser):
     own = v.bytes()
     v.close()
     (d / "mid.js").write_text("/*" + "x" * ((sitecheck.PAGE_BUDGET + sitecheck.ANIMATION_BUDGET) // 2 - own) + "*/")
-    with_player = _page(site, "mid-animation",
-                        {"<!--SLOT:end-->": '<div class="animation"></div><script src="mid.js"></script>'})
+    with_player = _page(
+        site, "mid-animation", {"<!--SLOT:end-->": '<div class="animation"></div><script src="mid.js"></script>'}
+    )
     without = _page(site, "mid-still", {"<!--SLOT:end-->": '<script src="mid.js"></script>'})
     assert _codes(browser, with_player, "desktop")[0] == set()
     assert _codes(browser, without, "desktop")[0] == {"weight"}

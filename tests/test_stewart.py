@@ -33,8 +33,18 @@ def st():
 
 @pytest.fixture(scope="module")
 def dyn(st):
-    return StewartDynamics(st, PlatformParams(12.0, np.diag([0.25, 0.3, 0.45]), com=(0.01, -0.02, 0.03),
-                                              leg_mass=0.4, viscous=20.0, coulomb=5.0, coulomb_speed=0.01))
+    return StewartDynamics(
+        st,
+        PlatformParams(
+            12.0,
+            np.diag([0.25, 0.3, 0.45]),
+            com=(0.01, -0.02, 0.03),
+            leg_mass=0.4,
+            viscous=20.0,
+            coulomb=5.0,
+            coulomb_speed=0.01,
+        ),
+    )
 
 
 def poses(rng, n):
@@ -180,8 +190,14 @@ def test_fk_finds_another_assembly_mode(st):
     q0 = np.array([0.02, -0.01, 0.45, 0.05, -0.08, 0.15])
     rng = np.random.default_rng(3)
     n = 300
-    g = np.column_stack([rng.uniform(-.4, .4, n), rng.uniform(-.4, .4, n), rng.uniform(0.05, 0.8, n),
-                         rng.uniform(-1.2, 1.2, (n, 3))])
+    g = np.column_stack(
+        [
+            rng.uniform(-0.4, 0.4, n),
+            rng.uniform(-0.4, 0.4, n),
+            rng.uniform(0.05, 0.8, n),
+            rng.uniform(-1.2, 1.2, (n, 3)),
+        ]
+    )
     res = st.fk(st.ik(q0), guess=g, full_output=True)
     sols = res.pose[res.converged & (res.pose[:, 2] > 0)]
     np.testing.assert_allclose(st.ik(sols), np.broadcast_to(st.ik(q0), sols.shape), atol=1e-9)
@@ -255,8 +271,7 @@ def test_energy_conserved_without_friction_and_decreasing_with(st):
     k = 5e3
     L0 = st.ik(q0)
     for fric in (False, True):
-        prm = PlatformParams(**p0, viscous=30.0 if fric else 0.0, coulomb=5.0 if fric else 0.0,
-                             coulomb_speed=0.01)
+        prm = PlatformParams(**p0, viscous=30.0 if fric else 0.0, coulomb=5.0 if fric else 0.0, coulomb_speed=0.01)
         d = StewartDynamics(st, prm)
         f0 = StewartDynamics(st, PlatformParams(**p0)).inverse_dynamics(q0, np.zeros(6), np.zeros(6))
         force = _spring_force(st, L0, f0, k)
@@ -290,15 +305,28 @@ def test_validate_passes():
 def test_non_finite_inputs_raise(st, dyn, bad):
     q = np.array([0, 0, 0.42, 0, 0, bad])
     ok = np.array([0, 0, 0.42, 0, 0, 0.0])
-    for call in (lambda: st.ik(q), lambda: st.jacobian(q), lambda: st.jacobian_pose_rates(q),
-                 lambda: st.anchors_world(q), lambda: st.leg_vectors(q), lambda: st.rate_map(q),
-                 lambda: st.reachable(q), lambda: st.fk(q), lambda: st.fk(st.ik(ok), guess=q),
-                 lambda: st.twist_from_leg_rates(q, np.ones(6)), lambda: st.twist_from_leg_rates(ok, q),
-                 lambda: st.home_guess(q),
-                 lambda: dyn.mass_matrix(q), lambda: dyn.bias(ok, q), lambda: dyn.gravity(q),
-                 lambda: dyn.inverse_dynamics(ok, ok * 0, q), lambda: dyn.forward_dynamics(ok, ok * 0, q),
-                 lambda: dyn.energy(q, ok), lambda: dyn.friction(ok, q),
-                 lambda: leg_friction(q, viscous=1.0, coulomb=1.0, coulomb_speed=0.1)):
+    for call in (
+        lambda: st.ik(q),
+        lambda: st.jacobian(q),
+        lambda: st.jacobian_pose_rates(q),
+        lambda: st.anchors_world(q),
+        lambda: st.leg_vectors(q),
+        lambda: st.rate_map(q),
+        lambda: st.reachable(q),
+        lambda: st.fk(q),
+        lambda: st.fk(st.ik(ok), guess=q),
+        lambda: st.twist_from_leg_rates(q, np.ones(6)),
+        lambda: st.twist_from_leg_rates(ok, q),
+        lambda: st.home_guess(q),
+        lambda: dyn.mass_matrix(q),
+        lambda: dyn.bias(ok, q),
+        lambda: dyn.gravity(q),
+        lambda: dyn.inverse_dynamics(ok, ok * 0, q),
+        lambda: dyn.forward_dynamics(ok, ok * 0, q),
+        lambda: dyn.energy(q, ok),
+        lambda: dyn.friction(ok, q),
+        lambda: leg_friction(q, viscous=1.0, coulomb=1.0, coulomb_speed=0.1),
+    ):
         with pytest.raises(ValueError):
             call()
 
@@ -306,15 +334,22 @@ def test_non_finite_inputs_raise(st, dyn, bad):
 @pytest.mark.parametrize("shape", [(5,), (7,), (6, 5), ()])
 def test_wrong_shapes_raise(st, dyn, shape):
     x = np.ones(shape)
-    for call in (lambda: st.ik(x), lambda: st.jacobian(x), lambda: st.jacobian_pose_rates(x), lambda: st.fk(x),
-                 lambda: dyn.mass_matrix(x), lambda: dyn.forward_dynamics(x, x, x)):
+    for call in (
+        lambda: st.ik(x),
+        lambda: st.jacobian(x),
+        lambda: st.jacobian_pose_rates(x),
+        lambda: st.fk(x),
+        lambda: dyn.mass_matrix(x),
+        lambda: dyn.forward_dynamics(x, x, x),
+    ):
         with pytest.raises(ValueError, match="shape"):
             call()
 
 
 @settings(deadline=None)
-@given(st_.lists(st_.one_of(st_.floats(allow_nan=True, allow_infinity=True), st_.integers(-5, 5)),
-                 min_size=0, max_size=8))
+@given(
+    st_.lists(st_.one_of(st_.floats(allow_nan=True, allow_infinity=True), st_.integers(-5, 5)), min_size=0, max_size=8)
+)
 def test_property_hostile_poses(vals):
     s = default_platform()
     free = Stewart(s.base, s.top)
@@ -408,14 +443,20 @@ def test_singular_layout_warns_in_inverse_dynamics():
 
 
 # ------------------------------------------------------------------ issue 16: inertias, gimbal lock, ODE callbacks
-from robokin.errors import IntegrationError, SingularityError  # noqa: E402
+from robokin.errors import SingularityError  # noqa: E402
 from robokin.stewart import GIMBAL_COS  # noqa: E402
 
 
-@pytest.mark.parametrize("I", [np.diag([0.1, 0.1, 0.3]), np.diag([0.5, 0.2, 0.2]),
-                               np.array([[0.2, 0.15, 0.0], [0.15, 0.2, 0.0], [0.0, 0.0, 0.05]])])
+@pytest.mark.parametrize(
+    "I",
+    [
+        np.diag([0.1, 0.1, 0.3]),
+        np.diag([0.5, 0.2, 0.2]),
+        np.array([[0.2, 0.15, 0.0], [0.15, 0.2, 0.0], [0.0, 0.0, 0.05]]),
+    ],
+)
 def test_platform_inertia_must_obey_triangle_inequality(I):
-    assert np.linalg.eigvalsh(I).min() > 0          # positive definite, yet no rigid body has it
+    assert np.linalg.eigvalsh(I).min() > 0  # positive definite, yet no rigid body has it
     with pytest.raises(ValueError, match="triangle inequality"):
         PlatformParams(10.0, I)
 
@@ -430,7 +471,7 @@ def test_forward_dynamics_at_gimbal_lock_raises(dyn):
     with pytest.raises(SingularityError, match=r"1 pose\(s\) with pitch = \+-pi/2") as ei:
         dyn.forward_dynamics(q, np.zeros(6), np.zeros(6))
     assert ei.value.cond > 1e12
-    near = np.array([0, 0, 0.42, 0.0, np.pi / 2 - 1e-3, 0.0])   # cos = 1e-3: well conditioned enough
+    near = np.array([0, 0, 0.42, 0.0, np.pi / 2 - 1e-3, 0.0])  # cos = 1e-3: well conditioned enough
     assert np.all(np.isfinite(dyn.forward_dynamics(near, np.zeros(6), np.zeros(6))))
 
 
@@ -442,12 +483,15 @@ def test_gimbal_threshold_is_1e_minus_6(dyn):
         dyn.forward_dynamics(np.array([0, 0, 0.42, 0.0, np.arccos(0.5e-6), 0.0]), np.zeros(6), np.zeros(6))
 
 
-@pytest.mark.parametrize("force, match", [
-    (lambda t, q, qd: np.full(6, np.nan), r"force\(t=0\) returned an invalid value"),
-    (lambda t, q, qd: np.zeros(5), r"force\(t=0\) must return shape \(6,\)"),
-    (lambda t, q, qd: np.zeros(6) + 1j, "complex"),
-    (lambda t, q, qd: np.full(6, 1e300), "magnitude above"),
-])
+@pytest.mark.parametrize(
+    "force, match",
+    [
+        (lambda t, q, qd: np.full(6, np.nan), r"force\(t=0\) returned an invalid value"),
+        (lambda t, q, qd: np.zeros(5), r"force\(t=0\) must return shape \(6,\)"),
+        (lambda t, q, qd: np.zeros(6) + 1j, "complex"),
+        (lambda t, q, qd: np.full(6, 1e300), "magnitude above"),
+    ],
+)
 def test_ode_checks_force_output(dyn, force, match):
     y0 = np.r_[0, 0, 0.42, 0, 0, 0, np.zeros(6)]
     with pytest.raises(ValueError, match=match):
@@ -500,8 +544,8 @@ def test_warn_cond_accepts_large_thresholds(st):
 
 def test_tiny_but_nonzero_legs_are_fine_zero_legs_raise():
     b, _ = uniform_layout(0.5, 0.35, phase=0.0)
-    flat = Stewart(b, b.copy())                       # top anchors equal to base anchors
-    J = flat.jacobian([0, 0, 1e-6, 0, 0, 0])           # every leg 1 micrometre long, vertical
+    flat = Stewart(b, b.copy())  # top anchors equal to base anchors
+    J = flat.jacobian([0, 0, 1e-6, 0, 0, 0])  # every leg 1 micrometre long, vertical
     np.testing.assert_allclose(J[:, 2], 1.0)
     with pytest.raises(ValueError, match="zero-length leg"):
         flat.jacobian([0, 0, 0, 0, 0, 0])
@@ -510,7 +554,7 @@ def test_tiny_but_nonzero_legs_are_fine_zero_legs_raise():
 def test_singularity_warning_threshold_is_1e8():
     q = np.array([0, 0, 0.4, 0, 0, 0.0])
 
-    def near(eps):   # paired layout approaching the (architecturally singular) uniform one: cond ~ 4.6 / eps
+    def near(eps):  # paired layout approaching the (architecturally singular) uniform one: cond ~ 4.6 / eps
         return Stewart(*paired_layout(0.5, 0.35, base_pair_angle=np.pi / 3 + eps, top_pair_angle=np.pi / 3))
 
     bad, ok = near(1e-9), near(1e-7)
@@ -518,13 +562,15 @@ def test_singularity_warning_threshold_is_1e8():
     with pytest.warns(SingularityWarning):
         bad.twist_from_leg_rates(q, np.full(6, 0.01))
     with pytest.warns(SingularityWarning):
-        StewartDynamics(bad, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).inverse_dynamics(q, np.zeros(6),
-                                                                                              np.zeros(6))
+        StewartDynamics(bad, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).inverse_dynamics(
+            q, np.zeros(6), np.zeros(6)
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ok.twist_from_leg_rates(q, np.full(6, 0.01))
-        StewartDynamics(ok, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).inverse_dynamics(q, np.zeros(6),
-                                                                                             np.zeros(6))
+        StewartDynamics(ok, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).inverse_dynamics(
+            q, np.zeros(6), np.zeros(6)
+        )
 
 
 def test_fk_newton_step_is_capped(st):
@@ -533,5 +579,5 @@ def test_fk_newton_step_is_capped(st):
     guess = np.array([0.0, 0.0, 0.30, 0.0, 0.0, 0.0])
     res = st.fk(st.ik(q_true), guess=guess, max_iter=1, full_output=True)
     step = np.abs(res.pose - guess) / [0.1, 0.1, 0.1, 0.3, 0.3, 0.3]
-    assert step.max() == pytest.approx(1.0, rel=1e-12)     # far guess: the cap is active and exact
+    assert step.max() == pytest.approx(1.0, rel=1e-12)  # far guess: the cap is active and exact
     assert np.allclose(st.fk(st.ik(q_true), guess=guess), q_true, atol=1e-9)

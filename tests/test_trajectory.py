@@ -24,8 +24,14 @@ def test_closed_form_matches_sympy_solution_of_boundary_system():
     c = sp.symbols("c0:6")
     b = sp.symbols("q0 v0 a0 qf vf af")
     q = sum(ci * t**i for i, ci in enumerate(c))
-    eqs = [q.subs(t, 0), q.diff(t).subs(t, 0), q.diff(t, 2).subs(t, 0),
-           q.subs(t, T), q.diff(t).subs(t, T), q.diff(t, 2).subs(t, T)]
+    eqs = [
+        q.subs(t, 0),
+        q.diff(t).subs(t, 0),
+        q.diff(t, 2).subs(t, 0),
+        q.subs(t, T),
+        q.diff(t).subs(t, T),
+        q.diff(t, 2).subs(t, T),
+    ]
     sol = sp.solve([e - bi for e, bi in zip(eqs, b)], c, dict=True)[0]
     f = sp.lambdify((*b, T), [sol[ci] for ci in c], "numpy", cse=True)
     rng = np.random.default_rng(0)
@@ -175,9 +181,14 @@ def test_minimum_time_against_toppra_lower_bound():
     res = tj.minimum_time(wp, vmax=vmax, amax=amax, jmax=None)
     t, q, *_ = res.traj.sample(per_segment=50)
     path = toppra.SplineInterpolator(t / t[-1], q)
-    inst = algo.TOPPRA([constraint.JointVelocityConstraint(np.stack([-vmax, vmax], 1)),
-                        constraint.JointAccelerationConstraint(np.stack([-amax, amax], 1))],
-                       path, parametrizer="ParametrizeConstAccel")
+    inst = algo.TOPPRA(
+        [
+            constraint.JointVelocityConstraint(np.stack([-vmax, vmax], 1)),
+            constraint.JointAccelerationConstraint(np.stack([-amax, amax], 1)),
+        ],
+        path,
+        parametrizer="ParametrizeConstAccel",
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         jt = inst.compute_trajectory(0, 0)
@@ -187,7 +198,7 @@ def test_minimum_time_against_toppra_lower_bound():
     ts = np.linspace(0, jt.duration, 4001)
     rv = (np.abs(jt.evald(ts)).max(0) / vmax).max()
     ra = (np.abs(jt.evaldd(ts)).max(0) / amax).max()
-    assert max(rv, ra) < 1.05                       # small overshoot, not a different problem
+    assert max(rv, ra) < 1.05  # small overshoot, not a different problem
     lam = max(1.0, rv, np.sqrt(ra))
     # same path, v/a limits only, time-optimal: even scaled to feasibility it is not slower than ours
     assert lam * jt.duration <= res.total * 1.01
@@ -262,7 +273,7 @@ def test_branch_jump_raises_when_tracked_branch_ceases_to_exist():
     qb = np.stack([s, 3.0 - 1.5 * s], axis=1)[..., None]
     v = np.ones((101, 2), bool)
     v[s > 0.8, 0] = False
-    q, idx = tj.branch_sequence(qb, v, q_start=[0.0])       # no bound: silently teleports
+    q, idx = tj.branch_sequence(qb, v, q_start=[0.0])  # no bound: silently teleports
     assert np.abs(np.diff(q[:, 0])).max() > 0.9
     with pytest.raises(tj.BranchJumpError, match="from sample 80 to sample 81") as err:
         tj.branch_sequence(qb, v, q_start=[0.0], max_step=0.1)
@@ -299,8 +310,8 @@ def test_ur5_cartesian_line_near_wrist_singularity_has_no_continuous_path():
         assert err.value.step > 2.5
         steps.append(err.value.step)
         b0 = int(err.value.branch[0])
-        assert not v[:, b0].all() and v[0, b0]                 # the start branch ceases to exist
-    assert abs(steps[1] - steps[0]) < 0.5                      # the jump does not shrink with sampling
+        assert not v[:, b0].all() and v[0, b0]  # the start branch ceases to exist
+    assert abs(steps[1] - steps[0]) < 0.5  # the jump does not shrink with sampling
 
 
 def test_branch_sequence_bad_max_step():
@@ -319,12 +330,12 @@ def test_free_via_never_longer_and_shorter_here():
     free = tj.minimum_time(wp, **lim, via="free", maxiter=15)
     assert free.report.feasible and free.report.check().passed
     assert free.scaled_total == spline.total and free.total < 0.99 * spline.total
-    assert np.isclose(free.report.ratio.max(), 1.0, atol=1e-3)     # tight after the final rescale
-    assert np.abs(free.traj.join_jumps()[:, :3]).max() < 1e-9        # still C2
+    assert np.isclose(free.report.ratio.max(), 1.0, atol=1e-3)  # tight after the final rescale
+    assert np.abs(free.traj.join_jumps()[:, :3]).max() < 1e-9  # still C2
     q = free.traj.evaluate(free.traj.times)
     assert np.allclose(q[0], wp) and np.allclose(q[1][[0, -1]], 0) and np.allclose(q[2][[0, -1]], 0)
     with pytest.raises(ValueError, match="via"):
-        tj.plan_quintic(wp, np.arange(5.0), via="free")   # free is a minimum_time option only
+        tj.plan_quintic(wp, np.arange(5.0), via="free")  # free is a minimum_time option only
 
 
 def test_sphere_penalty():
@@ -446,16 +457,19 @@ def test_unreachable_waypoint_in_branch_sequence():
 def test_evaluate_grouped_and_single_paths_match_horner(rng=np.random.default_rng(19)):
     wp = np.cumsum(rng.normal(size=(9, 6)), axis=0)
     tr = tj.plan_quintic(wp, tj.allocate_times(wp, 8.0, method="distance"))
-    t = np.concatenate([rng.uniform(0, tr.duration, 501), tr.times])   # unsorted, with every breakpoint
+    t = np.concatenate([rng.uniform(0, tr.duration, 501), tr.times])  # unsorted, with every breakpoint
     k = np.clip(np.searchsorted(tr.times, t, side="right") - 1, 0, tr.n_segments - 1)
-    ref = tr._eval_segment(k, t - tr.times[k])                         # Horner, one sample at a time
+    ref = tr._eval_segment(k, t - tr.times[k])  # Horner, one sample at a time
     scale = [np.abs(r).max() for r in ref]
     o = np.argsort(t)
-    for got, rr in ((tr.evaluate(t), ref), (tr.evaluate(t[o]), [r[o] for r in ref]),    # unsorted, sorted grid
-                    (tr.evaluate(t.reshape(-1, 2)), ref)):
+    for got, rr in (
+        (tr.evaluate(t), ref),
+        (tr.evaluate(t[o]), [r[o] for r in ref]),  # unsorted, sorted grid
+        (tr.evaluate(t.reshape(-1, 2)), ref),
+    ):
         for g, r, sc in zip(got, rr, scale):
             assert np.abs(g.reshape(r.shape) - r).max() <= 1e-13 * sc
-    for j in (0, 17, len(t) - 1):                                      # one float per call
+    for j in (0, 17, len(t) - 1):  # one float per call
         for g, r, sc in zip(tr.evaluate(float(t[j])), ref, scale):
             assert g.shape == (6,) and np.abs(g - r[j]).max() <= 1e-13 * sc
     for bad in (float("nan"), -1.0, tr.duration + 1.0):

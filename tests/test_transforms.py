@@ -45,7 +45,9 @@ def test_euler_order_matters():
 
 
 def test_matrix_to_rpy_roundtrip_and_gimbal_lock():
-    rpy = np.column_stack([rng.uniform(-np.pi, np.pi, 500), rng.uniform(-1.5, 1.5, 500), rng.uniform(-np.pi, np.pi, 500)])
+    rpy = np.column_stack(
+        [rng.uniform(-np.pi, np.pi, 500), rng.uniform(-1.5, 1.5, 500), rng.uniform(-np.pi, np.pi, 500)]
+    )
     np.testing.assert_allclose(tf.matrix_to_rpy(tf.rpy_to_matrix(rpy)), rpy, atol=1e-12)
     for pitch in (np.pi / 2, -np.pi / 2):
         R = tf.rpy_to_matrix([0.4, pitch, -0.7])
@@ -117,9 +119,13 @@ def test_se3_exp_log_roundtrip_and_batch():
 # ---------------------------------------------------------------- exp / log to round-off at the edges
 # theta on a log scale near 0 and near pi: (exponent, side); side 0 means theta = 10**e, side 1 pi - 10**e.
 edge_theta = st.tuples(st.floats(-16, np.log10(np.pi)), st.sampled_from([0, 1])).map(
-    lambda t: 10 ** t[0] if t[1] == 0 else max(np.pi - 10 ** t[0], 0.0))
-unit3 = arrays(float, 3, elements=st.floats(-1, 1)).filter(lambda a: np.linalg.norm(a) > 0.1).map(
-    lambda a: a / np.linalg.norm(a))
+    lambda t: 10 ** t[0] if t[1] == 0 else max(np.pi - 10 ** t[0], 0.0)
+)
+unit3 = (
+    arrays(float, 3, elements=st.floats(-1, 1))
+    .filter(lambda a: np.linalg.norm(a) > 0.1)
+    .map(lambda a: a / np.linalg.norm(a))
+)
 
 
 @given(edge_theta, unit3)
@@ -384,8 +390,15 @@ def test_large_rotation_entries_are_not_a_rotation():
         tf.check_rotation(np.where(np.eye(3) > 0, 1e10, 0.0))
 
 
-@pytest.mark.parametrize("fn", [lambda T: tf.transform_points(T, [1.0, 2.0, 3.0]), tf.transform_inverse,
-                                tf.se3_log, lambda T: tf.interpolate_pose(np.eye(4), T, 0.5)])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda T: tf.transform_points(T, [1.0, 2.0, 3.0]),
+        tf.transform_inverse,
+        tf.se3_log,
+        lambda T: tf.interpolate_pose(np.eye(4), T, 0.5),
+    ],
+)
 def test_bottom_row_checked_wherever_a_transform_is_taken(fn):
     T = tf.make_transform(tf.rotz(0.3), [1.0, 2.0, 3.0])
     fn(T)

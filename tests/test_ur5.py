@@ -4,14 +4,30 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from robokin import transforms
 from robokin.errors import SingularityWarning, UnreachableError
 from robokin.serial import dh_transform
 from robokin.transforms import make_transform, rotx, so3_exp
-from robokin import transforms
-from robokin.ur5 import (A2, A3, BRANCH_LABELS, BRANCH_SIGNS, D1, D4, D5, D6, INPUT_ERROR_GAIN, UR5, ik, make_ur5,
-                         nearest, pose_residual, validate)
+from robokin.ur5 import (
+    A2,
+    A3,
+    BRANCH_LABELS,
+    BRANCH_SIGNS,
+    D1,
+    D4,
+    D5,
+    D6,
+    INPUT_ERROR_GAIN,
+    UR5,
+    ik,
+    make_ur5,
+    nearest,
+    pose_residual,
+    validate,
+)
 
 RNG = np.random.default_rng(55)
 
@@ -202,6 +218,7 @@ def test_make_ur5_d1():
 
 # ---- bad input -------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_ik_non_finite(bad):
     T = np.eye(4)
@@ -324,8 +341,11 @@ def test_every_random_wrist_singular_pose_gets_its_branches():
 
 
 @settings(deadline=None)
-@given(st.lists(st.floats(-np.pi, np.pi), min_size=6, max_size=6), st.floats(-np.pi, np.pi),
-       st.sampled_from([0.0, 1e-13, -1e-11, 1e-10, 1e-9, 3e-9, np.pi]))
+@given(
+    st.lists(st.floats(-np.pi, np.pi), min_size=6, max_size=6),
+    st.floats(-np.pi, np.pi),
+    st.sampled_from([0.0, 1e-13, -1e-11, 1e-10, 1e-9, 3e-9, np.pi]),
+)
 def test_property_wrist_singular_poses_always_solved(qlist, hint, q5):
     q = np.array(qlist)
     q[4] = q5

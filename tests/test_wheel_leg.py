@@ -33,8 +33,14 @@ def lagrange():
     pl = sp.Matrix([x + L / 2 * sp.sin(th), R + L / 2 * sp.cos(th)])
     pb = sp.Matrix([x + L * sp.sin(th) + lc * sp.sin(ph), R + L * sp.cos(th) + lc * sp.cos(ph)])
     v2 = lambda p: (p.diff(t).T * p.diff(t))[0]  # noqa: E731
-    Tk = (mw * x.diff(t) ** 2 + Iw * (x.diff(t) / R) ** 2 + ml * v2(pl) + ml * L**2 / 12 * th.diff(t) ** 2
-          + mb * v2(pb) + Ib * ph.diff(t) ** 2) / 2
+    Tk = (
+        mw * x.diff(t) ** 2
+        + Iw * (x.diff(t) / R) ** 2
+        + ml * v2(pl)
+        + ml * L**2 / 12 * th.diff(t) ** 2
+        + mb * v2(pb)
+        + Ib * ph.diff(t) ** 2
+    ) / 2
     V = g * (ml * pl[1] + mb * pb[1])
     Lag = Tk - V
     q = [x, th, ph]
@@ -43,8 +49,15 @@ def lagrange():
     eqs = [sp.diff(Lag.diff(qi.diff(t)), t) - Lag.diff(qi) - Qi for qi, Qi in zip(q, Qf)]
     syms = sp.symbols("X TH PH XD THD PHD XDD THDD PHDD LL LD LDD")
     sub = {}
-    for fn, (s0, s1, s2) in zip(q + [L], [(syms[0], syms[3], syms[6]), (syms[1], syms[4], syms[7]),
-                                         (syms[2], syms[5], syms[8]), (syms[9], syms[10], syms[11])]):
+    for fn, (_s0, s1, s2) in zip(
+        q + [L],
+        [
+            (syms[0], syms[3], syms[6]),
+            (syms[1], syms[4], syms[7]),
+            (syms[2], syms[5], syms[8]),
+            (syms[9], syms[10], syms[11]),
+        ],
+    ):
         sub[fn.diff(t, 2)] = s2
         sub[fn.diff(t)] = s1
     eqs = [e.subs(sub) for e in eqs]
@@ -126,6 +139,7 @@ def test_open_loop_unstable_and_lqr_stabilises():
         assert np.linalg.eigvals(A - B @ K).real.max() < -0.1
         # K really solves the Riccati equation: compare with scipy's own residual
         import scipy.linalg
+
         Pm = scipy.linalg.solve_continuous_are(A, B, wl.Q_DEFAULT, wl.R_DEFAULT)
         res = A.T @ Pm + Pm @ A - Pm @ B @ np.linalg.solve(wl.R_DEFAULT, B.T @ Pm) + wl.Q_DEFAULT
         assert np.abs(res).max() < 1e-8 * np.abs(Pm).max()
@@ -138,7 +152,9 @@ def test_schedule_fit_and_stability_on_a_fine_grid(sched):
     assert rel.max() < 1e-2
     assert wl.closed_loop_eigs(P, fine, sched(fine)).real.max() < -0.1
     assert sched.degree == 3 and sched.coeffs.shape == (4, 2, 6)
-    np.testing.assert_allclose(sched(0.2), np.polynomial.polynomial.polyval(0.2, sched.coeffs.reshape(4, -1)).reshape(2, 6))
+    np.testing.assert_allclose(
+        sched(0.2), np.polynomial.polynomial.polyval(0.2, sched.coeffs.reshape(4, -1)).reshape(2, 6)
+    )
 
 
 def test_fixed_crouched_gain_fails_on_a_long_leg():
@@ -216,8 +232,9 @@ def test_vmc_virtual_work_and_statics():
     # pitfall: J^-1 in place of J^T breaks the power balance
     J = wl.virtual_leg_jacobian(FB, q)
     wrong = np.einsum("...ij,...j->...i", np.linalg.inv(J), np.stack([F, -Tp], -1))
-    assert not checks.check_close("power", np.sum(wrong * qd, -1), p_out, tol=1e-3, scale=np.abs(p_in).max(),
-                                  raise_on_fail=False).passed
+    assert not checks.check_close(
+        "power", np.sum(wrong * qd, -1), p_out, tol=1e-3, scale=np.abs(p_in).max(), raise_on_fail=False
+    ).passed
 
 
 def test_vmc_pure_thrust_symmetric():
@@ -368,19 +385,22 @@ def _timed(fn, limit=10.0):
     return err, dt
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(push=lambda t: np.nan), r"push\(t=0\) returned an invalid value.*non-finite"),
-    (dict(push=lambda t: np.nan if t > 0.05 else 0.0), r"push\(t=0.0\d*\) returned an invalid value"),
-    (dict(push=lambda t: [1.0, 2.0]), r"push\(t=0\) must return shape \(\), got shape \(2,\)"),
-    (dict(push=lambda t: 1e300), r"magnitude above 1e\+12"),
-    (dict(push=lambda t: 1j), r"complex"),
-    (dict(ref=lambda t: np.full(6, np.inf)), r"ref\(t=0\) returned an invalid value"),
-    (dict(ref=lambda t: np.zeros(5)), r"ref\(t=0\) must return shape \(6,\)"),
-    (dict(L0=lambda t: (np.nan, 0.0, 0.0)), r"L0\(t=0\) returned an invalid value"),
-    (dict(L0=lambda t: (-0.2, 0.0, 0.0)), r"non-positive leg length"),
-    (dict(L0=lambda t: 0.2), r"L0\(t=0\) must return shape \(3,\)"),
-    (dict(push=3.0), r"push must be a callable"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(push=lambda t: np.nan), r"push\(t=0\) returned an invalid value.*non-finite"),
+        (dict(push=lambda t: np.nan if t > 0.05 else 0.0), r"push\(t=0.0\d*\) returned an invalid value"),
+        (dict(push=lambda t: [1.0, 2.0]), r"push\(t=0\) must return shape \(\), got shape \(2,\)"),
+        (dict(push=lambda t: 1e300), r"magnitude above 1e\+12"),
+        (dict(push=lambda t: 1j), r"complex"),
+        (dict(ref=lambda t: np.full(6, np.inf)), r"ref\(t=0\) returned an invalid value"),
+        (dict(ref=lambda t: np.zeros(5)), r"ref\(t=0\) must return shape \(6,\)"),
+        (dict(L0=lambda t: (np.nan, 0.0, 0.0)), r"L0\(t=0\) returned an invalid value"),
+        (dict(L0=lambda t: (-0.2, 0.0, 0.0)), r"non-positive leg length"),
+        (dict(L0=lambda t: 0.2), r"L0\(t=0\) must return shape \(3,\)"),
+        (dict(push=3.0), r"push must be a callable"),
+    ],
+)
 def test_simulate_rejects_bad_callbacks_fast(sched, kw, match):
     """A NaN push used to make solve_ivp's first step NaN and loop forever."""
     args = dict(t_end=0.2, L0=0.2) | kw
@@ -403,14 +423,24 @@ def test_simulate_diverging_model_stops(sched):
     from robokin.errors import IntegrationError
 
     K = -50 * sched(0.2)
-    err, _ = _timed(lambda: wl.simulate(P, K, [0.1, 0, 0, 0, 0, 0], t_end=50.0, L0=0.2, max_step=0.05,
-                                        max_nfev=20_000))
+    err, _ = _timed(lambda: wl.simulate(P, K, [0.1, 0, 0, 0, 0, 0], t_end=50.0, L0=0.2, max_step=0.05, max_nfev=20_000))
     assert isinstance(err, (IntegrationError, ValueError)), repr(err)
 
 
-@pytest.mark.parametrize("kw", [dict(rtol=1j), dict(atol="1e-9"), dict(n_out=2.0), dict(max_nfev=0),
-                                dict(max_step=np.nan), dict(t_end=1e300), dict(u_max=[1.0, -1.0]),
-                                dict(u_max=[1.0, 1.0, 1.0]), dict(x0=np.zeros(6) + 1j)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(rtol=1j),
+        dict(atol="1e-9"),
+        dict(n_out=2.0),
+        dict(max_nfev=0),
+        dict(max_step=np.nan),
+        dict(t_end=1e300),
+        dict(u_max=[1.0, -1.0]),
+        dict(u_max=[1.0, 1.0, 1.0]),
+        dict(x0=np.zeros(6) + 1j),
+    ],
+)
 def test_simulate_rejects_bad_options(sched, kw):
     args = dict(t_end=0.1, L0=0.2) | kw
     x0 = args.pop("x0", np.zeros(6))
@@ -426,11 +456,11 @@ def test_simulate_default_budget_is_enough_and_push_is_used(sched):
 
 def test_wheel_inertia_cannot_exceed_rim_bound():
     rim = 1.6 * 0.06**2
-    assert wl.WheelLegParams(I_w=rim).I_w == rim          # a pure rim is the limit
+    assert wl.WheelLegParams(I_w=rim).I_w == rim  # a pure rim is the limit
     with pytest.raises(ValueError, match="physically impossible"):
         wl.WheelLegParams(I_w=rim * (1 + 1e-9))
     with pytest.raises(ValueError, match="physically impossible"):
-        wl.WheelLegParams(m_w=0.5)                       # default I_w with lighter wheels
+        wl.WheelLegParams(m_w=0.5)  # default I_w with lighter wheels
     with pytest.raises(ValueError, match="at most 1e\\+12"):
         wl.WheelLegParams(m_b=1e300)
 
@@ -445,8 +475,9 @@ def test_smooth_step_validates_scalars(kw):
 def test_smooth_step_ends_and_profile_exact():
     v, d, a = wl.smooth_step(np.array([-1.0, 0.0, 0.25, 1.0, 2.0]), 0.0, 1.0, 0.2, 0.4)
     s = 0.25
-    np.testing.assert_allclose(v, [0.2, 0.2, 0.2 + 0.2 * (10 * s**3 - 15 * s**4 + 6 * s**5), 0.4, 0.4], rtol=0,
-                               atol=1e-15)
+    np.testing.assert_allclose(
+        v, [0.2, 0.2, 0.2 + 0.2 * (10 * s**3 - 15 * s**4 + 6 * s**5), 0.4, 0.4], rtol=0, atol=1e-15
+    )
     np.testing.assert_allclose(d, [0, 0, 0.2 * (30 * s**2 - 60 * s**3 + 30 * s**4), 0, 0], atol=1e-15)
     np.testing.assert_allclose(a, [0, 0, 0.2 * (60 * s - 180 * s**2 + 120 * s**3), 0, 0], atol=1e-15)
 
@@ -454,7 +485,7 @@ def test_smooth_step_ends_and_profile_exact():
 def test_schedule_refuses_extrapolation_beyond_round_off(sched):
     lo, hi = sched.L_min, sched.L_max
     sched(np.array([lo, hi]))
-    sched(hi + 1e-10 * (hi - lo))                       # round-off slack (1e-9 of the range)
+    sched(hi + 1e-10 * (hi - lo))  # round-off slack (1e-9 of the range)
     for L in (hi + 1e-6 * (hi - lo), lo - 1e-6 * (hi - lo)):
         with pytest.raises(ValueError, match="outside the fitted range"):
             sched(L)

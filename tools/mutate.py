@@ -66,8 +66,21 @@ def make_copy(dest):
 
 
 def pytest_cmd(paths):
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-           "-p", "no:nbval", "-m", "not site"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-x",
+        "-q",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:nbval",
+        "-m",
+        "not site",
+    ]
     if any(p.startswith("robokin/") for p in paths):
         cmd.append("--doctest-modules")
     return cmd + list(paths)
@@ -78,11 +91,20 @@ def run_tests(copy, paths, timeout):
     env = dict(os.environ, PYTHONPATH=str(copy), MPLBACKEND="Agg", ROBOKIN_FAST="1", PYTHONDONTWRITEBYTECODE="1")
     env.pop("HYPOTHESIS_PROFILE", None)  # the derandomised default profile: same examples every run
     t0 = time.perf_counter()
-    proc = subprocess.Popen(pytest_cmd(paths), cwd=copy, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        pytest_cmd(paths),
+        cwd=copy,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, _ = proc.communicate(timeout=timeout)
-        status = "passed" if proc.returncode == 0 else ("failed" if proc.returncode == 1 else f"error {proc.returncode}")
+        status = (
+            "passed" if proc.returncode == 0 else ("failed" if proc.returncode == 1 else f"error {proc.returncode}")
+        )
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)  # the pytest we started, and its children
         out, _ = proc.communicate()
@@ -161,8 +183,10 @@ def main(argv=None):
     scored = [r for r in results if not r["equivalent"]]
     killed = sum(r["killed"] for r in scored)
     score = killed / len(scored) if scored else 1.0
-    print(f"\n{killed} of {len(scored)} non-equivalent mutants killed: score {score:.1%} "
-          f"(bar {args.min_score:.0%}); {time.perf_counter() - t_start:.0f} s")
+    print(
+        f"\n{killed} of {len(scored)} non-equivalent mutants killed: score {score:.1%} "
+        f"(bar {args.min_score:.0%}); {time.perf_counter() - t_start:.0f} s"
+    )
     for r in results:
         if not r["killed"]:
             why = f"equivalent: {r['equivalent']}" if r["equivalent"] else "NOT equivalent: add a killing test"

@@ -6,8 +6,9 @@ Usage::
     python -m robokin.report --markdown # the same table in Markdown
     python -m robokin.report --fast     # smaller samples
 
-Each module listed in :data:`MODULES` provides ``validate(*, rng=None, fast=False)``
-returning a list of :class:`robokin.checks.CheckReport`.
+The checks live in :mod:`robokin.validation`, one module per mechanism (listed in book order in
+:data:`MODULES`), each with a ``LABEL`` and ``validate(*, rng=None, fast=False)`` returning a list of
+:class:`robokin.checks.CheckReport`.
 """
 
 from __future__ import annotations
@@ -19,36 +20,15 @@ import time
 
 import numpy as np
 
+from . import validation as _validation
+
 __all__ = ["MODULES", "collect", "format_table", "main"]
 
-#: (module, mechanism label) in book order
-MODULES = [
-    ("transforms", "Spatial foundations"),
-    ("leg2", "Two-link leg"),
-    ("fivebar", "Five-bar leg"),
-    ("wheel_leg", "Wheel-legged balance"),
-    ("serial", "Serial arm (DH)"),
-    ("ur5", "UR5 analytic IK"),
-    ("ik", "Numerical IK"),
-    ("trajectory", "Trajectory planning"),
-    ("mecanum", "Mecanum chassis"),
-    ("stewart", "Stewart platform"),
-    ("dynamics", "Lagrangian dynamics"),
-    ("control", "Control under model error"),
-    ("ident", "Parameter identification"),
-    ("sim", "Multibody simulation (MuJoCo)"),
-]
+MODULES = _validation.MODULES
 
 
 def collect(*, fast=False, seed=0, only=None):
-    """Run all available ``validate`` functions.
-
-    Returns
-    -------
-    rows : list of dict
-        One per check, with keys mechanism, check, samples, max_error, tol, unit, passed, seconds.
-    missing : list of str
-        Modules not present in this installation.
+    """Run every validation module's ``validate``.
 
     Parameters
     ----------
@@ -59,33 +39,43 @@ def collect(*, fast=False, seed=0, only=None):
     only : iterable of str, optional
         Module names to run (default: all of :data:`MODULES`).
 
+    Returns
+    -------
+    list of dict
+        One per check, with keys mechanism, check, samples, max_error, tol, unit, passed, seconds.
+
     Examples
     --------
-    >>> rows, missing = collect(fast=True, only=["transforms"])
+    >>> rows = collect(fast=True, only=["transforms"])
     >>> rows[0]["mechanism"]
     'Spatial foundations'
     """
-    rows, missing = [], []
-    for name, label in MODULES:
+    if only is not None:
+        unknown = sorted(set(only) - set(MODULES))
+        if unknown:
+            raise ValueError(f"no validation module named {unknown}; known: {', '.join(MODULES)}")
+    rows = []
+    for name in MODULES:
         if only is not None and name not in only:
             continue
-        try:
-            mod = importlib.import_module(f"robokin.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"robokin.{name}":
-                missing.append(name)
-                continue
-            raise
-        fn = getattr(mod, "validate", None)
-        if fn is None:
-            continue
+        mod = importlib.import_module(f"robokin.validation.{name}")
+        label = mod.LABEL
         t0 = time.perf_counter()
         try:
-            reports = fn(rng=np.random.default_rng(seed), fast=fast)
+            reports = mod.validate(rng=np.random.default_rng(seed), fast=fast)
         except Exception as exc:  # a crashing validation is a failed check, not a crashed report
-            rows.append({"mechanism": label, "check": f"validate() raised {type(exc).__name__}: {exc}",
-                         "samples": 0, "max_error": float("inf"), "tol": 0.0, "unit": "", "passed": False,
-                         "seconds": time.perf_counter() - t0})
+            rows.append(
+                {
+                    "mechanism": label,
+                    "check": f"validate() raised {type(exc).__name__}: {exc}",
+                    "samples": 0,
+                    "max_error": float("inf"),
+                    "tol": 0.0,
+                    "unit": "",
+                    "passed": False,
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
             continue
         dt = time.perf_counter() - t0
         for rep in reports:
@@ -93,7 +83,7 @@ def collect(*, fast=False, seed=0, only=None):
             row["mechanism"] = label
             row["seconds"] = dt / max(len(reports), 1)
             rows.append(row)
-    return rows, missing
+    return rows
 
 
 def format_table(rows, *, markdown=False):
@@ -111,8 +101,16 @@ def format_table(rows, *, markdown=False):
     body = []
     for r in rows:
         unit = f" {r['unit']}" if r.get("unit") else ""
-        body.append([r["mechanism"], r["check"], str(r["samples"]), f"{r['max_error']:.1e}{unit}",
-                     f"{r['tol']:.0e}{unit}", "yes" if r["passed"] else "NO"])
+        body.append(
+            [
+                r["mechanism"],
+                r["check"],
+                str(r["samples"]),
+                f"{r['max_error']:.1e}{unit}",
+                f"{r['tol']:.0e}{unit}",
+                "yes" if r["passed"] else "NO",
+            ]
+        )
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "| --- | --- | ---: | ---: | ---: | :---: |"]
         lines += ["| " + " | ".join(b) + " |" for b in body]
@@ -129,12 +127,10 @@ def main(argv=None):
     parser.add_argument("--fast", action="store_true", help="smaller samples")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    rows, missing = collect(fast=args.fast, seed=args.seed)
+    rows = collect(fast=args.fast, seed=args.seed)
     print(format_table(rows, markdown=args.markdown))
     failed = [r for r in rows if not r["passed"]]
     print(f"\n{len(rows) - len(failed)} passed, {len(failed)} failed")
-    if missing:
-        print(f"(modules not present: {', '.join(missing)})")
     return 1 if failed else 0
 
 

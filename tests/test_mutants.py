@@ -65,11 +65,19 @@ def test_report_exit_status_is_1_when_a_check_fails(monkeypatch, capsys):
     """report-exit-status: a failing check must make ``python -m robokin.report`` exit with 1."""
     from robokin import report
 
-    row = {"mechanism": "demo", "check": "x", "samples": 1, "max_error": 2.0, "tol": 1.0, "unit": "",
-           "passed": False, "seconds": 0.0}
-    monkeypatch.setattr(report, "collect", lambda **kw: ([row], []))
+    row = {
+        "mechanism": "demo",
+        "check": "x",
+        "samples": 1,
+        "max_error": 2.0,
+        "tol": 1.0,
+        "unit": "",
+        "passed": False,
+        "seconds": 0.0,
+    }
+    monkeypatch.setattr(report, "collect", lambda **kw: [row])
     assert report.main(["--fast"]) == 1
-    monkeypatch.setattr(report, "collect", lambda **kw: ([dict(row, max_error=0.5, passed=True)], []))
+    monkeypatch.setattr(report, "collect", lambda **kw: [dict(row, max_error=0.5, passed=True)])
     assert report.main(["--fast"]) == 0
     capsys.readouterr()
 

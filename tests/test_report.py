@@ -9,7 +9,7 @@ from robokin import checks, report
 
 
 def test_foundation_checks_pass_and_table_formats(capsys):
-    rows, _ = report.collect(fast=True, only=["transforms"])
+    rows = report.collect(fast=True, only=["transforms"])
     found = [r for r in rows if r["mechanism"] == "Spatial foundations"]
     assert len(found) >= 5 and all(r["passed"] for r in found)
     md = report.format_table(found, markdown=True)
@@ -22,13 +22,13 @@ def _fake_module(reports=None, exc=None):
             raise exc
         return reports
 
-    return types.SimpleNamespace(validate=validate)
+    return types.SimpleNamespace(validate=validate, LABEL="Fake mechanism")
 
 
 @pytest.fixture
 def only_fake(monkeypatch):
     def install(mod):
-        monkeypatch.setattr(report, "MODULES", [("fake", "Fake mechanism")])
+        monkeypatch.setattr(report, "MODULES", ("fake",))
         monkeypatch.setattr(report.importlib, "import_module", lambda name: mod)
 
     return install
@@ -53,3 +53,23 @@ def test_passing_checks_exit_zero(only_fake, capsys):
     only_fake(_fake_module([good]))
     assert report.main(["--markdown"]) == 0
     assert "| Fake mechanism | fine | 3 |" in capsys.readouterr().out
+
+
+def test_unknown_module_name_is_refused():
+    with pytest.raises(ValueError, match="no validation module named"):
+        report.collect(only=["nonexistent"])
+
+
+def test_every_mechanism_module_has_a_validation_module():
+    import importlib
+    import pkgutil
+
+    import robokin
+    from robokin import validation
+
+    found = {m.name for m in pkgutil.iter_modules(validation.__path__)}
+    assert found == set(report.MODULES)
+    for name in report.MODULES:
+        mod = importlib.import_module(f"robokin.validation.{name}")
+        assert callable(mod.validate) and mod.LABEL
+    assert robokin

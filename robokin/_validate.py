@@ -301,3 +301,55 @@ def solve_ivp_guarded(rhs, t_span, y0, *, name, max_nfev, **kwargs):
             sol.t[-1] if sol.t.size else t_span[0], t_end, count[0], f"{name}: solve_ivp failed ({sol.message})"
         )
     return sol
+
+
+def check_inertias(inertias, name="inertias", *, rtol=1e-9):
+    """Reject inertia tensors that no rigid body can have.
+
+    A body's inertia tensor about its centre of mass is symmetric positive
+    semi-definite and its principal moments obey the triangle inequality
+    ``I_a + I_b >= I_c`` (equality: a flat body). Zero tensors (point masses) pass.
+
+    Parameters
+    ----------
+    inertias : array_like, shape (..., 3, 3)
+        Inertia tensors, kg m^2.
+    name : str
+        Argument name for messages.
+    rtol : float
+        Slack relative to the trace, for round-off.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Raises
+    ------
+    ValueError
+        Naming the first offending tensor and its principal moments.
+
+    Examples
+    --------
+    >>> check_inertias(np.diag([0.1, 0.1, 0.15])).shape
+    (3, 3)
+    >>> check_inertias(np.diag([0.1, 0.1, 0.3]))
+    Traceback (most recent call last):
+    ...
+    ValueError: inertias[0]: principal moments [0.1, 0.1, 0.3] kg m^2 violate the triangle inequality I_a + I_b >= I_c: no rigid body has this inertia
+    """
+    I = as_array(inertias, name, trailing=(3, 3))
+    if not np.allclose(I, np.swapaxes(I, -1, -2), atol=1e-12, rtol=1e-9):
+        raise ValueError(f"{name} must be symmetric 3x3 matrices")
+    lam = np.linalg.eigvalsh(I.reshape(-1, 3, 3))
+    slack = rtol * np.abs(lam).sum(axis=-1)
+    neg = lam[:, 0] < -slack
+    tri = lam[:, 0] + lam[:, 1] < lam[:, 2] - slack
+    for bad, why in (
+        (neg, "has a negative principal moment (not positive semi-definite)"),
+        (tri, "violate the triangle inequality I_a + I_b >= I_c: no rigid body has this inertia"),
+    ):
+        if np.any(bad):
+            k = int(np.argmax(bad))
+            moments = "[" + ", ".join(f"{v:.6g}" for v in lam[k]) + "]"
+            raise ValueError(f"{name}[{k}]: principal moments {moments} kg m^2 {why}")
+    return I

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels as _k
-from ._validate import as_array, choice, integer, positive, solve_ivp_guarded
+from ._validate import as_array, check_inertias, choice, integer, positive, solve_ivp_guarded
 from .errors import SingularityError
 from .serial import SerialArm
 
-__all__ = ["TwoLinkArm", "SerialDynamics", "rnea", "rnea_mass_matrix", "check_inertias", "energy_drift", "validate"]
+__all__ = ["TwoLinkArm", "SerialDynamics", "rnea", "rnea_mass_matrix", "energy_drift", "validate"]
 
 
 def _param(value, name, *, allow_zero=False):
@@ -347,58 +347,6 @@ class TwoLinkArm:
 
 
 # ------------------------------------------------------------------------- RNEA
-def check_inertias(inertias, name="inertias", *, rtol=1e-9):
-    """Reject inertia tensors that no rigid body can have.
-
-    A body's inertia tensor about its centre of mass is symmetric positive
-    semi-definite and its principal moments obey the triangle inequality
-    ``I_a + I_b >= I_c`` (equality: a flat body). Zero tensors (point masses) pass.
-
-    Parameters
-    ----------
-    inertias : array_like, shape (..., 3, 3)
-        Inertia tensors, kg m^2.
-    name : str
-        Argument name for messages.
-    rtol : float
-        Slack relative to the trace, for round-off.
-
-    Returns
-    -------
-    ndarray, shape (..., 3, 3)
-
-    Raises
-    ------
-    ValueError
-        Naming the first offending tensor and its principal moments.
-
-    Examples
-    --------
-    >>> check_inertias(np.diag([0.1, 0.1, 0.15])).shape
-    (3, 3)
-    >>> check_inertias(np.diag([0.1, 0.1, 0.3]))
-    Traceback (most recent call last):
-    ...
-    ValueError: inertias[0]: principal moments [0.1, 0.1, 0.3] kg m^2 violate the triangle inequality I_a + I_b >= I_c: no rigid body has this inertia
-    """
-    I = as_array(inertias, name, trailing=(3, 3))
-    if not np.allclose(I, np.swapaxes(I, -1, -2), atol=1e-12, rtol=1e-9):
-        raise ValueError(f"{name} must be symmetric 3x3 matrices")
-    lam = np.linalg.eigvalsh(I.reshape(-1, 3, 3))
-    slack = rtol * np.abs(lam).sum(axis=-1)
-    neg = lam[:, 0] < -slack
-    tri = lam[:, 0] + lam[:, 1] < lam[:, 2] - slack
-    for bad, why in (
-        (neg, "has a negative principal moment (not positive semi-definite)"),
-        (tri, "violate the triangle inequality I_a + I_b >= I_c: no rigid body has this inertia"),
-    ):
-        if np.any(bad):
-            k = int(np.argmax(bad))
-            moments = "[" + ", ".join(f"{v:.6g}" for v in lam[k]) + "]"
-            raise ValueError(f"{name}[{k}]: principal moments {moments} kg m^2 {why}")
-    return I
-
-
 def _link_frames(a, alpha, d, theta, convention):
     """Rotation ``R`` (..., 3, 3) of frame i in frame i-1 and origin ``p`` (..., 3) of frame i in i-1."""
     ct, st = np.cos(theta), np.sin(theta)

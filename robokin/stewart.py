@@ -29,6 +29,7 @@ from ._validate import (
     MAX_THRESHOLD,
     as_array,
     callback_output,
+    check_inertias,
     finite_scalar,
     integer,
     on_unreachable_mode,
@@ -36,7 +37,6 @@ from ._validate import (
     solve_ivp_guarded,
 )
 from .checks import CheckReport, check_close, check_errors, check_jacobian
-from .dynamics import check_inertias
 from .errors import ConvergenceError, SingularityError, SingularityWarning, UnreachableError
 from .transforms import hat, rpy_to_matrix, zyx_rate_matrix
 

@@ -243,7 +243,7 @@ def test_rnea_rejects_bad_input():
 
 
 # ------------------------------------------------------------------ issue 16: impossible inertias, singular M
-from robokin.dynamics import check_inertias  # noqa: E402
+from robokin._validate import check_inertias  # noqa: E402
 from robokin.errors import IntegrationError, SingularityError  # noqa: E402
 
 

@@ -37,6 +37,8 @@ SKIP_MODULES = {
 #: Result containers: constructed by robokin, never from user input (their methods are still swept).
 RESULT_TYPES = {
     "checks.CheckReport",
+    "results.IKResult",
+    "results.SimResult",
     "checks.CheckFailed",
     "control.SimResult",
     "control.MonteCarloResult",
@@ -331,7 +333,7 @@ RECIPES = {
             inertias=np.array(_obj("sdyn").inertias),
         ),
     ),
-    "dynamics.check_inertias": lambda: (robokin.dynamics.check_inertias, dict(inertias=np.diag([0.1, 0.1, 0.15]))),
+    "_validate.check_inertias": lambda: (robokin._validate.check_inertias, dict(inertias=np.diag([0.1, 0.1, 0.15]))),
     "dynamics.energy_drift": lambda: (
         robokin.dynamics.energy_drift,
         dict(arm=_obj("arm"), q0=np.array([0.3, 0.5]), qd0=np.array([0.0, 1.0]), t_final=0.05),

@@ -26,13 +26,15 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 from scipy.optimize import minimize
 
-from ._validate import as_array, choice, integer, positive
+from ._primitives import smooth_step
+from ._validate import as_array, choice, finite_scalar, integer, positive
 from .checks import CheckReport, check_errors
 from .errors import UnreachableError
 from .transforms import wrap_to_pi
 
 __all__ = [
     "LIMIT_KINDS",
+    "quintic_step",
     "quintic_boundary_matrix",
     "quintic_coeffs",
     "quintic_eval",
@@ -55,6 +57,54 @@ _ORDER = np.array([1, 2, 3])  # derivative order of each limit kind
 
 
 # --------------------------------------------------------------------------- single quintic segment
+def quintic_step(t, *, t0, t1, v0, v1):
+    """Rest-to-rest quintic step from ``v0`` (held for ``t <= t0``) to ``v1`` (held for ``t >= t1``).
+
+    ``v(t) = v0 + (v1 - v0) p(s)`` with ``p(s) = 10 s^3 - 15 s^4 + 6 s^5`` and ``s = (t - t0) / (t1 - t0)`` clipped
+    to [0, 1]: zero rate and acceleration at both ends. The one public smooth step of the package (joint moves,
+    leg-length profiles, speed ramps).
+
+    Parameters
+    ----------
+    t : array_like, shape (...)
+        Times (s).
+    t0, t1 : float
+        Start and end of the move (s), ``t1 > t0``.
+    v0, v1 : float or array_like, shape (n,)
+        Start and end values (any unit; rad for joints, m for lengths).
+
+    Returns
+    -------
+    v, vd, vdd : ndarray, shape (...) for scalar values, (..., n) for vectors
+        Value, rate (per s) and acceleration (per s^2).
+
+    Examples
+    --------
+    >>> v, vd, vdd = quintic_step([0.0, 1.0, 2.0, 3.0], t0=0.0, t1=2.0, v0=[0.0], v1=[1.0])
+    >>> v[:, 0].tolist(), vd[:, 0].tolist()
+    ([0.0, 0.5, 1.0, 1.0], [0.0, 0.9375, 0.0, 0.0])
+    >>> [float(x) for x in quintic_step(0.5, t0=0.0, t1=1.0, v0=0.2, v1=0.4)]
+    [0.30000000000000004, 0.375, 0.0]
+    """
+    t = as_array(t, "t")
+    t0, t1 = finite_scalar(t0, "t0"), finite_scalar(t1, "t1")
+    if not t1 > t0:
+        raise ValueError(f"need t1 > t0, got t0={t0!r}, t1={t1!r}")
+    v0, v1 = as_array(v0, "v0"), as_array(v1, "v1")
+    if v0.ndim > 1 or v1.ndim > 1:
+        raise ValueError(f"v0 and v1 must be scalars or 1-D, got shapes {v0.shape} and {v1.shape}")
+    try:
+        dv = v1 - v0
+    except ValueError:
+        raise ValueError(f"v0 and v1 must have the same length, got {v0.shape} and {v1.shape}") from None
+    T = t1 - t0
+    lead = (...,) + (None,) * dv.ndim
+    s = np.clip((t - t0) / T, 0.0, 1.0)[lead]
+    inside = ((t > t0) & (t < t1))[lead]
+    p, dp, ddp = smooth_step(s)
+    return v0 + dv * p, np.where(inside, dv * dp / T, 0.0), np.where(inside, dv * ddp / T**2, 0.0)
+
+
 def quintic_boundary_matrix(T):
     """The 6x6 boundary-condition matrix ``M(T)`` with ``M @ c = [q0, v0, a0, qf, vf, af]``.
 

@@ -26,11 +26,10 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 from scipy.optimize import minimize
 
-from ._primitives import smooth_step
+from ._primitives import smooth_step, wrap
 from ._validate import as_array, choice, finite_scalar, integer, positive
-from .checks import CheckReport, check_errors
+from .checks import check_errors
 from .errors import UnreachableError
-from .transforms import wrap_to_pi
 
 __all__ = [
     "LIMIT_KINDS",
@@ -49,7 +48,6 @@ __all__ = [
     "branch_sequence",
     "BranchJumpError",
     "sphere_penalty",
-    "validate",
 ]
 
 LIMIT_KINDS = ("velocity", "acceleration", "jerk")
@@ -988,8 +986,10 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
     Parameters
     ----------
     q_branches : array_like, shape (K+1, B, n)
-        IK solutions per waypoint, e.g. from ``robokin.ur5.ik`` (B = 8); invalid rows may be NaN.
+        IK solutions per waypoint, e.g. ``res.q`` of ``robokin.ur5.UR5.ik(T, branch="all",
+        on_unreachable="nan")`` (B = 8); invalid rows may be NaN.
     valid : array_like of bool, shape (K+1, B)
+        E.g. ``res.valid`` of the same solve.
     q_start : array_like, shape (n,), optional
         Current configuration; the first waypoint's branch is chosen near it.
     weights : array_like, shape (n,), optional
@@ -1007,6 +1007,7 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
     -------
     q : ndarray, shape (K+1, n)
     branch : ndarray of int, shape (K+1,)
+        Index into the branch axis of ``q_branches`` per waypoint (``res.branch[i]`` names it).
 
     Raises
     ------
@@ -1055,7 +1056,7 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
     q = np.where(v[..., None], qb, 0.0)
 
     def dist(a, b):  # squared weighted step, a (..., n), b (..., n)
-        return (w * wrap_to_pi(b - a) ** 2).sum(axis=-1)
+        return (w * wrap(b - a) ** 2).sum(axis=-1)
 
     big = np.inf
     c0 = np.zeros(v.shape[1]) if qs is None else dist(qs, q[0])
@@ -1081,11 +1082,11 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
         ref = qs if qs is not None else out[0]
         prev = ref
         for k in range(K1):
-            out[k] = prev + wrap_to_pi(out[k] - prev)
+            out[k] = prev + wrap(out[k] - prev)
             prev = out[k]
     if max_step is not None:
         path = out if qs is None else np.vstack([qs, out])
-        steps = np.abs(wrap_to_pi(np.diff(path, axis=0))).max(axis=-1)
+        steps = np.abs(wrap(np.diff(path, axis=0))).max(axis=-1)
         bad = np.flatnonzero(steps > max_step)
         if bad.size:
             k = int(bad[0])
@@ -1123,47 +1124,3 @@ def sphere_penalty(points, *, centre, radius, margin=0.0):
     if m < 0:
         raise ValueError(f"margin must be >= 0, got {m}")
     return np.maximum(0.0, r + m - np.linalg.norm(p - c, axis=-1)) ** 2
-
-
-# --------------------------------------------------------------------------- validation report
-def validate(*, rng=None, fast=False):
-    """Headline checks of this module for the book's validation report.
-
-    Returns
-    -------
-    list of CheckReport
-    """
-    rng = np.random.default_rng(7) if rng is None else rng
-    N = 200 if fast else 2000
-    b = rng.normal(size=(N, 6))
-    T = rng.uniform(0.2, 3.0, size=N)
-    kw = dict(v0=b[:, 1], vf=b[:, 4], a0=b[:, 2], af=b[:, 5])
-    c = quintic_coeffs(b[:, 0], b[:, 3], T, **kw)
-    cs = quintic_coeffs(b[:, 0], b[:, 3], T, **kw, method="solve")
-    reps: list[CheckReport] = [
-        check_errors(
-            "ch7 quintic closed form vs 6x6 solve",
-            np.abs(c - cs).max(-1) / (1 + np.abs(cs).max(-1)),
-            tol=1e-10,
-            raise_on_fail=False,
-        )
-    ]
-    end = np.stack(quintic_eval(c, T)[:3], -1)
-    reps.append(
-        check_errors(
-            "ch7 quintic boundary conditions at tau = T", np.abs(end - b[:, 3:]).max(-1), tol=1e-9, raise_on_fail=False
-        )
-    )
-    wp = np.cumsum(rng.normal(size=(6, 3)), axis=0)
-    tr = plan_quintic(wp, allocate_times(wp, 5.0, method="distance"))
-    reps.append(
-        check_errors(
-            "ch7 piecewise quintic: jumps of q, q', q'' at joins",
-            np.abs(tr.join_jumps()[:, :3]),
-            tol=1e-9,
-            raise_on_fail=False,
-        )
-    )
-    res = minimum_time(wp, vmax=1.0, amax=2.0, jmax=8.0)
-    reps.append(res.report.check(name="ch7 minimum-time plan: limits on a dense grid", raise_on_fail=False))
-    return reps

@@ -81,6 +81,88 @@ def test_quintic_vectorised_shapes_and_rest_to_rest_profile():
 WP = np.array([[0.0, 0.0, 1.0], [1.0, -0.5, 1.2], [1.5, 0.3, 0.2], [0.5, 0.8, 0.0], [0.0, 0.0, 0.5]])
 
 
+# ----------------------------------------------------------------------------- quintic_step
+def test_quintic_step_is_the_rest_to_rest_quintic_and_holds_outside():
+    t0, t1 = 0.4, 2.9
+    v0, v1 = np.array([0.1, -2.0, 3.0]), np.array([1.5, 0.5, 3.0])
+    t = np.concatenate([[-1.0, t0], np.linspace(t0, t1, 101), [t1, 5.0]])
+    v, vd, vdd = tj.quintic_step(t, t0=t0, t1=t1, v0=v0, v1=v1)
+    assert v.shape == vd.shape == vdd.shape == (t.size, 3)
+    ref = tj.quintic_eval(tj.quintic_coeffs(v0, v1, t1 - t0), np.clip(t, t0, t1)[:, None] - t0)
+    np.testing.assert_allclose(v, ref[0], rtol=0, atol=1e-13)
+    np.testing.assert_allclose(vd, ref[1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(vdd, ref[2], rtol=0, atol=1e-11)
+    # held: the start value before t0, the end value after t1, and no rate or acceleration there
+    np.testing.assert_array_equal(v[0], v0)
+    np.testing.assert_array_equal(v[-1], v1)
+    assert np.all(vd[[0, 1, -2, -1]] == 0) and np.all(vdd[[0, 1, -2, -1]] == 0)
+    assert np.all(v[:, 2] == 3.0) and np.all(vd[:, 2] == 0)  # an unchanged component stays put exactly
+
+
+def test_quintic_step_derivatives_match_sympy_and_finite_differences():
+    s, T = sp.symbols("s T", positive=True)
+    p = 10 * s**3 - 15 * s**4 + 6 * s**5
+    assert [p.subs(s, 0), p.diff(s).subs(s, 0), p.diff(s, 2).subs(s, 0)] == [0, 0, 0]
+    assert [p.subs(s, 1), p.diff(s).subs(s, 1), p.diff(s, 2).subs(s, 1)] == [1, 0, 0]
+    t = np.linspace(1.05, 2.95, 40)
+    v, vd, vdd = tj.quintic_step(t, t0=1.0, t1=3.0, v0=-0.5, v1=0.7)
+    f = [sp.lambdify(s, (k == 0) * -0.5 + 1.2 * p.diff(s, k) / 2.0**k) for k in range(3)]  # T = 2 s
+    for k, got in enumerate((v, vd, vdd)):
+        np.testing.assert_allclose(got, f[k]((t - 1.0) / 2.0), rtol=1e-12, atol=1e-12)
+    h = 1e-6
+    vp, vdp, _ = tj.quintic_step(t + h, t0=1.0, t1=3.0, v0=-0.5, v1=0.7)
+    vm, vdm, _ = tj.quintic_step(t - h, t0=1.0, t1=3.0, v0=-0.5, v1=0.7)
+    np.testing.assert_allclose(vd, (vp - vm) / (2 * h), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(vdd, (vdp - vdm) / (2 * h), rtol=0, atol=1e-7)
+
+
+@SETTINGS
+@given(fin, fin, st.floats(-3, 3, allow_nan=False), dur, st.floats(0, 1))
+def test_quintic_step_properties(v0, v1, t0, T, frac):
+    t1 = t0 + T
+    t = t0 + frac * T
+    v, vd, vdd = (float(x) for x in tj.quintic_step(t, t0=t0, t1=t1, v0=v0, v1=v1))
+    lo, hi = min(v0, v1), max(v0, v1)
+    tol = 1e-12 * (1 + abs(v0) + abs(v1))
+    assert lo - tol <= v <= hi + tol  # monotone blend: never overshoots
+    assert vd * (v1 - v0) >= -tol / T  # moves towards v1
+    assert abs(vd) <= 15 / 8 * abs(v1 - v0) / T * (1 + 1e-12)  # peak rate at mid-move
+    assert abs(vdd) <= 10 / np.sqrt(3) * abs(v1 - v0) / T**2 * (1 + 1e-9) + 1e-12
+    # point symmetry about the midpoint: v(t0 + x) + v(t1 - x) = v0 + v1
+    w = float(tj.quintic_step(t1 - frac * T, t0=t0, t1=t1, v0=v0, v1=v1)[0])
+    assert abs(v + w - (v0 + v1)) <= 1e-9 * (1 + abs(v0) + abs(v1))
+
+
+def test_quintic_step_shapes():
+    v, vd, vdd = tj.quintic_step(0.5, t0=0.0, t1=1.0, v0=0.0, v1=2.0)
+    assert v.shape == vd.shape == vdd.shape == ()
+    assert tj.quintic_step(np.zeros((4, 5)), t0=-1.0, t1=1.0, v0=0.0, v1=1.0)[0].shape == (4, 5)
+    assert tj.quintic_step(np.zeros((4, 5)), t0=-1.0, t1=1.0, v0=[0.0, 1.0], v1=[1.0, 0.0])[1].shape == (4, 5, 2)
+    v = tj.quintic_step([0.0, 2.0], t0=0.0, t1=2.0, v0=0.5, v1=[1.0, 2.0, 3.0])[0]  # scalar start, vector end
+    np.testing.assert_array_equal(v, [[0.5, 0.5, 0.5], [1.0, 2.0, 3.0]])
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(t0=1.0, t1=1.0), "t1 > t0"),
+        (dict(t0=2.0, t1=1.0), "t1 > t0"),
+        (dict(t0=np.nan, t1=1.0), "t0"),
+        (dict(t0=0.0, t1=np.inf), "t1"),
+        (dict(t0=0.0, t1=1.0, v0=[0.0, 1.0], v1=[1.0, 2.0, 3.0]), "same length"),
+        (dict(t0=0.0, t1=1.0, v0=np.zeros((2, 2)), v1=0.0), "1-D"),
+        (dict(t0=0.0, t1=1.0, v0=np.nan), "non-finite"),
+        (dict(t0=0.0, t1=1.0, v1="up"), "v1"),
+        (dict(t0=0.0, t1=1.0, t=[0.0, np.nan]), "non-finite"),
+    ],
+)
+def test_quintic_step_bad_input(kw, match):
+    args = dict(t=[0.0, 0.5], v0=0.0, v1=1.0) | kw
+    t = args.pop("t")
+    with pytest.raises(ValueError, match=match):
+        tj.quintic_step(t, **args)
+
+
 @pytest.mark.parametrize("via", ["spline", "heuristic", "stop"])
 def test_plan_interpolates_and_is_c2(via):
     t = np.array([0.0, 0.7, 1.5, 2.9, 3.5])
@@ -344,7 +426,9 @@ def test_sphere_penalty():
 
 
 def test_validate_passes():
-    reps = tj.validate(fast=True)
+    from robokin.validation.trajectory import validate
+
+    reps = validate(fast=True)
     assert len(reps) >= 4 and all(r.passed for r in reps)
 
 

@@ -71,7 +71,8 @@ $(VENV)/.stamp-site: pyproject.toml | $(PY)
 
 # Browser test of the built site: Debian's chromium (installed here when missing, needs root) + Playwright.
 check-site: $(VENV)/.stamp-site book
-	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 	  { echo "install Chromium (Debian package 'chromium') to run the browser test"; exit 2; }
 	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py -m site -p no:nbval -p no:randomly -v

@@ -16,15 +16,15 @@ import sys
 import numpy as np
 from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
-from robokin.fivebar import PITFALL_LEG as LEG
+from robokin.robots import FIVEBAR as LEG
 
 
 def targets(n, rng):
     """Reachable knees-out targets: FK of random joint angles around the usual leg."""
     q = np.stack([rng.uniform(-2.9, -1.9, n), rng.uniform(-1.2, -0.2, n)], -1)
-    p, ok = LEG.fk(q, on_unreachable="nan")
-    p = p[ok]
-    return p[LEG.working_mode(LEG.ik(p, on_unreachable="nan")[0], p) == "out"]
+    p = LEG.fk(q, on_unreachable="nan")
+    p = p[np.isfinite(p).all(-1)]
+    return p[LEG.working_mode(LEG.ik(p, on_unreachable="nan").q, p) == "out"]
 
 
 def main(quick=False):
@@ -38,9 +38,9 @@ def main(quick=False):
     P_loop = P[:n_loop]
 
     # correctness first: a benchmark of wrong answers is worthless
-    q_cf = LEG.ik(P_batch)
+    q_cf = LEG.ik(P_batch).q
     err = np.linalg.norm(LEG.fk(q_cf) - P_batch, axis=-1).max() / LEG.scale
-    q_num = LEG.ik_numeric(P_loop, q0=q_cf[:n_loop] + 0.05)
+    q_num = LEG.ik_numeric(P_loop, q0=q_cf[:n_loop] + 0.05).q
     agree = np.abs(q_num - q_cf[:n_loop]).max()
     assert err < 1e-9 and agree < 1e-7, (err, agree)
 

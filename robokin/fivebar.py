@@ -19,9 +19,9 @@ Conventions (chapter 3 of the course)
   for the right side ``sR = (E - B) x (D - B)``. Knee C is "out" when
   ``sL < 0`` and knee D is "out" when ``sR > 0``: with the foot below the motor
   axis, "out" puts each knee on the far side from the other motor (the usual
-  leg). ``knees`` is one of ``"out"`` (both out), ``"in"`` (both in),
-  ``"out-in"`` (C out, D in) and ``"in-out"`` (C in, D out); the first word is
-  the knee of motor A.
+  leg). The IK ``branch`` (:attr:`FiveBar.branches`) is one of ``"out"`` (both
+  out), ``"in"`` (both in), ``"in-out"`` (C in, D out) and ``"out-in"`` (C out,
+  D in); the first word is the knee of motor A.
 
 Singularities: type I (``det dPhi/dq = 0``, a distal link in line with its
 driving link: the foot cannot move along that distal link) and type II
@@ -31,7 +31,7 @@ foot and the Jacobian blows up).
 Examples
 --------
 >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
->>> q = leg.ik([0.035, -0.12])                 # knees out, the usual leg
+>>> q = leg.ik([0.035, -0.12]).q               # branch "out": knees out, the usual leg
 >>> np.round(leg.fk(q), 12)                     # foot back, assembly "down"
 array([ 0.035, -0.12 ])
 >>> str(leg.assembly_of(q, [0.035, -0.12])), str(leg.working_mode(q, [0.035, -0.12]))
@@ -42,26 +42,21 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
+from ._primitives import cross2, wrap
 from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
-from .checks import check_errors, check_jacobian
 from .errors import ConvergenceError, SingularityWarning, UnreachableError
-from .transforms import wrap_to_pi
+from .results import IKResult
 
-__all__ = ["FiveBar", "KNEES", "ASSEMBLIES", "PITFALL_LEG", "validate"]
+__all__ = ["FiveBar"]
 
-ASSEMBLIES = ("down", "up")
-#: Working modes: first word is the knee of motor A (C), second the knee of motor B (D).
-KNEES = ("out", "in", "out-in", "in-out")
-_KNEE_SIGNS = {"out": (-1.0, 1.0), "in": (1.0, -1.0), "out-in": (-1.0, -1.0), "in-out": (1.0, 1.0)}
+# knee side signs (sL, sR) of each working mode; first word is the knee of motor A (C), second of motor B (D)
+_KNEE_SIGNS = {"out": (-1.0, 1.0), "in": (1.0, -1.0), "in-out": (1.0, 1.0), "out-in": (-1.0, -1.0)}
 _ASM_SIGN = {"down": -1.0, "up": 1.0}
 _REL = 1e-12  # relative slack for points exactly on a workspace boundary
-
-
-def _cross(u, v):
-    return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
 
 
 def _perp(u):
@@ -91,6 +86,12 @@ class FiveBar:
     ...
     ValueError: l2 must be a positive finite number, got -0.06
     """
+
+    #: IK branches (working modes): the side of each knee, first word motor A's knee C, second motor B's knee D.
+    branches: ClassVar[tuple[str, ...]] = ("out", "in", "in-out", "out-in")
+    default_branch: ClassVar[str] = "out"
+    #: FK assembly modes: the sign of ``(D - C) x (E - C)``, "down" < 0, "up" > 0.
+    assemblies: ClassVar[tuple[str, ...]] = ("down", "up")
 
     l1: float
     l2: float
@@ -140,7 +141,7 @@ class FiveBar:
         return E, ok, C, D
 
     def _asm_sign(self, assembly):
-        return _ASM_SIGN[choice(assembly, "assembly", ASSEMBLIES)]
+        return _ASM_SIGN[choice(assembly, "assembly", self.assemblies)]
 
     # ----------------------------------------------------------------- forward
     def fk(self, q, *, assembly="down", on_unreachable="raise"):
@@ -155,14 +156,12 @@ class FiveBar:
         on_unreachable : {"raise", "nan"}
             When the knees are too far apart or too close (``|CD| > l3 + l4``,
             ``|CD| < |l3 - l4|`` or C = D), raise :class:`UnreachableError`
-            or return NaN rows plus a mask.
+            or return NaN rows there (``np.isfinite(E).all(-1)`` is the mask).
 
         Returns
         -------
         E : ndarray, shape (..., 2)
-            Foot position in the motor frame (m).
-        mask : ndarray of bool, shape (...)
-            Only with ``on_unreachable="nan"``; True where assembled.
+            Foot position in the motor frame (m), whatever ``on_unreachable`` is.
 
         Examples
         --------
@@ -181,9 +180,7 @@ class FiveBar:
         sign = self._asm_sign(assembly)
         mode = on_unreachable_mode(on_unreachable)
         E, ok, C, D = self._foot(q, sign)
-        if mode == "nan":
-            return E, ok
-        if not np.all(ok):
+        if mode == "raise" and not np.all(ok):
             bad = ~ok
             first = q[bad][0]
             raise UnreachableError(
@@ -224,7 +221,7 @@ class FiveBar:
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
         >>> p = [0.035, -0.12]
-        >>> float(np.sign(leg.assembly_sign(leg.ik(p, knees="out"), p)))
+        >>> float(np.sign(leg.assembly_sign(leg.ik(p).q, p)))
         -1.0
         """
         q = as_array(q, "q", trailing=(2,))
@@ -232,7 +229,7 @@ class FiveBar:
         C, D = self._knees(q)
         u, v = D - C, p - C
         den = np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1)
-        return _cross(u, v) / np.where(den > 0, den, 1.0)
+        return cross2(u, v) / np.where(den > 0, den, 1.0)
 
     def assembly_of(self, q, p):
         """Assembly mode name(s) of configurations ``q`` with feet ``p``: "down" or "up".
@@ -248,67 +245,85 @@ class FiveBar:
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
         >>> p = [0.035, -0.12]
-        >>> str(leg.assembly_of(leg.ik(p, knees="in"), p))
+        >>> str(leg.assembly_of(leg.ik(p, branch="in").q, p))
         'up'
         """
         return np.where(self.assembly_sign(q, p) < 0, "down", "up")
 
     # ----------------------------------------------------------------- inverse
-    def ik(self, p, *, knees="out", on_unreachable="raise"):
+    def ik(self, p, *, branch="out", on_unreachable="raise") -> IKResult:
         """Closed-form inverse kinematics: each side is a 2-link IK.
 
         Parameters
         ----------
         p : array_like, shape (..., 2)
             Foot target [x, y] (m) in the motor frame.
-        knees : {"out", "in", "out-in", "in-out"}
+        branch : {"out", "in", "in-out", "out-in", "all"}
             Working mode (module docstring); first word is knee C (motor A).
+            ``"all"`` solves the four, in the order of :attr:`branches`.
         on_unreachable : {"raise", "nan"}
             Targets with ``|AE|`` outside ``[|l1 - l3|, l1 + l3]`` or ``|BE|``
-            outside ``[|l2 - l4|, l2 + l4]``: raise :class:`UnreachableError`
-            or return NaN rows plus a mask.
+            outside ``[|l2 - l4|, l2 + l4]`` (the same for every branch): raise
+            :class:`UnreachableError`, or NaN rows and ``valid`` False.
 
         Returns
         -------
-        q : ndarray, shape (..., 2)
-            ``[theta1, theta2]`` wrapped to [-pi, pi).
-        mask : ndarray of bool, shape (...)
-            Only with ``on_unreachable="nan"``.
+        IKResult
+            ``q`` ``(..., 2)`` (``(..., 4, 2)`` for ``"all"``), ``[theta1, theta2]``
+            wrapped to [-pi, pi); ``valid``; ``residual`` ``|fk(q) - p|`` (m) with
+            the FK in the assembly mode of the solution, :meth:`assembly_of`
+            (NaN where ``q`` is NaN); ``branch``.
 
         Examples
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
         >>> p = np.array([[0.035, -0.12], [0.0, -0.09]])
-        >>> q = leg.ik(p)
-        >>> q.shape
-        (2, 2)
-        >>> bool(np.allclose(leg.fk(q), p, atol=1e-12))
+        >>> res = leg.ik(p)
+        >>> res.q.shape, res.branch
+        ((2, 2), 'out')
+        >>> bool(np.allclose(leg.fk(res.q), p, atol=1e-12))
         True
+        >>> leg.ik(p, branch="all").q.shape
+        (2, 4, 2)
         >>> leg.ik([0.035, -0.5])
         Traceback (most recent call last):
         ...
         robokin.errors.UnreachableError: 1 of 1 targets are unreachable (|AE| or |BE| outside the annulus of its 2-link side); first: [0.035, -0.5]. Pass on_unreachable="nan" to get NaN rows and a mask instead.
         """
         p = as_array(p, "p", trailing=(2,))
-        sL, sR = _KNEE_SIGNS[choice(knees, "knees", KNEES)]
+        branch = choice(branch, "branch", self.branches + ("all",))
         mode = on_unreachable_mode(on_unreachable)
+        if branch == "all":  # a branch axis before the joint axis, in the order of self.branches
+            sL, sR = np.array([_KNEE_SIGNS[b] for b in self.branches]).T
+            pb = p[..., None, :]
+        else:
+            (sL, sR), pb = _KNEE_SIGNS[branch], p
         B = np.array([self.d, 0.0])
-        t1, ok1 = self._side_ik(p, self.l1, self.l3, sL)
-        t2, ok2 = self._side_ik(p - B, self.l2, self.l4, sR)
-        q = np.stack([t1, t2], axis=-1)
-        ok = ok1 & ok2
-        q = np.where(ok[..., None], q, np.nan)
-        if mode == "nan":
-            return q, ok
-        if not np.all(ok):
-            bad = ~ok
+        t1, ok1 = self._side_ik(pb, self.l1, self.l3, sL)
+        t2, ok2 = self._side_ik(pb - B, self.l2, self.l4, sR)
+        q = np.stack(np.broadcast_arrays(t1, t2), axis=-1)
+        ok = np.broadcast_to(ok1 & ok2, q.shape[:-1])
+        if mode == "raise" and not np.all(ok):
+            bad = ~ok[..., 0] if branch == "all" else ~ok  # reach does not depend on the branch
             raise UnreachableError(
                 int(np.count_nonzero(bad)),
-                p[bad][0],
-                total=int(ok.size),
+                p[bad][0] if bad.ndim else p,
+                total=int(bad.size),
                 reason="|AE| or |BE| outside the annulus of its 2-link side",
             )
-        return q
+        q = np.where(ok[..., None], q, np.nan)
+        return IKResult(
+            q=q,
+            valid=ok.copy(),
+            residual=self._residual(q, pb),
+            branch=self.branches if branch == "all" else branch,
+        )
+
+    def _residual(self, q, p):
+        """``|E(q) - p|`` (m) with E in the assembly mode of ``(q, p)``: FK check of IK solutions, NaN-tolerant."""
+        C, D = self._knees(q)
+        sign = np.where(cross2(D - C, p - C) < 0, -1.0, 1.0)
+        return np.linalg.norm(self._foot(q, sign)[0] - p, axis=-1)
 
     def _side_ik(self, r_vec, la, lb, side):
         """Angle of the driving link so that its knee sits on ``side`` of the motor-to-foot line."""
@@ -320,7 +335,7 @@ class FiveBar:
         c = np.clip((la**2 + r2 - lb**2) / (2 * la * rs), -1.0, 1.0)
         phi = np.arctan2(r_vec[..., 1], r_vec[..., 0])
         # side = sign((E - motor) x (knee - motor)): +alpha turns the knee counter-clockwise from the foot line
-        return wrap_to_pi(phi + side * np.arccos(c)), ok
+        return wrap(phi + side * np.arccos(c)), ok
 
     def working_mode(self, q, p):
         """Working mode name(s) of joint solutions ``q`` for feet ``p``: "out", "in", "out-in" or "in-out".
@@ -336,15 +351,15 @@ class FiveBar:
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
         >>> p = [0.02, -0.10]
-        >>> [str(leg.working_mode(leg.ik(p, knees=k), p)) for k in ("out", "in", "out-in", "in-out")]
-        ['out', 'in', 'out-in', 'in-out']
+        >>> [str(leg.working_mode(leg.ik(p, branch=b).q, p)) for b in leg.branches]
+        ['out', 'in', 'in-out', 'out-in']
         """
         q = as_array(q, "q", trailing=(2,))
         p = as_array(p, "p", trailing=(2,))
         C, D = self._knees(q)
         B = np.array([self.d, 0.0])
-        left_out = _cross(p, C) < 0
-        right_out = _cross(p - B, D - B) > 0
+        left_out = cross2(p, C) < 0
+        right_out = cross2(p - B, D - B) > 0
         names = np.array([["in", "in-out"], ["out-in", "out"]])
         return names[left_out.astype(int), right_out.astype(int)]
 
@@ -406,11 +421,14 @@ class FiveBar:
                 x = centre + v * (np.clip(r, lo, hi) / r)[..., None]
         return x
 
-    def ik_numeric(self, p, *, q0, assembly="down", warm_start="q0", tol=1e-10, max_nfev=200, on_failure="raise"):
+    def ik_numeric(
+        self, p, *, q0, assembly="down", warm_start="q0", tol=1e-10, max_nfev=200, on_failure="raise"
+    ) -> IKResult:
         """Numerical IK with ``scipy.optimize.least_squares`` (the practitioner's baseline).
 
         Solves ``fk(q, assembly) = p`` one target at a time. Slow by design: it
-        is the reference the closed form is benchmarked against.
+        is the reference the closed form is benchmarked against. Which working
+        mode it lands on depends on ``q0``: read it with :meth:`working_mode`.
 
         Parameters
         ----------
@@ -419,7 +437,7 @@ class FiveBar:
         q0 : array_like, shape (2,) or (..., 2)
             Initial guess (rad), broadcast against ``p``.
         assembly : {"down", "up"}
-            Branch of the FK used inside the residual.
+            Assembly mode of the FK used inside the residual.
         warm_start : {"q0", "previous"}
             "q0": every target starts from its ``q0``. "previous": the first
             target starts from ``q0`` and each next one (in C order) from the
@@ -428,23 +446,30 @@ class FiveBar:
             Accept a solution when ``|fk(q) - p| <= tol * scale``.
         max_nfev : int
             Function-evaluation budget per target.
-        on_failure : {"raise", "nan"}
-            Raise :class:`ConvergenceError` for the first failed target, or
-            return NaN rows plus a success mask.
+        on_failure : {"raise", "report"}
+            ``"raise"``: :class:`ConvergenceError` for the first failed target.
+            ``"report"``: return the result, failures marked by ``valid`` False
+            and their ``reason``.
 
         Returns
         -------
-        q : ndarray, shape (..., 2)
-        mask : ndarray of bool, shape (...)
-            Only with ``on_failure="nan"``.
+        IKResult
+            ``q`` ``(..., 2)`` wrapped to [-pi, pi) (the last iterate where the
+            solve failed); ``valid``; ``residual`` ``|fk(q, assembly) - p|`` (m,
+            NaN where the linkage cannot be assembled at ``q``); ``branch`` the
+            ``assembly`` solved on; ``iterations`` the function evaluations used;
+            ``reason`` ``"converged"``, ``"residual above tol"`` or
+            ``"not assembled"``.
 
         Examples
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
         >>> p = [0.035, -0.12]
-        >>> q = leg.ik_numeric(p, q0=[-2.0, -1.0])   # a guess near the knees-out leg
-        >>> bool(np.allclose(q, leg.ik(p), atol=1e-7))
-        True
+        >>> res = leg.ik_numeric(p, q0=[-2.0, -1.0])   # a guess near the knees-out leg
+        >>> bool(np.allclose(res.q, leg.ik(p).q, atol=1e-7)), str(res.reason)
+        (True, 'converged')
+        >>> str(leg.ik_numeric([0.035, -0.3], q0=[-2.0, -1.0], on_failure="report").reason)
+        'residual above tol'
         """
         from scipy.optimize import least_squares
 
@@ -452,7 +477,7 @@ class FiveBar:
         q0 = as_array(q0, "q0", trailing=(2,))
         sign = self._asm_sign(assembly)
         warm = choice(warm_start, "warm_start", ("q0", "previous"))
-        fail_mode = choice(on_failure, "on_failure", ("raise", "nan"))
+        fail_mode = choice(on_failure, "on_failure", ("raise", "report"))
         try:
             q0b = np.broadcast_to(q0, p.shape)
         except ValueError as exc:
@@ -461,8 +486,11 @@ class FiveBar:
         max_nfev = integer(max_nfev, "max_nfev", minimum=1)
         flat_p = p.reshape(-1, 2)
         flat_q0 = q0b.reshape(-1, 2)
-        out = np.full_like(flat_p, np.nan)
-        ok = np.zeros(len(flat_p), dtype=bool)
+        n = len(flat_p)
+        out = np.empty_like(flat_p)
+        err = np.empty(n)
+        nfev = np.zeros(n, dtype=int)
+        reason = np.empty(n, dtype=object)
         prev = None
         for i, target in enumerate(flat_p):
             start = flat_q0[i] if (warm == "q0" or prev is None) else prev
@@ -476,21 +504,28 @@ class FiveBar:
                 max_nfev=max_nfev,
             )
             qi = res.x
-            err = np.linalg.norm(self._foot(qi, sign)[0] - target)
-            if np.isfinite(err) and err <= tol * self.scale:
-                out[i] = wrap_to_pi(qi)
-                ok[i] = True
+            out[i], nfev[i] = wrap(qi), res.nfev
+            err[i] = np.linalg.norm(self._foot(qi, sign)[0] - target)
+            if np.isfinite(err[i]) and err[i] <= tol * self.scale:
+                reason[i] = "converged"
                 prev = qi
-            elif fail_mode == "raise":
+                continue
+            reason[i] = "residual above tol" if np.isfinite(err[i]) else "not assembled"
+            if fail_mode == "raise":
                 raise ConvergenceError(
-                    err if np.isfinite(err) else np.inf,
+                    err[i] if np.isfinite(err[i]) else np.inf,
                     res.nfev,
                     f"five-bar least_squares IK (target {i}: {target.tolist()}, assembly {assembly!r})",
                 )
-        out = out.reshape(p.shape)
-        if fail_mode == "nan":
-            return out, ok.reshape(p.shape[:-1])
-        return out
+        batch = p.shape[:-1]
+        return IKResult(
+            q=out.reshape(p.shape),
+            valid=(reason == "converged").reshape(batch),
+            residual=err.reshape(batch),
+            branch=assembly,
+            iterations=nfev.reshape(batch),
+            reason=reason.astype(str).reshape(batch),
+        )
 
     # --------------------------------------------------------------- Jacobian
     def _jac_core(self, q, assembly):
@@ -503,7 +538,7 @@ class FiveBar:
         # Loop closure Phi = [|E-C|^2 - l3^2, |E-D|^2 - l4^2] = 0, all terms halved:
         # dPhi/dE = rows (E-C)^T, (E-D)^T; -dPhi/dq = diag((E-C).C', (E-D).D')
         pq = np.stack([np.sum(EC * dC, -1), np.sum(ED * dD, -1)], axis=-1)
-        det = _cross(EC, ED)
+        det = cross2(EC, ED)
         # 2x2 inverse by the adjugate: exact and vectorised
         inv_rows = np.stack([np.stack([ED[..., 1], -EC[..., 1]], -1), np.stack([-ED[..., 0], EC[..., 0]], -1)], -2)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -537,7 +572,7 @@ class FiveBar:
         Examples
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
-        >>> J = leg.jacobian(leg.ik([0.035, -0.12]))
+        >>> J = leg.jacobian(leg.ik([0.035, -0.12]).q)
         >>> J.shape
         (2, 2)
         >>> leg.jacobian([[np.pi, 0.0], [np.nan, 0.0]])
@@ -588,7 +623,7 @@ class FiveBar:
         Examples
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
-        >>> t1, t2 = leg.singularity_measures(leg.ik([0.035, -0.12]))
+        >>> t1, t2 = leg.singularity_measures(leg.ik([0.035, -0.12]).q)
         >>> bool(0 < t1 <= 1 and 0 < t2 <= 1)
         True
         """
@@ -597,7 +632,7 @@ class FiveBar:
         B = np.array([self.d, 0.0])
 
         def sin_between(u, v):
-            return np.abs(_cross(u, v)) / (np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1))
+            return np.abs(cross2(u, v)) / (np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1))
 
         t1 = np.minimum(sin_between(C, E - C), sin_between(D - B, E - D))
         t2 = sin_between(E - C, E - D)
@@ -609,7 +644,7 @@ class FiveBar:
         Examples
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
-        >>> bool(leg.condition_number(leg.ik([0.035, -0.12])) >= 1)
+        >>> bool(leg.condition_number(leg.ik([0.035, -0.12]).q) >= 1)
         True
         """
         q = as_array(q, "q", trailing=(2,))
@@ -640,7 +675,7 @@ class FiveBar:
         Examples
         --------
         >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
-        >>> tau = leg.static_torques(leg.ik([0.035, -0.12]), [0.0, -100.0])
+        >>> tau = leg.static_torques(leg.ik([0.035, -0.12]).q, [0.0, -100.0])
         >>> bool(np.isclose(tau[0], -tau[1]))           # symmetric pose, symmetric load
         True
         """
@@ -648,51 +683,3 @@ class FiveBar:
         F = as_array(force, "force", trailing=(2,))
         J = self.jacobian(q, assembly=assembly)
         return np.einsum("...ij,...i->...j", J, F)
-
-
-#: The leg of the pitfall scan (l1 = l2 = 60 mm, l3 = l4 = 100 mm, d = 70 mm), in metres.
-PITFALL_LEG = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
-
-
-def validate(*, rng=None, fast=False):
-    """Headline checks of the five-bar chapter (for the validation report).
-
-    Examples
-    --------
-    >>> all(r.passed for r in validate(fast=True))
-    True
-    """
-    rng = np.random.default_rng(3) if rng is None else rng
-    leg = PITFALL_LEG
-    n = 2000 if fast else 20000
-    reports = []
-    # FK(IK(p)) over the whole workspace, every working mode, FK branch chosen from the solution's sign.
-    p = np.stack([rng.uniform(-0.12, 0.19, n), rng.uniform(-0.17, 0.17, n)], axis=-1)
-    errs = []
-    for knees in KNEES:
-        q, ok = leg.ik(p, knees=knees, on_unreachable="nan")
-        s = leg.assembly_sign(q[ok], p[ok])
-        keep = np.abs(s) > 1e-6  # exactly on a type II singularity the branch is undefined
-        qk, pk, sk = q[ok][keep], p[ok][keep], s[keep]
-        back = np.where((sk < 0)[:, None], leg.fk(qk, assembly="down"), leg.fk(qk, assembly="up"))
-        errs.append(np.linalg.norm(back - pk, axis=-1) / leg.scale)
-    reports.append(
-        check_errors(
-            "five-bar FK(IK(p)), 4 working modes, whole workspace", np.concatenate(errs), tol=1e-9, raise_on_fail=False
-        )
-    )
-    # Jacobian vs central differences away from singularities
-    q, ok = leg.ik(np.stack([rng.uniform(-0.03, 0.10, 300), rng.uniform(-0.14, -0.06, 300)], -1), on_unreachable="nan")
-    q = q[ok]
-    reports.append(
-        check_jacobian(
-            lambda x: leg.jacobian(x),
-            lambda x: leg.fk(x),
-            q,
-            eps=1e-6,
-            tol=1e-6,
-            name="five-bar Jacobian (implicit) vs finite differences",
-            raise_on_fail=False,
-        )
-    )
-    return reports

@@ -12,8 +12,9 @@ Frames and conventions (chapter 2):
       x =  l1 sin(theta1) + l2 sin(theta1 + theta2)
       z = -l1 cos(theta1) - l2 cos(theta1 + theta2)
 
-* ``knee = +1`` selects ``theta2 > 0``: the knee lies *behind* the hip-foot line
-  (the usual backward-pointing knee); ``knee = -1`` the mirror branch.
+* IK branches (:attr:`TwoLinkLeg.branches`): ``"knee-back"`` is ``theta2 > 0``, the knee
+  *behind* the hip-foot line (the usual backward-pointing knee); ``"knee-front"`` is the
+  mirror image, ``theta2 < 0``.
 
 All functions are vectorised over leading batch axes and return float64 arrays.
 """
@@ -22,15 +23,16 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 from scipy.optimize import least_squares
 
-from . import checks
-from ._validate import MAX_THRESHOLD, as_array, finite_scalar, on_unreachable_mode, positive
+from ._primitives import wrap
+from ._validate import MAX_THRESHOLD, as_array, choice, finite_scalar, on_unreachable_mode, positive
 from .errors import SingularityWarning, UnreachableError
-from .transforms import wrap_to_pi
+from .results import IKResult
 
 __all__ = [
     "TwoLinkLeg",
@@ -41,27 +43,11 @@ __all__ = [
     "gait_state",
     "foot_offset",
     "foot_targets",
-    "validate",
 ]
 
 _REACH_TOL = 1e-12  # slack on cos(theta2) so targets made by FK exactly on the boundary stay reachable
 _LIMIT_TOL = 1e-12  # rad, same idea for joint limits
-
-
-def _knee_array(knee, shape):
-    """Validate ``knee`` (+1 / -1, scalar or array broadcastable to ``shape``)."""
-    if isinstance(knee, bool) or np.asarray(knee).dtype == bool:
-        raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}")
-    try:
-        k = as_array(knee, "knee")
-    except ValueError as exc:
-        raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}") from exc
-    if not np.all((k == 1.0) | (k == -1.0)):
-        raise ValueError(f"knee must be +1 or -1 (the sign of theta2), got {knee!r}")
-    try:
-        return np.broadcast_to(k, shape)
-    except ValueError as exc:
-        raise ValueError(f"knee with shape {k.shape} does not broadcast to the targets' batch shape {shape}") from exc
+_KNEE_SIGN = {"knee-back": 1.0, "knee-front": -1.0}  # sign of theta2 on each IK branch
 
 
 def _limit(value, name, default):
@@ -92,12 +78,16 @@ class TwoLinkLeg:
     >>> leg = TwoLinkLeg(0.2, 0.2)
     >>> leg.fk([0.0, 0.0])
     array([ 0. , -0.4])
-    >>> q = leg.ik([0.1, -0.3], knee=1)
-    >>> np.round(leg.fk(q), 12)
+    >>> res = leg.ik([0.1, -0.3], branch="knee-back")
+    >>> np.round(leg.fk(res.q), 12)
     array([ 0.1, -0.3])
-    >>> bool(q[1] > 0)
-    True
+    >>> bool(res.q[1] > 0), bool(res.valid), bool(res.residual < 1e-15)
+    (True, True, True)
     """
+
+    #: IK branch names: ``"knee-back"`` (``theta2 > 0``) and ``"knee-front"`` (``theta2 < 0``).
+    branches: ClassVar[tuple[str, ...]] = ("knee-back", "knee-front")
+    default_branch: ClassVar[str] = "knee-back"
 
     l1: float
     l2: float
@@ -130,7 +120,9 @@ class TwoLinkLeg:
         >>> TwoLinkLeg(0.2, 0.2, q_min=[-1, 0], q_max=[1, 2.5]).within_limits([[0, 1], [0, -0.1]])
         array([ True, False])
         """
-        q = as_array(q, "q", trailing=(2,))
+        return self._within(as_array(q, "q", trailing=(2,)))
+
+    def _within(self, q):
         lo, hi = self.limits
         return np.all((q >= lo - _LIMIT_TOL) & (q <= hi + _LIMIT_TOL), axis=-1)
 
@@ -152,7 +144,10 @@ class TwoLinkLeg:
         >>> np.round(TwoLinkLeg(0.2, 0.2).fk([np.pi / 2, 0.0]), 12) + 0.0  # + 0.0 turns -0. into 0.
         array([0.4, 0. ])
         """
-        q = as_array(q, "q", trailing=(2,))
+        return self._fk(as_array(q, "q", trailing=(2,)))
+
+    def _fk(self, q):
+        """Unchecked FK kernel (NaN rows pass through): the IK residual uses it."""
         t1, t12 = q[..., 0], q[..., 0] + q[..., 1]
         x = self.l1 * np.sin(t1) + self.l2 * np.sin(t12)
         z = -self.l1 * np.cos(t1) - self.l2 * np.cos(t12)
@@ -245,43 +240,47 @@ class TwoLinkLeg:
             warnings.warn(SingularityWarning(float(np.max(cond)), "TwoLinkLeg.joint_rates"), stacklevel=2)
         return out
 
-    def ik(self, p, *, knee=1, on_unreachable="raise"):
+    def ik(self, p, *, branch="knee-back", on_unreachable="raise") -> IKResult:
         """Closed-form inverse kinematics (law of cosines + atan2), eq. ``eq-ch02-ik``.
 
         Parameters
         ----------
         p : array_like, shape (..., 2)
             Foot targets ``[x, z]`` in metres, hip frame.
-        knee : {+1, -1} or array of them, keyword-only
-            Sign of ``theta2``; an array broadcastable to ``p.shape[:-1]``
-            picks the branch per target (e.g. per leg).
+        branch : {"knee-back", "knee-front", "all"}, keyword-only
+            ``"knee-back"`` (default): ``theta2 > 0``, the knee behind the hip-foot
+            line; ``"knee-front"``: the mirror image, ``theta2 < 0``; ``"all"``: both,
+            in the order of :attr:`branches`.
         on_unreachable : {"raise", "nan"}, keyword-only
             ``"raise"``: :class:`~robokin.errors.UnreachableError` naming how many
-            targets fail, why, and the first one. ``"nan"``: return ``(q, mask)``
-            with NaN rows where ``mask`` is False.
+            targets fail, why, and the first one (with ``branch="all"``: targets
+            with no valid branch). ``"nan"``: NaN rows and ``valid`` False instead.
 
         Returns
         -------
-        q : ndarray, shape (..., 2)
-            ``[theta1, theta2]`` in ``[-pi, pi]``.
-        mask : ndarray of bool, shape (...)
-            Only with ``on_unreachable="nan"``: True where the target is within
-            reach **and** the solution is within the joint limits.
+        IKResult
+            ``q`` ``(..., 2)`` (``(..., 2, 2)`` for ``"all"``), ``[theta1, theta2]``
+            wrapped to ``[-pi, pi)``; ``valid`` True where the target is within
+            reach **and** the solution within the joint limits; ``residual``
+            ``|fk(q) - p|`` (m, NaN where ``q`` is NaN); ``branch`` the branch
+            name (a tuple of both for ``"all"``).
 
         Examples
         --------
         >>> leg = TwoLinkLeg(0.2, 0.2)
-        >>> q, ok = leg.ik([[0.0, -0.3], [0.0, -0.5]], on_unreachable="nan")
-        >>> ok
+        >>> res = leg.ik([[0.0, -0.3], [0.0, -0.5]], on_unreachable="nan")
+        >>> res.valid
         array([ True, False])
+        >>> leg.ik([0.1, -0.3], branch="all").q.shape
+        (2, 2)
         >>> leg.ik([0.0, -0.5])
         Traceback (most recent call last):
         ...
         robokin.errors.UnreachableError: 1 of 1 targets are unreachable (distance > l1 + l2: 1); first: [0, -0.5]. Pass on_unreachable="nan" to get NaN rows and a mask instead.
         """
         p = as_array(p, "p", trailing=(2,))
+        branch = choice(branch, "branch", self.branches + ("all",))
         mode = on_unreachable_mode(on_unreachable)
-        k = _knee_array(knee, p.shape[:-1])
         l1, l2 = self.l1, self.l2
         x, z = p[..., 0], p[..., 1]
         with np.errstate(over="ignore"):  # |p| ~ 1e154 overflows to inf: correctly "too far"
@@ -292,29 +291,43 @@ class TwoLinkLeg:
         too_far = one_minus_c2 < -_REACH_TOL
         too_close = one_plus_c2 < -_REACH_TOL
         c2 = np.clip(one_plus_c2 - 1.0, -1.0, 1.0)
-        s2 = k * np.sqrt(np.clip(one_minus_c2, 0.0, 2.0) * np.clip(one_plus_c2, 0.0, 2.0))
+        s2_abs = np.sqrt(np.clip(one_minus_c2, 0.0, 2.0) * np.clip(one_plus_c2, 0.0, 2.0))
+        if branch == "all":  # a branch axis before the joint axis, in the order of self.branches
+            x, z, c2, s2_abs = (a[..., None] for a in (x, z, c2, s2_abs))
+            too_far, too_close = too_far[..., None], too_close[..., None]
+            sign = np.array([_KNEE_SIGN[b] for b in self.branches])
+        else:
+            sign = _KNEE_SIGN[branch]
+        s2 = sign * s2_abs
         t2 = np.arctan2(s2, c2)
         # hip: direction of the foot from the downward vertical minus the knee's interior offset
-        t1 = wrap_to_pi(np.arctan2(x, -z) - np.arctan2(l2 * s2, l1 + l2 * c2))
-        q = np.stack([t1, t2], axis=-1)
+        t1 = wrap(np.arctan2(x, -z) - np.arctan2(l2 * s2, l1 + l2 * c2))
+        q = np.stack([t1, np.broadcast_to(t2, t1.shape)], axis=-1)
         reach = ~(too_far | too_close)
-        limits = reach & ~self.within_limits(q) if (self.q_min or self.q_max) else np.zeros_like(reach)
-        bad = ~reach | limits
-        if np.any(bad):
+        limits = reach & ~self._within(q) if (self.q_min or self.q_max) else np.zeros_like(reach)
+        bad = np.broadcast_to(~reach | limits, q.shape[:-1])
+        failed = np.all(bad, axis=-1) if branch == "all" else bad  # "all": a target fails when no branch is valid
+        if mode == "raise" and np.any(failed):
+            # counts per target; "all" blames the limits only where every branch violates them
+            out_lim = failed & reach[..., 0] if branch == "all" else limits
+            far, close = (m[..., 0] if branch == "all" else m for m in (too_far, too_close))
             parts = [
                 f"{label}: {int(np.count_nonzero(m))}"
                 for label, m in (
-                    ("distance > l1 + l2", too_far),
-                    ("distance < |l1 - l2|", too_close),
-                    ("outside joint limits", limits),
+                    ("distance > l1 + l2", far),
+                    ("distance < |l1 - l2|", close),
+                    ("outside joint limits", out_lim),
                 )
                 if np.any(m)
             ]
-            if mode == "raise":
-                first = p[np.unravel_index(int(np.argmax(bad)), bad.shape)] if bad.ndim else p
-                raise UnreachableError(int(np.count_nonzero(bad)), first, total=int(bad.size), reason=", ".join(parts))
-            q[bad] = np.nan
-        return (q, ~bad) if mode == "nan" else q
+            first = p[np.unravel_index(int(np.argmax(failed)), failed.shape)] if failed.ndim else p
+            raise UnreachableError(
+                int(np.count_nonzero(failed)), first, total=int(failed.size), reason=", ".join(parts)
+            )
+        q[bad] = np.nan
+        pp = p[..., None, :] if branch == "all" else p
+        residual = np.linalg.norm(self._fk(q) - pp, axis=-1)
+        return IKResult(q=q, valid=~bad, residual=residual, branch=self.branches if branch == "all" else branch)
 
 
 # -- calibration ------------------------------------------------------------------------------
@@ -379,15 +392,14 @@ class Calibration:
         """Foot position (m) predicted for encoder angles ``q_enc`` (..., 2)."""
         return self.leg().fk(as_array(q_enc, "q_enc", trailing=(2,)) + self.offset)
 
-    def command(self, p, *, knee=1, on_unreachable="raise"):
+    def command(self, p, *, branch="knee-back", on_unreachable="raise") -> IKResult:
         """Encoder angles that put the foot at ``p``: ``ik(p) - delta`` with the identified lengths.
 
-        Same arguments and return values as :meth:`TwoLinkLeg.ik`.
+        Same arguments as :meth:`TwoLinkLeg.ik`. Returns its :class:`~robokin.results.IKResult` with ``q``
+        replaced by the encoder angles (``valid``, ``residual`` and ``branch`` unchanged).
         """
-        res = self.leg().ik(p, knee=knee, on_unreachable=on_unreachable)
-        if isinstance(res, tuple):
-            return res[0] - self.offset, res[1]
-        return res - self.offset
+        res = self.leg().ik(p, branch=branch, on_unreachable=on_unreachable)
+        return replace(res, q=res.q - self.offset)
 
 
 def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
@@ -630,71 +642,3 @@ def foot_targets(t, *, neutral, period, duty=0.5, v_body, height, offsets=TROT):
         raise ValueError(f"neutral must have shape (2,) or ({ph.shape[-1]}, 2), got {nb.shape}")
     stance, _ = gait_state(ph, duty=duty)
     return nb + foot_offset(ph, duty=duty, period=period, v_body=v_body, height=height), stance
-
-
-# -- validation report --------------------------------------------------------------------------
-def validate(*, rng=None, fast=False):
-    """Headline checks of chapter 2 for the validation report (``raise_on_fail=False``).
-
-    Returns
-    -------
-    list of robokin.checks.CheckReport
-
-    Examples
-    --------
-    >>> all(r.passed for r in validate(fast=True))
-    True
-    """
-    rng = np.random.default_rng(2) if rng is None else rng
-    n = 2_000 if fast else 20_000
-    leg = TwoLinkLeg(0.21, 0.19)
-    L = leg.l1 + leg.l2
-    reports = []
-    # reachable targets uniform in the annulus (area-uniform radius)
-    r = np.sqrt(rng.uniform((leg.l1 - leg.l2) ** 2, L**2, n))
-    a = rng.uniform(-np.pi, np.pi, n)
-    p = np.stack([r * np.sin(a), -r * np.cos(a)], axis=-1)
-    for knee in (1, -1):
-        reports.append(
-            checks.residual_scan(
-                leg.fk,
-                lambda x, k=knee: leg.ik(x, knee=k),
-                p,
-                tol=1e-9,
-                scale=L,
-                name=f"leg2 FK(IK(p)) residual, knee={knee:+d}",
-                raise_on_fail=False,
-            )
-        )
-    q = np.stack([rng.uniform(-np.pi, np.pi, n), rng.uniform(0.1, np.pi - 0.1, n)], axis=-1)
-    for knee in (1, -1):
-        qk = q * [1, knee]
-        back = leg.ik(leg.fk(qk), knee=knee)
-        reports.append(
-            checks.check_errors(
-                f"leg2 IK(FK(q)) recovers q, knee={knee:+d}",
-                np.abs(wrap_to_pi(back - qk)).max(axis=-1),
-                tol=1e-9,
-                unit="rad",
-                raise_on_fail=False,
-            )
-        )
-    reports.append(
-        checks.check_jacobian(
-            leg.jacobian, leg.fk, q[:500], name="leg2 Jacobian vs finite differences", raise_on_fail=False
-        )
-    )
-    true = TwoLinkLeg(leg.l1, leg.l2 + 0.005)
-    qc = rng.uniform([-1.0, 0.3], [1.0, 2.6], size=(40, 2))
-    delta = np.array([0.03, -0.02])
-    cal = calibrate(qc, true.fk(qc + delta), guess=leg)
-    reports.append(
-        checks.check_close(
-            "leg2 calibration recovers [l1, l2, d1, d2] (noise-free)",
-            cal.params,
-            [true.l1, true.l2, *delta],
-            tol=1e-9,
-            raise_on_fail=False,
-        )
-    )
-    return reports

@@ -9,9 +9,13 @@ from hypothesis import strategies as st
 
 from robokin.checks import check_jacobian
 from robokin.errors import ConvergenceError, SingularityWarning, UnreachableError
-from robokin.fivebar import KNEES, PITFALL_LEG, FiveBar, validate
+from robokin.fivebar import FiveBar
+from robokin.results import IKResult
+from robokin.robots import FIVEBAR
+from robokin.validation.fivebar import validate
 
-LEG = PITFALL_LEG  # l1 = l2 = 60 mm, l3 = l4 = 100 mm, d = 70 mm
+LEG = FIVEBAR  # l1 = l2 = 60 mm, l3 = l4 = 100 mm, d = 70 mm
+BRANCHES = ("out", "in", "in-out", "out-in")
 ASYM = FiveBar(0.05, 0.07, 0.11, 0.09, 0.06)  # unequal links catch swapped l1/l2 or l3/l4
 
 
@@ -38,8 +42,9 @@ def test_fk_symmetric_pose_by_hand():
 def test_fk_closes_loop_and_has_named_sign(leg, assembly):
     rng = np.random.default_rng(1)
     q = rng.uniform(-np.pi, np.pi, (4000, 2))
-    E, ok = leg.fk(q, assembly=assembly, on_unreachable="nan")
-    assert ok.sum() > 500
+    E = leg.fk(q, assembly=assembly, on_unreachable="nan")
+    ok = np.isfinite(E).all(-1)
+    assert E.shape == q.shape and ok.sum() > 500
     # the pitfall leg always assembles (|CD| <= l1 + l2 + d < l3 + l4); the asymmetric one does not
     assert (~ok).sum() > 0 or leg.l1 + leg.l2 + leg.d < leg.l3 + leg.l4
     J = leg.joints(q[ok], assembly=assembly)
@@ -51,7 +56,7 @@ def test_fk_closes_loop_and_has_named_sign(leg, assembly):
     s = cross(D - C, E - C)
     assert np.all(s <= 0) if assembly == "down" else np.all(s >= 0)
     if (~ok).any():
-        assert np.all(np.isnan(leg.fk(q[~ok], assembly=assembly, on_unreachable="nan")[0]))
+        assert np.all(np.isnan(leg.fk(q[~ok], assembly=assembly, on_unreachable="nan")))
 
 
 def test_down_is_not_larger_y():
@@ -73,11 +78,12 @@ def test_fk_batch_shapes():
 
 # ----------------------------------------------------------------------- IK
 @pytest.mark.parametrize("leg", [LEG, ASYM])
-@pytest.mark.parametrize("knees", KNEES)
-def test_ik_roundtrip_and_knee_sides(leg, knees):
+@pytest.mark.parametrize("branch", BRANCHES)
+def test_ik_roundtrip_and_knee_sides(leg, branch):
     rng = np.random.default_rng(2)
     p = random_targets(leg, 20000, rng)
-    q, ok = leg.ik(p, knees=knees, on_unreachable="nan")
+    res = leg.ik(p, branch=branch, on_unreachable="nan")
+    q, ok = res.q, res.valid
     assert ok.sum() > 2000
     qk, pk = q[ok], p[ok]
     C, D = leg._knees(qk)
@@ -86,7 +92,7 @@ def test_ik_roundtrip_and_knee_sides(leg, knees):
     np.testing.assert_allclose(np.linalg.norm(pk - D, axis=-1), leg.l4, rtol=1e-9)
     sL = cross(pk, C)
     sR = cross(pk - [leg.d, 0], D - [leg.d, 0])
-    left_out, right_out = {"out": (1, 1), "in": (0, 0), "out-in": (1, 0), "in-out": (0, 1)}[knees]
+    left_out, right_out = {"out": (1, 1), "in": (0, 0), "out-in": (1, 0), "in-out": (0, 1)}[branch]
     tol = 1e-12
     assert np.all(sL <= tol) if left_out else np.all(sL >= -tol)
     assert np.all(sR >= -tol) if right_out else np.all(sR <= tol)
@@ -95,46 +101,110 @@ def test_ik_roundtrip_and_knee_sides(leg, knees):
     keep = np.abs(s) > 1e-6
     back = np.where(
         (s < 0)[:, None],
-        leg.fk(qk, assembly="down", on_unreachable="nan")[0],
-        leg.fk(qk, assembly="up", on_unreachable="nan")[0],
+        leg.fk(qk, assembly="down", on_unreachable="nan"),
+        leg.fk(qk, assembly="up", on_unreachable="nan"),
     )
     err = np.linalg.norm(back - pk, axis=-1)[keep] / leg.scale
     assert err.max() <= 1e-9
+    # the result's residual is that FK check, in the solution's own assembly mode
+    np.testing.assert_allclose(res.residual[ok][keep], (err * leg.scale), atol=1e-15)
+    assert res.residual[ok].max() <= 1e-9 * leg.scale and np.all(np.isnan(res.residual[~ok]))
     assert np.all((q[ok] >= -np.pi) & (q[ok] < np.pi))
 
 
 def test_knees_out_below_means_far_from_other_motor():
     p = np.array([[0.035, -0.12], [0.0, -0.09], [0.05, -0.13]])
-    q = LEG.ik(p, knees="out")
+    q = LEG.ik(p, branch="out").q
     C, D = LEG._knees(q)
     assert np.all(C[:, 0] < p[:, 0]) and np.all(D[:, 0] > p[:, 0])
     assert np.all(LEG.assembly_of(q, p) == "down")
-    assert np.all(LEG.assembly_of(LEG.ik(p, knees="in"), p) == "up")
+    assert np.all(LEG.assembly_of(LEG.ik(p, branch="in").q, p) == "up")
+
+
+def test_branch_and_assembly_vocabulary():
+    assert FiveBar.branches == BRANCHES and FiveBar.default_branch == "out"
+    assert FiveBar.assemblies == ("down", "up")
+    p = [0.035, -0.12]
+    np.testing.assert_array_equal(LEG.ik(p).q, LEG.ik(p, branch="out").q)
+    # each branch name means the working mode of its solution
+    assert [str(LEG.working_mode(LEG.ik(p, branch=b).q, p)) for b in BRANCHES] == list(BRANCHES)
+
+
+@pytest.mark.parametrize("branch", [*BRANCHES, "all"])
+@pytest.mark.parametrize("mode", ["raise", "nan"])
+def test_ik_always_returns_ikresult(branch, mode):
+    p = np.array([[0.035, -0.12], [0.01, -0.10]])
+    res = LEG.ik(p, branch=branch, on_unreachable=mode)
+    assert isinstance(res, IKResult) and res.iterations is None and res.reason is None
+    k = (4,) if branch == "all" else ()
+    assert res.q.shape == (2, *k, 2) and res.valid.shape == (2, *k) and res.residual.shape == (2, *k)
+    assert res.valid.dtype == bool and res.valid.all() and np.all(res.residual < 1e-15)
+    assert res.branch == (BRANCHES if branch == "all" else branch)
+
+
+def test_ik_all_order_and_unreachable():
+    p = np.array([[0.035, -0.12], [0.035, -0.5], [0.02, -0.10]])
+    res = LEG.ik(p, branch="all", on_unreachable="nan")
+    for k, b in enumerate(BRANCHES):
+        one = LEG.ik(p, branch=b, on_unreachable="nan")
+        np.testing.assert_array_equal(res.q[:, k], one.q)
+        np.testing.assert_array_equal(res.valid[:, k], one.valid)
+        np.testing.assert_array_equal(res.residual[:, k], one.residual)
+    assert res.valid.tolist() == [[True] * 4, [False] * 4, [True] * 4]
+    assert np.all(np.isnan(res.q[1])) and np.all(np.isnan(res.residual[1]))
+    with pytest.raises(UnreachableError) as exc:
+        LEG.ik(p, branch="all")
+    assert exc.value.count == 1 and exc.value.total == 3 and np.allclose(exc.value.first, [0.035, -0.5])
+    # scalar target
+    one = LEG.ik([0.035, -0.12], branch="all")
+    assert one.q.shape == (4, 2) and one.valid.shape == (4,)
+
+
+@pytest.mark.parametrize("bad", ["outward", "OUT", "down", 1, -1, None, True, ("out",), ["out", "in"]])
+def test_unknown_branch_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="branch must be one of 'out', 'in', 'in-out', 'out-in', 'all'"):
+        LEG.ik([0.035, -0.12], branch=bad)
+
+
+def test_old_knees_keyword_is_gone():
+    with pytest.raises(TypeError):
+        LEG.ik([0.035, -0.12], knees="out")
 
 
 def test_ik_numeric_agrees_with_closed_form():
     p = np.array([[0.035, -0.12], [0.01, -0.10], [0.05, -0.14]])
-    q_cf = LEG.ik(p, knees="out")
-    q_num = LEG.ik_numeric(p, q0=q_cf + 0.2, assembly="down")
-    np.testing.assert_allclose(q_num, q_cf, atol=1e-8)
-    q_in = LEG.ik(p, knees="in")
-    q_num = LEG.ik_numeric(p, q0=[0.8, 2.5], assembly="up")
-    np.testing.assert_allclose(q_num, q_in, atol=1e-8)
+    q_cf = LEG.ik(p, branch="out").q
+    res = LEG.ik_numeric(p, q0=q_cf + 0.2, assembly="down")
+    assert isinstance(res, IKResult) and res.branch == "down"
+    np.testing.assert_allclose(res.q, q_cf, atol=1e-8)
+    assert res.valid.all() and list(res.reason) == ["converged"] * 3
+    assert np.all(res.iterations > 0) and res.iterations.dtype.kind == "i"
+    np.testing.assert_allclose(res.residual, np.linalg.norm(LEG.fk(res.q) - p, axis=-1), atol=1e-15)
+    assert np.all(res.residual <= 1e-10 * LEG.scale)
+    q_in = LEG.ik(p, branch="in").q
+    res = LEG.ik_numeric(p, q0=[0.8, 2.5], assembly="up")
+    np.testing.assert_allclose(res.q, q_in, atol=1e-8)
+    np.testing.assert_allclose(res.residual, np.linalg.norm(LEG.fk(res.q, assembly="up") - p, axis=-1), atol=1e-15)
 
 
 def test_ik_numeric_previous_warm_start_follows_trajectory():
     x = np.linspace(0.0, 0.07, 15)
     p = np.stack([x, -0.12 + 0 * x], -1)
-    q = LEG.ik_numeric(p, q0=LEG.ik(p[0]) + 0.05, warm_start="previous")
-    np.testing.assert_allclose(q, LEG.ik(p), atol=1e-8)
+    q = LEG.ik_numeric(p, q0=LEG.ik(p[0]).q + 0.05, warm_start="previous").q
+    np.testing.assert_allclose(q, LEG.ik(p).q, atol=1e-8)
 
 
 def test_ik_numeric_failure_reported():
     with pytest.raises(ConvergenceError) as exc:
         LEG.ik_numeric([0.035, -0.3], q0=[np.pi, 0.0])
     assert exc.value.residual > 0.01
-    q, ok = LEG.ik_numeric([[0.035, -0.3], [0.035, -0.12]], q0=[-2.0, -1.0], on_failure="nan")
-    assert list(ok) == [False, True] and np.all(np.isnan(q[0])) and np.all(np.isfinite(q[1]))
+    res = LEG.ik_numeric([[0.035, -0.3], [0.035, -0.12]], q0=[-2.0, -1.0], on_failure="report")
+    assert res.valid.tolist() == [False, True] and res.reason.tolist() == ["residual above tol", "converged"]
+    # a failed row holds the last iterate (finite) and its honest residual
+    assert np.all(np.isfinite(res.q)) and res.residual[0] > 0.01 and res.iterations.shape == (2,)
+    # a scalar target gives 0-d fields
+    one = LEG.ik_numeric([0.035, -0.12], q0=[-2.0, -1.0])
+    assert one.q.shape == (2,) and one.valid.shape == () and one.reason.shape == () and one.iterations.shape == ()
 
 
 # ----------------------------------------------------------------- Jacobian
@@ -143,11 +213,10 @@ def test_ik_numeric_failure_reported():
 def test_jacobian_matches_finite_differences(leg, assembly):
     rng = np.random.default_rng(4)
     q = rng.uniform(-np.pi, np.pi, (3000, 2))
-    _, ok = leg.fk(q, assembly=assembly, on_unreachable="nan")
-    q = q[ok]
+    q = q[np.isfinite(leg.fk(q, assembly=assembly, on_unreachable="nan")).all(-1)]
     t1, t2 = leg.singularity_measures(q, assembly=assembly)
-    _, okp = leg.fk(q + 1e-5, assembly=assembly, on_unreachable="nan")
-    _, okm = leg.fk(q - 1e-5, assembly=assembly, on_unreachable="nan")
+    okp = np.isfinite(leg.fk(q + 1e-5, assembly=assembly, on_unreachable="nan")).all(-1)
+    okm = np.isfinite(leg.fk(q - 1e-5, assembly=assembly, on_unreachable="nan")).all(-1)
     q = q[(t2 > 0.05) & okp & okm][:500]
     rep = check_jacobian(
         lambda x: leg.jacobian(x, assembly=assembly), lambda x: leg.fk(x, assembly=assembly), q, eps=1e-6, tol=1e-6
@@ -157,7 +226,7 @@ def test_jacobian_matches_finite_differences(leg, assembly):
 
 def test_static_torques_virtual_work():
     rng = np.random.default_rng(5)
-    q = LEG.ik(np.stack([rng.uniform(0, 0.07, 50), rng.uniform(-0.13, -0.08, 50)], -1))
+    q = LEG.ik(np.stack([rng.uniform(0, 0.07, 50), rng.uniform(-0.13, -0.08, 50)], -1)).q
     F = rng.normal(size=(50, 2)) * 100
     dq = rng.normal(size=(50, 2)) * 1e-7
     tau = LEG.static_torques(q, F)
@@ -180,19 +249,19 @@ def test_type2_singularity_warns():
 def test_type1_singularity_measure_and_conditioning():
     # foot on the outer circle of the left side: shank CE in line with thigh AC
     p = (LEG.l1 + LEG.l3) * np.array([np.cos(-1.2), np.sin(-1.2)])
-    q = LEG.ik(p, knees="out")
+    q = LEG.ik(p, branch="out").q
     t1, t2 = LEG.singularity_measures(q)
     assert t1 < 1e-6 and t2 > 0.1
     assert LEG.condition_number(q) > 1e6
-    q_ok = LEG.ik([0.035, -0.12])
+    q_ok = LEG.ik([0.035, -0.12]).q
     assert LEG.condition_number(q_ok) < 10
 
 
 @settings(deadline=None)
-@given(x=st.floats(-0.2, 0.3), y=st.floats(-0.25, 0.25), knees=st.sampled_from(KNEES))
-def test_ik_property_never_silent(x, y, knees):
+@given(x=st.floats(-0.2, 0.3), y=st.floats(-0.25, 0.25), branch=st.sampled_from(BRANCHES))
+def test_ik_property_never_silent(x, y, branch):
     try:
-        q = LEG.ik([x, y], knees=knees)
+        q = LEG.ik([x, y], branch=branch).q
     except UnreachableError:
         r1 = np.hypot(x, y)
         r2 = np.hypot(x - LEG.d, y)
@@ -244,8 +313,8 @@ def test_bad_p(bad):
 def test_unknown_option_names():
     with pytest.raises(ValueError, match="assembly"):
         LEG.fk([np.pi, 0.0], assembly="lower")
-    with pytest.raises(ValueError, match="knees"):
-        LEG.ik([0.035, -0.12], knees="outward")
+    with pytest.raises(ValueError, match="branch"):
+        LEG.ik([0.035, -0.12], branch="outward")
     with pytest.raises(ValueError, match="on_unreachable"):
         LEG.ik([0.035, -0.12], on_unreachable="ignore")
     with pytest.raises(ValueError, match="on_unreachable"):
@@ -269,8 +338,13 @@ def test_unreachable_raise_and_mask():
     with pytest.raises(UnreachableError) as exc:
         LEG.ik(p)
     assert exc.value.count == 2 and np.allclose(exc.value.first, [0.035, -0.5])
-    q, ok = LEG.ik(p, on_unreachable="nan")
+    res = LEG.ik(p, on_unreachable="nan")
+    q, ok = res.q, res.valid
     assert list(ok) == [True, False, False] and np.all(np.isnan(q[1:])) and np.all(np.isfinite(q[0]))
+    # fk with on_unreachable="nan": still one array, NaN rows where the linkage cannot be assembled
+    E = FiveBar(0.1, 0.1, 0.1, 0.1, 0.1).fk([[np.pi, 0.0], [np.pi, np.arccos(-0.25)]], on_unreachable="nan")
+    assert isinstance(E, np.ndarray) and E.shape == (2, 2)
+    assert np.all(np.isnan(E[0])) and np.all(np.isfinite(E[1]))
     # knees too far apart (thighs horizontal outwards on a long-thigh leg) and C = D (degenerate)
     leg = FiveBar(0.1, 0.1, 0.1, 0.1, 0.1)
     with pytest.raises(UnreachableError):
@@ -296,6 +370,13 @@ def test_frozen():
         LEG.l1 = 0.2
 
 
+def test_no_validation_or_demo_robots_in_the_mechanism_module():
+    import robokin.fivebar as fb
+
+    for gone in ("validate", "PITFALL_LEG", "KNEES", "ASSEMBLIES", "_cross"):
+        assert not hasattr(fb, gone), gone
+
+
 def test_validate_reports_pass():
     reps = validate(fast=True)
     assert len(reps) >= 2 and all(r.passed for r in reps)
@@ -306,18 +387,18 @@ def test_validate_reports_pass():
 def test_working_mode_labels_ik_solutions(leg):
     rng = np.random.default_rng(6)
     p = random_targets(leg, 5000, rng)
-    for knees in KNEES:
-        q, ok = leg.ik(p, knees=knees, on_unreachable="nan")
-        qk, pk = q[ok], p[ok]
+    for branch in BRANCHES:
+        res = leg.ik(p, branch=branch, on_unreachable="nan")
+        qk, pk = res.q[res.valid], p[res.valid]
         C, D = leg._knees(qk)
         # skip targets on a type I circle, where both sides coincide
         far = (np.abs(cross(pk, C)) > 1e-9) & (np.abs(cross(pk - [leg.d, 0], D - [leg.d, 0])) > 1e-9)
-        assert np.all(leg.working_mode(qk[far], pk[far]) == knees)
+        assert np.all(leg.working_mode(qk[far], pk[far]) == branch)
 
 
 def test_working_mode_of_numeric_solution():
     p = np.array([0.035, -0.12])
-    q = LEG.ik_numeric(p, q0=[0.8, 2.5], assembly="up")
+    q = LEG.ik_numeric(p, q0=[0.8, 2.5], assembly="up").q
     assert str(LEG.working_mode(q, p)) == "in"
 
 
@@ -338,7 +419,7 @@ def test_clamp_to_workspace(margin):
     )
     assert inside.sum() > 100
     np.testing.assert_array_equal(x[inside], p[inside])  # safe targets are left alone
-    assert np.all(LEG.ik(x, on_unreachable="nan")[1])
+    assert np.all(LEG.ik(x, on_unreachable="nan").valid)
 
 
 def test_clamp_bad_input():
@@ -387,7 +468,7 @@ def test_clamp_iterations_validated_instead_of_looping_forever():
 def test_jacobian_warn_flag_is_a_bool(bad):
     leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
     with pytest.raises(ValueError, match="warn"):
-        leg.jacobian(leg.ik([0.035, -0.12]), warn=bad)
+        leg.jacobian(leg.ik([0.035, -0.12]).q, warn=bad)
 
 
 @pytest.mark.parametrize("kw", [dict(l1=1j), dict(d="0.07"), dict(l3=1e300), dict(l4=np.nan)])

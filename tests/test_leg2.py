@@ -21,9 +21,10 @@ from robokin.leg2 import (
     foot_targets,
     gait_phase,
     gait_state,
-    validate,
 )
+from robokin.results import IKResult
 from robokin.transforms import wrap_to_pi
+from robokin.validation.leg2 import validate
 
 L1, L2 = 0.21, 0.19
 LEG = TwoLinkLeg(L1, L2)
@@ -76,19 +77,29 @@ def test_knee_position_length():
 
 
 # -- inverse kinematics -----------------------------------------------------------------------
-@pytest.mark.parametrize("knee", [1, -1])
-def test_ik_residual_scan(knee):
+SIGN = {"knee-back": 1, "knee-front": -1}  # sign of theta2 on each branch
+
+
+@pytest.mark.parametrize("branch", ["knee-back", "knee-front"])
+def test_ik_residual_scan(branch):
     p = annulus(np.random.default_rng(3), 10_000)
-    rep = checks.residual_scan(LEG.fk, lambda x: LEG.ik(x, knee=knee), p, tol=1e-9, scale=L1 + L2)
+    rep = checks.residual_scan(LEG.fk, lambda x: LEG.ik(x, branch=branch).q, p, tol=1e-9, scale=L1 + L2)
     assert rep.samples == 10_000
-    q = LEG.ik(p, knee=knee)
-    assert np.all(np.sign(q[:, 1]) == knee)
+    res = LEG.ik(p, branch=branch)
+    assert np.all(np.sign(res.q[:, 1]) == SIGN[branch])
+    assert res.branch == branch and res.valid.all() and res.valid.shape == (10_000,)
+
+
+def test_branch_vocabulary():
+    assert TwoLinkLeg.branches == ("knee-back", "knee-front") and TwoLinkLeg.default_branch == "knee-back"
+    # the default branch is the knee-back one
+    np.testing.assert_array_equal(LEG.ik([0.1, -0.3]).q, LEG.ik([0.1, -0.3], branch="knee-back").q)
 
 
 def test_ik_hand_solution():
-    # target [l2, -l1]: knee=+1 is q = [0, pi/2]
-    np.testing.assert_allclose(LEG.ik([L2, -L1], knee=1), [0.0, math.pi / 2], atol=1e-12)
-    q = LEG.ik([L2, -L1], knee=-1)
+    # target [l2, -l1]: knee-back is q = [0, pi/2]
+    np.testing.assert_allclose(LEG.ik([L2, -L1], branch="knee-back").q, [0.0, math.pi / 2], atol=1e-12)
+    q = LEG.ik([L2, -L1], branch="knee-front").q
     assert q[1] == pytest.approx(-math.pi / 2)
     np.testing.assert_allclose(LEG.fk(q), [L2, -L1], atol=1e-15)
 
@@ -96,23 +107,52 @@ def test_ik_hand_solution():
 def test_ik_branches_are_mirror_images():
     # both knees lie on the circle of radius l1; they are reflections across the hip-foot line
     p = annulus(np.random.default_rng(4), 200)
-    kp = LEG.knee_position(LEG.ik(p, knee=1))
-    km = LEG.knee_position(LEG.ik(p, knee=-1))
+    kp = LEG.knee_position(LEG.ik(p, branch="knee-back").q)
+    km = LEG.knee_position(LEG.ik(p, branch="knee-front").q)
     u = p / np.linalg.norm(p, axis=-1, keepdims=True)
     reflect = 2 * np.sum(kp * u, axis=-1, keepdims=True) * u - kp
     np.testing.assert_allclose(reflect, km, atol=1e-12)
-    # knee=+1 puts the knee behind the hip-foot line: cross(u, knee) < 0 in the x-z plane
+    # knee-back puts the knee behind the hip-foot line: cross(u, knee) < 0 in the x-z plane
     # (for a foot straight below the hip, u = [0, -1], this is knee x < 0)
     assert np.all(u[:, 0] * kp[:, 1] - u[:, 1] * kp[:, 0] < 0)
-    assert LEG.knee_position(LEG.ik([0.0, -0.3], knee=1))[0] < 0
+    assert LEG.knee_position(LEG.ik([0.0, -0.3], branch="knee-back").q)[0] < 0
 
 
-def test_ik_knee_array_per_leg():
+def test_ik_all_branches_shape_and_order():
     p = np.tile([[0.05, -0.3]], (7, 4, 1))
-    q = LEG.ik(p, knee=[1, 1, -1, -1])
-    assert q.shape == (7, 4, 2)
+    res = LEG.ik(p, branch="all")
+    assert isinstance(res, IKResult) and res.branch == LEG.branches
+    assert res.q.shape == (7, 4, 2, 2) and res.valid.shape == (7, 4, 2) and res.residual.shape == (7, 4, 2)
+    for k, b in enumerate(LEG.branches):
+        np.testing.assert_array_equal(res.q[..., k, :], LEG.ik(p, branch=b).q)
+    # per-leg branch choice from the "all" solve: legs 0, 1 knee-back, legs 2, 3 knee-front
+    q = np.take_along_axis(res.q, np.array([0, 0, 1, 1])[None, :, None, None], axis=-2)[..., 0, :]
     assert np.all(q[..., :2, 1] > 0) and np.all(q[..., 2:, 1] < 0)
     np.testing.assert_allclose(LEG.fk(q), p, atol=1e-14)
+
+
+def test_ik_all_branches_unreachable_only_when_no_branch_is_valid():
+    leg = TwoLinkLeg(L1, L2, q_min=[-1.0, 0.2], q_max=[1.0, 2.6])  # knee-front violates theta2 >= 0.2
+    ok_target, far = leg.fk([0.3, 1.0]), [0.0, -0.5]
+    res = leg.ik([ok_target, far], branch="all", on_unreachable="nan")
+    assert res.valid.tolist() == [[True, False], [False, False]]
+    assert np.all(np.isnan(res.q[0, 1])) and np.all(np.isnan(res.q[1])) and np.isnan(res.residual[0, 1])
+    leg.ik([ok_target], branch="all")  # one valid branch is enough: no raise
+    with pytest.raises(UnreachableError, match="distance > l1 \\+ l2: 1"):
+        leg.ik([ok_target, far], branch="all")
+    with pytest.raises(UnreachableError, match="outside joint limits: 1"):
+        leg.ik([ok_target, leg.fk([1.4, 1.0])], branch="all")
+
+
+@pytest.mark.parametrize("branch", ["knee-back", "knee-front", "all"])
+@pytest.mark.parametrize("mode", ["raise", "nan"])
+def test_ik_always_returns_ikresult_with_fk_residual(branch, mode):
+    p = annulus(np.random.default_rng(12), 50)
+    res = LEG.ik(p, branch=branch, on_unreachable=mode)
+    assert isinstance(res, IKResult) and res.iterations is None and res.reason is None
+    pb = p[:, None, :] if branch == "all" else p
+    np.testing.assert_array_equal(res.residual, np.linalg.norm(LEG.fk(res.q) - pb, axis=-1))
+    assert np.all(res.residual < 1e-14)
 
 
 def test_ik_boundary_targets_reachable():
@@ -120,7 +160,7 @@ def test_ik_boundary_targets_reachable():
     stretched = LEG.fk(np.stack([th, 0 * th], -1))
     folded = LEG.fk(np.stack([th, np.pi + 0 * th], -1))
     for p in (stretched, folded):
-        q = LEG.ik(p)
+        q = LEG.ik(p).q
         assert np.all(np.isfinite(q))
         assert np.max(np.linalg.norm(LEG.fk(q) - p, axis=-1)) < 1e-12
 
@@ -137,9 +177,11 @@ def test_ik_unreachable_raise_names_count_reason_first():
 
 def test_ik_unreachable_nan_mode():
     p = np.array([[0.0, -0.3], [0.0, -0.5], [0.0, -0.01]])
-    q, ok = LEG.ik(p, on_unreachable="nan")
+    res = LEG.ik(p, on_unreachable="nan")
+    q, ok = res.q, res.valid
     assert ok.tolist() == [True, False, False]
     assert np.all(np.isnan(q[~ok])) and np.all(np.isfinite(q[ok]))
+    assert np.all(np.isnan(res.residual[~ok])) and res.residual[0] < 1e-15
 
 
 def test_ik_joint_limits_reported():
@@ -150,18 +192,18 @@ def test_ik_joint_limits_reported():
     with pytest.raises(UnreachableError, match="outside joint limits: 2") as e:
         leg.ik([ok_target, bad_hip, bad_knee])
     np.testing.assert_allclose(e.value.first, bad_hip)
-    q, ok = leg.ik([ok_target, bad_hip, bad_knee], on_unreachable="nan")
-    assert ok.tolist() == [True, False, False]
-    np.testing.assert_allclose(q[0], [0.3, 1.0], atol=1e-12)
+    res = leg.ik([ok_target, bad_hip, bad_knee], on_unreachable="nan")
+    assert res.valid.tolist() == [True, False, False]
+    np.testing.assert_allclose(res.q[0], [0.3, 1.0], atol=1e-12)
+    assert np.all(np.isnan(res.q[1:]))
     # the other branch has theta2 < 0, below q_min: every target fails there
-    _, ok_m = leg.ik([ok_target], knee=-1, on_unreachable="nan")
-    assert not ok_m.any()
+    assert not leg.ik([ok_target], branch="knee-front", on_unreachable="nan").valid.any()
     assert leg.within_limits([[0.0, 1.0], [0.0, 3.0]]).tolist() == [True, False]
 
 
 def test_ik_scalar_target_nan_mode_returns_0d_mask():
-    q, ok = LEG.ik([0.0, -0.3], on_unreachable="nan")
-    assert q.shape == (2,) and ok.shape == () and bool(ok)
+    res = LEG.ik([0.0, -0.3], on_unreachable="nan")
+    assert res.q.shape == (2,) and res.valid.shape == () and bool(res.valid) and res.residual.shape == ()
 
 
 # -- Jacobian and joint rates ------------------------------------------------------------------
@@ -209,23 +251,28 @@ def test_joint_rates_no_warning_when_well_conditioned():
     ratio=st.floats(0.1, 3.0),
     r=st.floats(0.0, 1.0),
     a=st.floats(-math.pi, math.pi),
-    knee=st.sampled_from([1, -1]),
+    branch=st.sampled_from(["knee-back", "knee-front"]),
 )
-def test_property_fk_ik_residual(l1, ratio, r, a, knee):
+def test_property_fk_ik_residual(l1, ratio, r, a, branch):
     l2 = l1 * ratio
     leg = TwoLinkLeg(l1, l2)
     rad = math.sqrt((l1 - l2) ** 2 + r * ((l1 + l2) ** 2 - (l1 - l2) ** 2))
     p = np.array([rad * math.sin(a), -rad * math.cos(a)])
-    q = leg.ik(p, knee=knee)
-    assert np.linalg.norm(leg.fk(q) - p) <= 1e-9 * (l1 + l2)
+    res = leg.ik(p, branch=branch)
+    q = res.q
+    assert np.linalg.norm(leg.fk(q) - p) <= 1e-9 * (l1 + l2) and res.residual <= 1e-9 * (l1 + l2)
     assert -math.pi <= q[0] < math.pi and abs(q[1]) <= math.pi
 
 
 @HYP
-@given(t1=st.floats(-math.pi, math.pi), t2=st.floats(0.05, math.pi - 0.05), knee=st.sampled_from([1, -1]))
-def test_property_ik_fk_recovers_q(t1, t2, knee):
-    q = np.array([t1, knee * t2])
-    back = LEG.ik(LEG.fk(q), knee=knee)
+@given(
+    t1=st.floats(-math.pi, math.pi),
+    t2=st.floats(0.05, math.pi - 0.05),
+    branch=st.sampled_from(["knee-back", "knee-front"]),
+)
+def test_property_ik_fk_recovers_q(t1, t2, branch):
+    q = np.array([t1, SIGN[branch] * t2])
+    back = LEG.ik(LEG.fk(q), branch=branch).q
     assert np.abs(wrap_to_pi(back - q)).max() < 1e-9
 
 
@@ -237,7 +284,7 @@ def test_property_ik_fk_recovers_q(t1, t2, knee):
 def test_property_hostile_targets(x, z):
     """Documented errors only; never a silent NaN."""
     try:
-        q = LEG.ik([x, z])
+        q = LEG.ik([x, z]).q
     except UnreachableError:
         assert math.isfinite(x) and math.isfinite(z)
         assert not (L1 - L2 <= math.hypot(x, z) <= L1 + L2)
@@ -287,10 +334,17 @@ def test_bad_arrays(method, bad):
     assert not isinstance(e.value, UnreachableError)
 
 
-@pytest.mark.parametrize("knee", [0, 2, True, "up", None, [1, 0], [1, -1, 1]])
-def test_bad_knee(knee):
-    with pytest.raises(ValueError, match="knee"):
-        LEG.ik([[0.0, -0.3], [0.1, -0.3]], knee=knee)
+@pytest.mark.parametrize("branch", [1, -1, 0, True, "up", "Knee-back", None, ["knee-back"], ("knee-back",)])
+def test_bad_branch(branch):
+    with pytest.raises(ValueError, match="branch must be one of 'knee-back', 'knee-front', 'all'"):
+        LEG.ik([[0.0, -0.3], [0.1, -0.3]], branch=branch)
+    with pytest.raises(ValueError, match="branch"):
+        CAL.command([0.0, -0.3], branch=branch)
+
+
+def test_old_knee_keyword_is_gone():
+    with pytest.raises(TypeError):
+        LEG.ik([0.0, -0.3], knee=1)
 
 
 def test_bad_on_unreachable():
@@ -320,6 +374,10 @@ def poses(rng, n):
     return rng.uniform([-1.0, 0.3], [1.0, 2.6], size=(n, 2))
 
 
+_QC = np.random.default_rng(13).uniform([-1.0, 0.3], [1.0, 2.6], size=(20, 2))
+CAL = calibrate(_QC, TRUE.fk(_QC + DELTA), guess=LEG)
+
+
 def test_calibration_noise_free_exact():
     q = poses(np.random.default_rng(7), 40)
     cal = calibrate(q, TRUE.fk(q + DELTA), guess=LEG)
@@ -338,12 +396,21 @@ def test_calibration_noisy_within_uncertainty_and_compensates():
     assert 0.7 * sigma < cal.noise < 1.3 * sigma
     # compensation: command encoder angles for new targets, check with the TRUE leg
     targets = np.array([[0.05, -0.3], [-0.1, -0.28], [0.12, -0.25]])
-    q_cmd = cal.command(targets)
-    err_after = np.linalg.norm(TRUE.fk(q_cmd + DELTA) - targets, axis=-1)
-    err_before = np.linalg.norm(TRUE.fk(LEG.ik(targets) + DELTA) - targets, axis=-1)
+    cmd = cal.command(targets)
+    assert isinstance(cmd, IKResult) and cmd.branch == "knee-back" and cmd.valid.all()
+    err_after = np.linalg.norm(TRUE.fk(cmd.q + DELTA) - targets, axis=-1)
+    err_before = np.linalg.norm(TRUE.fk(LEG.ik(targets).q + DELTA) - targets, axis=-1)
     assert err_after.max() < 1e-3 < err_before.min()
-    q_nan, ok = cal.command([[0.0, -0.9]], on_unreachable="nan")
-    assert not ok[0] and np.all(np.isnan(q_nan))
+    # residual: the identified leg's FK at the joint angles (encoder + offset) against the target
+    np.testing.assert_allclose(cmd.residual, np.linalg.norm(cal.predict(cmd.q) - targets, axis=-1), atol=1e-15)
+    bad = cal.command([[0.0, -0.9]], on_unreachable="nan")
+    assert not bad.valid[0] and np.all(np.isnan(bad.q)) and np.isnan(bad.residual[0])
+    with pytest.raises(UnreachableError):
+        cal.command([[0.0, -0.9]])
+    both = cal.command(targets, branch="all")
+    assert both.q.shape == (3, 2, 2) and both.branch == ("knee-back", "knee-front")
+    np.testing.assert_allclose(both.q[:, 0], cmd.q)
+    np.testing.assert_allclose(cal.predict(both.q[:, 1]), targets, atol=1e-12)
     np.testing.assert_allclose(cal.predict(q), TRUE.fk(q + DELTA), atol=5 * sigma)
 
 
@@ -441,7 +508,7 @@ def test_foot_targets_one_ik_call():
     leg = TwoLinkLeg(0.2, 0.2, q_min=[-1.5, 0.1], q_max=[1.5, 2.8])
     p, stance = foot_targets(np.linspace(0, P, 50), neutral=[0.0, -0.3], period=P, v_body=V, height=H)
     assert p.shape == (50, 4, 2) and stance.shape == (50, 4)
-    q = leg.ik(p, knee=1)
+    q = leg.ik(p, branch="knee-back").q
     assert q.shape == (50, 4, 2)
     np.testing.assert_allclose(leg.fk(q), p, atol=1e-12)
     p2, _ = foot_targets(0.1, neutral=np.tile([0.0, -0.3], (4, 1)), period=P, v_body=V, height=H)
@@ -498,14 +565,14 @@ def test_ik_reach_slack_is_round_off_only(rel):
     for p, why in ((far, "distance > l1 \\+ l2"), (near, "distance < \\|l1 - l2\\|")):
         with pytest.raises(UnreachableError, match=why):
             LEG.ik(p)
-        q, ok = LEG.ik(p, on_unreachable="nan")
-        assert not ok and np.all(np.isnan(q))
+        res = LEG.ik(p, on_unreachable="nan")
+        assert not res.valid and np.all(np.isnan(res.q)) and np.isnan(res.residual)
 
 
 def test_ik_reach_slack_accepts_round_off_beyond_the_boundary():
     # 1 - c2 = -2 rel (l1 + l2)^2 / (2 l1 l2) for a target rel outside: rel = 1e-14 is inside the 1e-12 slack
     p = np.array([0.0, -(L1 + L2) * (1 + 1e-14)])
-    q = LEG.ik(p)
+    q = LEG.ik(p).q
     np.testing.assert_allclose(q, [0.0, 0.0], atol=1e-6)
 
 
@@ -566,10 +633,10 @@ def test_calibration_small_degree_angles_hint():
         calibrate(qd, -p, guess=TwoLinkLeg(0.2, 0.2))
 
 
-@pytest.mark.parametrize("knee", [1 + 0j, 1j, np.array([1.0, -1.0]) + 0j, "1"])
-def test_knee_complex_rejected(knee):
-    with pytest.raises(ValueError, match="knee"):
-        LEG.ik([[0.1, -0.3], [0.1, -0.3]], knee=knee)
+@pytest.mark.parametrize("branch", [1 + 0j, 1j, np.array(["knee-back", "knee-front"]), np.str_("x"), b"knee-back"])
+def test_branch_non_string_rejected(branch):
+    with pytest.raises(ValueError, match="branch"):
+        LEG.ik([[0.1, -0.3], [0.1, -0.3]], branch=branch)
 
 
 def test_joint_limit_slack_is_round_off_only():
@@ -588,3 +655,10 @@ def test_calibration_noise_uses_2n_minus_4_degrees_of_freedom():
     # rms^2 = SSR / N and noise^2 = SSR / (2N - 4): their ratio is exact
     assert cal.noise**2 * (2 * 9 - 4) == pytest.approx(cal.rms**2 * 9, rel=1e-12)
     assert cal.n_points == 9
+
+
+def test_no_validation_in_the_mechanism_module():
+    import robokin.leg2 as leg2
+
+    for gone in ("validate", "_knee_array"):
+        assert not hasattr(leg2, gone), gone

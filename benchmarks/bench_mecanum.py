@@ -9,7 +9,8 @@ import math
 import numpy as np
 from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
-from robokin.mecanum import Mecanum, integrate_twist, odometry
+from robokin.mecanum import integrate_twist, odometry
+from robokin.robots import CHASSIS
 
 
 def rate(fn, n, repeat=3):
@@ -34,17 +35,17 @@ def naive_odometry(tw, dt):
 
 def main():
     rng = np.random.default_rng(0)
-    car = Mecanum(0.076, 0.21, 0.18)
+    car = CHASSIS
 
     n_batch, n_loop = 1_000_000, 5_000
     tw = rng.uniform(-2, 2, (n_batch, 3))
-    r_batch = rate(lambda: car.wheel_speeds(tw), n_batch)
-    r_loop = rate(lambda: [car.wheel_speeds(t) for t in tw[:n_loop]], n_loop)
-    print(f"wheel_speeds: batched {r_batch:.3g}/s, per-sample calls {r_loop:.3g}/s, ratio {r_batch / r_loop:.0f}x")
-    w = car.wheel_speeds(tw)
-    r_batch = rate(lambda: car.twist(w), n_batch)
-    r_loop = rate(lambda: [car.twist(v) for v in w[:n_loop]], n_loop)
-    print(f"twist:        batched {r_batch:.3g}/s, per-sample calls {r_loop:.3g}/s, ratio {r_batch / r_loop:.0f}x")
+    r_batch = rate(lambda: car.ik(tw), n_batch)
+    r_loop = rate(lambda: [car.ik(t) for t in tw[:n_loop]], n_loop)
+    print(f"ik (wheels):  batched {r_batch:.3g}/s, per-sample calls {r_loop:.3g}/s, ratio {r_batch / r_loop:.0f}x")
+    w = car.ik(tw).q
+    r_batch = rate(lambda: car.fk(w), n_batch)
+    r_loop = rate(lambda: [car.fk(v) for v in w[:n_loop]], n_loop)
+    print(f"fk (twist):   batched {r_batch:.3g}/s, per-sample calls {r_loop:.3g}/s, ratio {r_batch / r_loop:.0f}x")
 
     n_steps, dt = 200_000, 0.001
     seq = rng.uniform(-2, 2, (n_steps, 3))

@@ -30,13 +30,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from scipy.optimize import least_squares
 
-from ._validate import as_array, choice, finite_scalar, positive
-from .errors import SingularityWarning
-from .transforms import wrap_to_pi
+from ._primitives import wrap
+from ._validate import as_array, choice, finite_scalar, on_unreachable_mode, positive
+from .errors import SingularityWarning, UnreachableError
+from .results import IKResult
 
 __all__ = [
     "WHEELS",
@@ -49,7 +51,6 @@ __all__ = [
     "pwm_model",
     "fit_pwm",
     "PWMFit",
-    "validate",
 ]
 
 WHEELS = ("FL", "FR", "RL", "RR")
@@ -57,6 +58,10 @@ WHEELS = ("FL", "FR", "RL", "RR")
 
 _GAMMA_SIGNS = {"X": (-1.0, 1.0, 1.0, -1.0), "O": (1.0, -1.0, -1.0, 1.0)}
 _COND_MAX = 1e8  # beyond this the 4x3 map has (numerically) lost a direction
+# ik: relative twist error |fk(ik(t)) - t| / max(1, |t|) above which the layout cannot produce t. Round-off
+# there grows like eps * cond(M) (measured about 2.4 eps cond), hence the cond term; only a rank-deficient map
+# (cond capped at _COND_MAX) misses a twist by more.
+_IK_TOL = 1e-9
 
 
 def reorder_wheels(w, order, *, source=WHEELS):
@@ -155,16 +160,27 @@ class Mecanum:
         Roller handedness layout (see the module docstring). "X" is the
         standard, fully mobile chassis.
 
+    Notes
+    -----
+    The mechanism protocol (``book/conventions.md``) with the four wheel speeds ``w`` (rad/s) as the joint
+    coordinates and the body twist ``[vx, vy, omega]`` as the task-space value: :meth:`fk` maps wheel speeds to
+    the twist (least squares), :meth:`ik` a twist to the wheel speeds (one solution: ``branches = ("unique",)``),
+    :meth:`jacobian` is the constant ``d twist / d w``.
+
     Examples
     --------
     >>> car = Mecanum(0.076, 0.2, 0.2)
-    >>> np.round(car.wheel_speeds([1.0, 0.0, 0.0]), 3)   # forward: all wheels forward
+    >>> np.round(car.ik([1.0, 0.0, 0.0]).q, 3)   # forward: all wheels forward
     array([13.158, 13.158, 13.158, 13.158])
-    >>> np.round(car.wheel_speeds([0.0, 1.0, 0.0]), 3)   # left: FL, RR backwards
+    >>> np.round(car.ik([0.0, 1.0, 0.0]).q, 3)   # left: FL, RR backwards
     array([-13.158,  13.158,  13.158, -13.158])
-    >>> np.round(car.twist(car.wheel_speeds([0.3, -0.2, 0.5])), 12)
+    >>> np.round(car.fk(car.ik([0.3, -0.2, 0.5]).q), 12)
     array([ 0.3, -0.2,  0.5])
     """
+
+    branches: ClassVar[tuple[str, ...]] = ("unique",)
+    """Branch names of :meth:`ik`: the wheel speeds of a twist are unique."""
+    default_branch: ClassVar[str] = "unique"
 
     r: float
     lx: float
@@ -235,30 +251,70 @@ class Mecanum:
         return self._cond
 
     # ------------------------------------------------------------------ maps
-    def wheel_speeds(self, twist):
-        """Wheel angular speeds for a body twist (inverse kinematics).
+    def ik(self, twist, *, branch="unique", on_unreachable="raise"):
+        """Wheel speeds for a body twist (inverse kinematics): ``w = M @ twist``.
 
         Parameters
         ----------
         twist : array_like, shape (..., 3)
             ``[vx, vy, omega]`` in the body frame (m/s, m/s, rad/s, omega
             counter-clockwise positive).
+        branch : {"unique", "all"}
+            The only branch is ``"unique"``; ``"all"`` adds a branch axis of length 1.
+        on_unreachable : {"raise", "nan"}
+            What to do with a twist the layout cannot produce (only a rank-deficient chassis has one, e.g.
+            ``config="O"`` with ``lx == ly`` asked to spin): raise :class:`~robokin.errors.UnreachableError`,
+            or return NaN wheel speeds with ``valid`` False.
 
         Returns
         -------
-        ndarray, shape (..., 4)
-            Wheel speeds (rad/s) in order FL, FR, RL, RR; positive drives +x.
+        robokin.results.IKResult
+            ``q``: wheel speeds (rad/s), shape (..., 4) in order FL, FR, RL, RR, positive drives +x
+            (``(..., 1, 4)`` for ``branch="all"``). ``valid``: the twist is produced, i.e. :meth:`fk` of ``q``
+            returns it to ``1e-9`` relative to ``max(1, |twist|)`` (``100 eps cond(M)`` if larger).
+            ``residual``: ``|fk(q) - twist|`` (m/s and rad/s combined), round-off for a full-rank chassis.
+
+        Raises
+        ------
+        UnreachableError
+            With ``on_unreachable="raise"``, when some twist cannot be produced.
 
         Examples
         --------
-        >>> np.round(Mecanum(0.05, 0.2, 0.15).wheel_speeds([[0, 0, 1.0]]), 3)  # spin CCW
-        array([[-7.,  7., -7.,  7.]])
+        >>> res = Mecanum(0.05, 0.2, 0.15).ik([[0, 0, 1.0]])   # spin CCW
+        >>> np.round(res.q, 3), res.valid, res.branch
+        (array([[-7.,  7., -7.,  7.]]), array([ True]), 'unique')
+        >>> Mecanum(0.076, 0.2, 0.2, config="O").ik([0.0, 0.0, 1.0])   # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        robokin.errors.UnreachableError: 1 target is unreachable (the layout cannot produce this twist...
         """
         t = as_array(twist, "twist", trailing=(3,))
-        return t @ self._M.T
+        choice(branch, "branch", self.branches + ("all",))
+        mode = on_unreachable_mode(on_unreachable)
+        w = t @ self._M.T
+        residual = np.linalg.norm(w @ self._pinv.T - t, axis=-1)
+        tol = max(_IK_TOL, 100 * np.finfo(float).eps * min(self._cond, _COND_MAX))
+        valid = residual <= tol * np.maximum(1.0, np.linalg.norm(t, axis=-1))
+        if not np.all(valid):
+            if mode == "raise":
+                bad = ~valid
+                raise UnreachableError(
+                    int(bad.sum()),
+                    t[bad][0],
+                    total=int(valid.size) if valid.ndim else None,
+                    reason=f"the layout cannot produce this twist: the wheel map has rank < 3 (cond {self._cond:.3g})",
+                )
+            w = np.where(valid[..., None], w, np.nan)
+            residual = np.where(valid, residual, np.nan)
+        if branch == "all":
+            return IKResult(
+                q=w[..., None, :], valid=valid[..., None], residual=residual[..., None], branch=self.branches
+            )
+        return IKResult(q=w, valid=valid, residual=residual, branch=branch)
 
-    def twist(self, w):
-        """Body twist from four wheel speeds, by least squares (pseudo-inverse).
+    def fk(self, w):
+        """Body twist from four wheel speeds (forward kinematics), by least squares (pseudo-inverse).
 
         Four wheel speeds for three twist components: the map is over-determined.
         The result minimises ``||M t - w||``; when the wheels slip or disagree the
@@ -283,20 +339,55 @@ class Mecanum:
         Examples
         --------
         >>> car = Mecanum(0.05, 0.2, 0.15)
-        >>> np.round(car.twist([10.0, 10.0, 10.0, 10.0]), 12)
+        >>> np.round(car.fk([10.0, 10.0, 10.0, 10.0]), 12)
         array([0.5, 0. , 0. ])
         """
         w = as_array(w, "w", trailing=(4,))
-        if self._cond > _COND_MAX:
-            warnings.warn(
-                SingularityWarning(self._cond, "Mecanum.twist: the wheel map has lost a direction"), stacklevel=2
-            )
+        self._warn_singular("Mecanum.fk")
         return w @ self._pinv.T
+
+    def jacobian(self, w=None):
+        """The constant Jacobian ``d twist / d w`` of :meth:`fk`: the pseudo-inverse ``M^+`` (3, 4), read-only.
+
+        Parameters
+        ----------
+        w : array_like, shape (..., 4), optional
+            Wheel speeds; the map is linear, so they only set the batch shape of the result.
+
+        Returns
+        -------
+        ndarray, shape (3, 4), or (..., 3, 4) when ``w`` is given
+            Rows ``vx, vy, omega``; columns FL, FR, RL, RR.
+
+        Warns
+        -----
+        SingularityWarning
+            As :meth:`fk`, for a layout that cannot produce every twist.
+
+        Examples
+        --------
+        >>> car = Mecanum(0.05, 0.2, 0.15)
+        >>> np.round(car.jacobian() @ car.matrix, 12) + 0.0   # M^+ M = I
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [0., 0., 1.]])
+        >>> car.jacobian(np.zeros((5, 4))).shape
+        (5, 3, 4)
+        """
+        self._warn_singular("Mecanum.jacobian")
+        if w is None:
+            return self._pinv
+        w = as_array(w, "w", trailing=(4,))
+        return np.broadcast_to(self._pinv, w.shape[:-1] + (3, 4))
+
+    def _warn_singular(self, where):
+        if self._cond > _COND_MAX:
+            warnings.warn(SingularityWarning(self._cond, f"{where}: the wheel map has lost a direction"), stacklevel=3)
 
     def inconsistency(self, w):
         """Signed slip residual ``n . w`` (rad/s): zero when the wheel speeds fit one rigid twist.
 
-        Its magnitude equals ``||w - M twist(w)||``. For the X layout it is
+        Its magnitude equals ``||w - M fk(w)||``. For the X layout it is
         ``(w_FL + w_FR - w_RL - w_RR) / 2``.
 
         Parameters
@@ -317,7 +408,7 @@ class Mecanum:
         return w @ self._n
 
     def residual(self, w):
-        """Least-squares residual vector ``w - M twist(w)`` (rad/s), shape (..., 4).
+        """Least-squares residual vector ``w - M fk(w)`` (rad/s), shape (..., 4).
 
         Examples
         --------
@@ -326,9 +417,7 @@ class Mecanum:
         array([-0.5, -0.5,  0.5,  0.5])
         """
         w = as_array(w, "w", trailing=(4,))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SingularityWarning)
-            return w - self.twist(w) @ self._M.T
+        return w - (w @ self._pinv.T) @ self._M.T
 
     def sign_tests(self, wiring=None, *, tol=1e-9):
         """Run the three sign tests (pure vx, pure vy, pure omega).
@@ -363,9 +452,7 @@ class Mecanum:
         if tol < 0:
             raise ValueError(f"tol must be a finite non-negative number, got {tol!r}")
         W = A @ np.eye(3)  # columns: wheel speeds of the three unit commands
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SingularityWarning)
-            executed = self._pinv @ W
+        executed = self._pinv @ W
         slip = self._n @ W
         err = np.abs(executed - np.eye(3)).max(axis=0)
         passed = (err <= tol) & (np.abs(slip) <= tol * np.abs(W).max(initial=1.0))
@@ -431,7 +518,7 @@ def integrate_twist(pose, twist, dt, *, method="exact"):
     method = choice(method, "method", ("exact", "euler"))
     pose, twist = np.broadcast_arrays(pose, twist)
     dx, dy, dth = _increments(pose[..., 2], twist, dt, method)
-    return np.stack([pose[..., 0] + dx, pose[..., 1] + dy, wrap_to_pi(pose[..., 2] + dth)], axis=-1)
+    return np.stack([pose[..., 0] + dx, pose[..., 1] + dy, wrap(pose[..., 2] + dth)], axis=-1)
 
 
 def odometry(twists, dt, *, pose0=(0.0, 0.0, 0.0), method="exact"):
@@ -474,7 +561,7 @@ def odometry(twists, dt, *, pose0=(0.0, 0.0, 0.0), method="exact"):
     zero = np.zeros(lead + (1,))
     x = p0[..., 0:1] + np.concatenate([zero, np.cumsum(dx, axis=-1)], axis=-1)
     y = p0[..., 1:2] + np.concatenate([zero, np.cumsum(dy, axis=-1)], axis=-1)
-    return np.stack([x, y, wrap_to_pi(th_all)], axis=-1)
+    return np.stack([x, y, wrap(th_all)], axis=-1)
 
 
 def fuse_heading(omega_gyro, omega_wheel, dt, *, tau=2.0, trusted=None, theta0=0.0, bias0=0.0):
@@ -495,7 +582,7 @@ def fuse_heading(omega_gyro, omega_wheel, dt, *, tau=2.0, trusted=None, theta0=0
     Parameters
     ----------
     omega_gyro, omega_wheel : array_like, shape (..., N)
-        Yaw rates (rad/s) from the gyro and from the wheels (``twist(w)[..., 2]``).
+        Yaw rates (rad/s) from the gyro and from the wheels (``Mecanum.fk(w)[..., 2]``).
     dt : float
         Sample period (s).
     tau : float
@@ -544,7 +631,7 @@ def fuse_heading(omega_gyro, omega_wheel, dt, *, tau=2.0, trusted=None, theta0=0
         bias[..., i + 1] = b
     rate = g - bias[..., :-1]
     theta = th0[..., None] + np.concatenate([np.zeros(g.shape[:-1] + (1,)), np.cumsum(rate * dt, axis=-1)], axis=-1)
-    return wrap_to_pi(theta), bias
+    return wrap(theta), bias
 
 
 # ---------------------------------------------------------------------- PWM calibration
@@ -713,74 +800,3 @@ def fit_pwm(u, w, *, model="linear", p0=None):
         rms=float(np.sqrt(s2)),
         dof=int(dof),
     )
-
-
-# ---------------------------------------------------------------------- validation
-def validate(*, rng=None, fast=False):
-    """Headline checks of the chapter, for the validation report.
-
-    Returns
-    -------
-    list of robokin.checks.CheckReport
-
-    Examples
-    --------
-    >>> all(rep.passed for rep in validate(fast=True))
-    True
-    """
-    from .checks import check_close, check_errors
-    from .transforms import se3_exp
-
-    rng = np.random.default_rng(8) if rng is None else rng
-    n = 2_000 if fast else 50_000
-    reports = []
-    car = Mecanum(0.076, 0.21, 0.18)
-    tw = rng.uniform(-2, 2, (n, 3))
-    reports.append(
-        check_close(
-            "twist(wheel_speeds(t)) round trip (relative)",
-            car.twist(car.wheel_speeds(tw)),
-            tw,
-            tol=1e-12,
-            scale=2.0,
-            raise_on_fail=False,
-        )
-    )
-    # rolling constraint: contact velocity minus wheel drive lies along the roller's free direction
-    w = car.wheel_speeds(tw)
-    p = car.contact_points
-    vc = np.stack([tw[:, None, 0] - tw[:, None, 2] * p[:, 1], tw[:, None, 1] + tw[:, None, 2] * p[:, 0]], -1)
-    slip_along_axis = np.einsum("nik,ik->ni", vc, car.roller_axes) - car.r * w * car.roller_axes[:, 0]
-    reports.append(
-        check_errors("roller-axis rolling constraint", slip_along_axis, tol=1e-12, unit="m/s", raise_on_fail=False)
-    )
-    reports.append(
-        check_errors(
-            "slip residual of consistent wheels (relative)",
-            car.inconsistency(w) / np.abs(w).max(),
-            tol=1e-13,
-            raise_on_fail=False,
-        )
-    )
-    sg = car.sign_tests()
-    reports.append(
-        check_errors("sign tests (pure vx, vy, omega)", np.abs(sg.executed - np.eye(3)), tol=1e-12, raise_on_fail=False)
-    )
-    # exact odometry step vs the SE(3) exponential of the planar twist
-    dt = 0.1
-    xi = np.zeros((n, 6))
-    xi[:, 0:2], xi[:, 5] = tw[:, 0:2] * dt, tw[:, 2] * dt
-    T = se3_exp(xi)
-    step = integrate_twist(np.zeros(3), tw, dt)
-    ref = np.stack([T[:, 0, 3], T[:, 1, 3], np.arctan2(T[:, 1, 0], T[:, 0, 0])], -1)
-    reports.append(check_close("exact SE(2) odometry step vs se3_exp", step, ref, tol=1e-12, raise_on_fail=False))
-    # PWM fit: the truth lies within 4 standard errors
-    u = np.linspace(-1, 1, 101)
-    truth = np.array([42.0, 0.11, 30.0])
-    fit = fit_pwm(u, pwm_model(u, truth, model="saturating") + rng.normal(0, 0.4, u.size), model="saturating")
-    reports.append(
-        check_errors(
-            "PWM fit: |error| / standard error", (fit.params - truth) / fit.stderr, tol=4.0, raise_on_fail=False
-        )
-    )
-    return reports

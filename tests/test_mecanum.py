@@ -1,5 +1,6 @@
 """Tests for robokin.mecanum (chapter 8)."""
 
+import inspect
 import warnings
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robokin.errors import SingularityWarning
+from robokin.errors import SingularityWarning, UnreachableError
 from robokin.mecanum import (
     WHEELS,
     Mecanum,
@@ -17,11 +18,13 @@ from robokin.mecanum import (
     odometry,
     pwm_model,
     reorder_wheels,
-    validate,
 )
+from robokin.results import IKResult
+from robokin.robots import CHASSIS
 from robokin.transforms import se3_exp, wrap_to_pi
+from robokin.validation.mecanum import validate
 
-CAR = Mecanum(0.076, 0.21, 0.18)
+CAR = CHASSIS  # the chapter 8 chassis, Mecanum(0.076, 0.21, 0.18)
 finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
 twists = st.tuples(finite, finite, finite).map(np.array)
 
@@ -36,7 +39,7 @@ def test_textbook_matrix():
 
 
 def test_physical_signs():
-    w = CAR.wheel_speeds(np.eye(3))
+    w = CAR.ik(np.eye(3)).q
     assert np.all(w[0] > 0)  # forward: every wheel forward
     np.testing.assert_array_equal(np.sign(w[1]), [-1, 1, 1, -1])  # left strafe: FL, RR backwards
     np.testing.assert_array_equal(np.sign(w[2]), [-1, 1, -1, 1])  # CCW spin: left side backwards
@@ -49,7 +52,7 @@ def test_rolling_constraint_any_roller_angle():
         for cfg in ("X", "O"):
             car = Mecanum(0.06, 0.25, 0.17, roller_angle=a, config=cfg)
             t = rng.normal(size=(200, 3))
-            w = car.wheel_speeds(t)
+            w = car.ik(t).q
             p, ax = car.contact_points, car.roller_axes
             vc = np.stack([t[:, None, 0] - t[:, None, 2] * p[:, 1], t[:, None, 1] + t[:, None, 2] * p[:, 0]], -1)
             # velocity of the contact point along the roller axis is what the wheel drives
@@ -65,14 +68,14 @@ def test_o_config_is_mirror_and_singular_when_square():
     assert sq.cond > 1e8
     np.testing.assert_allclose(sq.matrix[:, 2], 0, atol=1e-15)  # it cannot spin
     with pytest.warns(SingularityWarning):
-        sq.twist([1.0, 1.0, 1.0, 1.0])
+        sq.fk([1.0, 1.0, 1.0, 1.0])
 
 
 def test_clockwise_numbering():
     cw = ("FL", "FR", "RR", "RL")
     Mcw = reorder_wheels(CAR.matrix, cw)
     t = np.array([0.3, -0.4, 0.7])
-    np.testing.assert_allclose(Mcw @ t, reorder_wheels(CAR.wheel_speeds(t), cw))
+    np.testing.assert_allclose(Mcw @ t, reorder_wheels(CAR.ik(t).q, cw))
     np.testing.assert_allclose(reorder_wheels(reorder_wheels(Mcw, WHEELS, source=cw), cw), Mcw)
     assert not np.allclose(Mcw, CAR.matrix)
 
@@ -80,15 +83,15 @@ def test_clockwise_numbering():
 @settings(deadline=None)
 @given(twists)
 def test_roundtrip_and_zero_residual(t):
-    w = CAR.wheel_speeds(t)
-    np.testing.assert_allclose(CAR.twist(w), t, atol=1e-12)
+    w = CAR.ik(t).q
+    np.testing.assert_allclose(CAR.fk(w), t, atol=1e-12)
     assert abs(CAR.inconsistency(w)) <= 1e-12 * (1 + np.abs(w).max())
 
 
 @settings(deadline=None)
 @given(st.tuples(finite, finite, finite, finite).map(np.array))
 def test_least_squares_properties(w):
-    t = CAR.twist(w)
+    t = CAR.fk(w)
     res = CAR.residual(w)
     # normal equations: residual orthogonal to the columns of M
     np.testing.assert_allclose(CAR.matrix.T @ res, 0, atol=1e-9)
@@ -105,10 +108,94 @@ def test_inconsistency_formula_x_layout():
 
 def test_batch_shapes():
     t = np.zeros((2, 5, 3))
-    assert CAR.wheel_speeds(t).shape == (2, 5, 4)
-    assert CAR.twist(np.zeros((7, 4))).shape == (7, 3)
+    assert CAR.ik(t).q.shape == (2, 5, 4)
+    assert CAR.fk(np.zeros((7, 4))).shape == (7, 3)
     assert CAR.inconsistency(np.zeros((2, 3, 4))).shape == (2, 3)
     assert CAR.residual(np.zeros((3, 4))).shape == (3, 4)
+
+
+# ------------------------------------------------------------------ mechanism protocol (book/conventions.md)
+def test_protocol_attributes_and_defaults():
+    assert Mecanum.branches == ("unique",) and Mecanum.default_branch == "unique"
+    sig = inspect.signature(Mecanum.ik).parameters
+    assert sig["branch"].default == "unique" and sig["on_unreachable"].default == "raise"
+    assert sig["branch"].kind is sig["on_unreachable"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert "twist" not in vars(Mecanum) and "wheel_speeds" not in vars(Mecanum)  # replaced by fk / ik
+
+
+@settings(deadline=None)
+@given(st.lists(twists, min_size=1, max_size=6).map(np.array))
+def test_fk_of_ik_is_the_twist(t):
+    res = CAR.ik(t)
+    assert isinstance(res, IKResult) and res.branch == "unique"
+    assert res.q.shape == (len(t), 4) and res.valid.shape == res.residual.shape == (len(t),)
+    assert res.valid.dtype == bool and res.valid.all()
+    np.testing.assert_allclose(CAR.fk(res.q), t, rtol=0, atol=1e-12 * (1 + np.abs(t).max()))
+    np.testing.assert_allclose(res.residual, np.linalg.norm(CAR.fk(res.q) - t, axis=-1), rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(res.q, t @ CAR.matrix.T)  # w = M t
+
+
+def test_ik_shapes_scalar_batch_and_all():
+    one = CAR.ik([0.3, -0.2, 0.5])
+    assert one.q.shape == (4,) and one.valid.shape == one.residual.shape == () and bool(one.valid)
+    t = np.random.default_rng(2).normal(size=(2, 5, 3))
+    res = CAR.ik(t)
+    assert res.q.shape == (2, 5, 4) and res.valid.shape == res.residual.shape == (2, 5)
+    allb = CAR.ik(t, branch="all")
+    assert allb.branch == Mecanum.branches
+    assert allb.q.shape == (2, 5, 1, 4) and allb.valid.shape == allb.residual.shape == (2, 5, 1)
+    np.testing.assert_array_equal(allb.q[..., 0, :], res.q)
+    np.testing.assert_array_equal(allb.residual[..., 0], res.residual)
+    assert CAR.ik(np.zeros((0, 3))).q.shape == (0, 4)
+
+
+def test_jacobian_is_the_derivative_of_fk():
+    J = CAR.jacobian()
+    assert J.shape == (3, 4) and not J.flags.writeable
+    np.testing.assert_allclose(J @ CAR.matrix, np.eye(3), rtol=0, atol=1e-12)  # M^+ M = I
+    np.testing.assert_allclose(J, np.linalg.pinv(CAR.matrix), rtol=0, atol=1e-14)
+    w0, h = np.random.default_rng(4).normal(size=4) * 10, 1e-3
+    fd = np.stack([(CAR.fk(w0 + h * e) - CAR.fk(w0 - h * e)) / (2 * h) for e in np.eye(4)], axis=-1)
+    np.testing.assert_allclose(J, fd, rtol=0, atol=1e-10)  # fk is linear: central differences are exact
+    Jb = CAR.jacobian(np.zeros((2, 5, 4)))
+    assert Jb.shape == (2, 5, 3, 4) and np.array_equal(Jb[1, 3], J)
+    with pytest.raises(ValueError, match=r"\(\.\.\., 4\)"):
+        CAR.jacobian(np.zeros(3))
+    with pytest.raises(ValueError, match="non-finite"):
+        CAR.jacobian([0.0, np.nan, 0.0, 0.0])
+
+
+def test_rank_deficient_chassis_cannot_spin_and_ik_says_so():
+    sq = Mecanum(0.076, 0.2, 0.2, config="O")  # rank 2: no yaw lever arm
+    t = np.array([[0.5, -0.3, 0.0], [0.5, -0.3, 1.0], [0.0, 0.0, -2.0]])
+    with pytest.raises(UnreachableError, match=r"2 of 3 targets are unreachable.*cannot produce") as err:
+        sq.ik(t)
+    assert isinstance(err.value, ValueError) and np.array_equal(err.value.first, t[1])
+    res = sq.ik(t, on_unreachable="nan")
+    np.testing.assert_array_equal(res.valid, [True, False, False])
+    assert np.all(np.isnan(res.q[1:])) and np.all(np.isnan(res.residual[1:]))
+    with pytest.warns(SingularityWarning):
+        np.testing.assert_allclose(sq.fk(res.q[0]), t[0], rtol=0, atol=1e-12)  # translation still works
+    assert res.residual[0] < 1e-12
+    allb = sq.ik(t, branch="all", on_unreachable="nan")
+    np.testing.assert_array_equal(allb.valid[:, 0], res.valid)
+    with pytest.raises(UnreachableError, match="1 target is unreachable"):
+        sq.ik([0.0, 0.0, 1.0], branch="all")
+
+
+def test_ill_conditioned_but_full_rank_chassis_reaches_every_twist():
+    # round-off of fk(ik(t)) grows like eps * cond; the validity tolerance follows it up to cond = 1e8
+    t = np.random.default_rng(5).uniform(-2, 2, (5000, 3))
+    for f in (1e-6, 1e-4):
+        car = Mecanum(0.05, 0.2, 0.2 * (1 + f), config="O")
+        res = car.ik(t)
+        assert res.valid.all() and res.residual.max() < 1e-6
+
+
+@pytest.mark.parametrize("kw", [dict(branch="left"), dict(branch=0), dict(branch=None), dict(on_unreachable="ignore")])
+def test_ik_bad_options(kw):
+    with pytest.raises(ValueError, match=next(iter(kw))):
+        CAR.ik([0.1, 0.2, 0.3], **kw)
 
 
 def test_frozen_and_readonly():
@@ -274,7 +361,7 @@ def test_options_keyword_only():
 
 @pytest.mark.parametrize("bad", BAD)
 def test_nonfinite_rejected(bad):
-    for f, n in ((CAR.wheel_speeds, 3), (CAR.twist, 4), (CAR.inconsistency, 4), (CAR.residual, 4)):
+    for f, n in ((lambda t: CAR.ik(t).q, 3), (CAR.fk, 4), (CAR.inconsistency, 4), (CAR.residual, 4)):
         x = np.ones(n)
         x[1] = bad
         with pytest.raises(ValueError, match="non-finite"):
@@ -295,9 +382,9 @@ def test_nonfinite_rejected(bad):
 
 def test_wrong_shapes():
     with pytest.raises(ValueError, match=r"\(\.\.\., 3\)"):
-        CAR.wheel_speeds([1.0, 2.0])
+        CAR.ik([1.0, 2.0])
     with pytest.raises(ValueError, match=r"\(\.\.\., 4\)"):
-        CAR.twist(np.ones(3))
+        CAR.fk(np.ones(3))
     with pytest.raises(ValueError):
         CAR.inconsistency(np.ones((2, 5)))
     with pytest.raises(ValueError):
@@ -355,7 +442,7 @@ def test_bad_scalars_and_options():
 def test_no_warning_on_regular_chassis():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        CAR.twist(np.ones(4))
+        CAR.fk(np.ones(4))
 
 
 def test_validate_passes():
@@ -372,8 +459,8 @@ def test_hostile_inputs_documented_errors_only(vals):
     """Any float vector: a finite result of the right shape, or a ValueError; never a NaN or a crash."""
     x = np.array(vals, dtype=float)
     calls = [
-        (CAR.wheel_speeds, 3, 4),
-        (CAR.twist, 4, 3),
+        (lambda t: CAR.ik(t).q, 3, 4),
+        (CAR.fk, 4, 3),
         (CAR.residual, 4, 4),
         (lambda v: integrate_twist(np.zeros(3), v, 0.01), 3, 3),
         (lambda v: odometry(v[None, :], 0.01)[-1], 3, 3),
@@ -461,15 +548,15 @@ def test_geometry_rejects_complex_text_huge(bad):
             Mecanum(**kw)
 
 
-def test_twist_warns_exactly_when_cond_exceeds_1e8():
+def test_fk_warns_exactly_when_cond_exceeds_1e8():
     near = Mecanum(0.05, 0.2, 0.2 * (1 + 1e-10), config="O")  # cond ~ 5e10
     fine = Mecanum(0.05, 0.2, 0.2 * (1 + 1e-6), config="O")  # cond ~ 5e6
     assert 1e8 < near.cond < 1e16 and fine.cond < 1e8
     with pytest.warns(SingularityWarning):
-        near.twist(np.ones(4))
+        near.fk(np.ones(4))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        fine.twist(np.ones(4))
+        fine.fk(np.ones(4))
 
 
 def test_fusion_tau_equal_dt_is_allowed():

@@ -29,12 +29,12 @@ import numpy as np
 from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
 from robokin import sim
-from robokin import wheel_leg as wl
-from robokin.fivebar import FiveBar
+from robokin.robots import WHEEL_LEG, WHEEL_LEG_FIVEBAR
+from robokin.wheel_leg import WheelLegDynamics, gain_schedule, vmc_torques
 
 ROOT = Path(__file__).resolve().parents[1]
-P = wl.WheelLegParams()
-FB = FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)  # chapter 4's leg
+P = WHEEL_LEG
+FB = WHEEL_LEG_FIVEBAR  # chapter 4's leg
 LS = np.linspace(0.12, 0.34, 12)
 
 
@@ -46,7 +46,7 @@ def controller(model, sched):
         T, Tp = -sched(np.clip(st["L0"].mean(), LS[0], LS[-1])) @ st["s"]
         F = (P.m_b + 0.5 * P.m_l) * P.g / (2 * np.cos(st["theta_b"])) + 800.0 * (0.2 - st["L0"]) - 100.0 * st["L0_dot"]
         split = 20.0 * np.diff(st["theta_b"])[0] + 2.0 * np.diff(st["theta_b_dot"])[0]
-        tau = wl.vmc_torques(FB, st["q"], F, Tp / 2 + np.array([split, -split]) / 2).ravel()
+        tau = vmc_torques(FB, st["q"], F, Tp / 2 + np.array([split, -split]) / 2).ravel()
         dT = -1.0 * st["yaw_rate"]
         return np.r_[np.clip(tau, -10.0, 10.0), np.clip([T / 2 - dT / 2, T / 2 + dT / 2], -2.5, 2.5)]
 
@@ -94,13 +94,14 @@ def main(quick=False, chapter=True):
             mujoco.mj_step(model, data)
 
     t_bare = median_time(bare, reps)
-    sched = wl.gain_schedule(P, LS, degree=3)
+    sched = gain_schedule(WheelLegDynamics(P), LS, degree=3)
     ctrl = controller(model, sched)
     t_sim = 0.5 if quick else 2.0
 
     def controlled():
         sim.wheel_leg_pose(model, data, P, FB, L0=0.2, theta=0.05)
-        sim.run_controller(model, data, ctrl, t_end=t_sim, rate=1000)
+        res = sim.run_controller(model, data, ctrl, t_end=t_sim, rate=1000)
+        assert res.t.size == round(t_sim * 1000) and bool(res.stable)
 
     t_ctrl = median_time(controlled, reps)
     st = sim.wheel_leg_state(model, data)

@@ -5,14 +5,19 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from robokin import sim, ur5  # noqa: E402
-from robokin.dynamics import TwoLinkArm, rnea  # noqa: E402
+from robokin import sim  # noqa: E402
+from robokin.dynamics import SerialDynamics  # noqa: E402
 from robokin.errors import IntegrationError  # noqa: E402
 from robokin.fivebar import FiveBar  # noqa: E402
+from robokin.robots import ARM2, FIVEBAR, UR5, WHEEL_LEG, WHEEL_LEG_FIVEBAR, ur5_inertials  # noqa: E402
+from robokin.validation import sim as sim_validation  # noqa: E402
+from robokin.wheel_leg import virtual_leg  # noqa: E402
 
-LEG = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+LEG = FIVEBAR
 MASSES = (0.05, 0.08, 0.05, 0.08)
-ARM = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
+ARM = ARM2
+P = WHEEL_LEG
+FB4 = WHEEL_LEG_FIVEBAR
 
 
 def _targets(rng, n):
@@ -47,11 +52,11 @@ def test_fivebar_fk_random_configurations():
     rng = np.random.default_rng(1)
     m = sim.fivebar_model(LEG, masses=MASSES)
     d = mujoco.MjData(m)
-    for knees in ("out", "in"):
+    for branch in ("out", "in"):
         p = _targets(rng, 60)
-        q, ok = LEG.ik(p, knees=knees, on_unreachable="nan")
-        q = q[ok]
-        asm = LEG.assembly_of(q, p[ok])
+        sol = LEG.ik(p, branch=branch, on_unreachable="nan")
+        q = sol.q[sol.valid]
+        asm = LEG.assembly_of(q, p[sol.valid])
         for qi, a in zip(q, asm):
             d.qpos[:] = sim.fivebar_qpos(LEG, qi, assembly=str(a))
             mujoco.mj_kinematics(m, d)
@@ -63,7 +68,7 @@ def test_fivebar_fk_random_configurations():
 def test_fivebar_statics_random_configurations():
     rng = np.random.default_rng(2)
     m = sim.fivebar_model(LEG, masses=MASSES, g=0.0, actuator="none")
-    q = LEG.ik(_targets(rng, 80))
+    q = LEG.ik(_targets(rng, 80)).q
     F = rng.normal(0, 80, (80, 2))
     tau = sim.fivebar_static_torques(m, LEG, q, F)
     ref = LEG.static_torques(q, F)
@@ -75,21 +80,29 @@ def test_fivebar_statics_random_configurations():
 def test_fivebar_statics_needs_zero_gravity():
     m = sim.fivebar_model(LEG, masses=MASSES)
     with pytest.raises(ValueError, match="g=0"):
-        sim.fivebar_static_torques(m, LEG, LEG.ik([0.035, -0.12]), [0.0, -10.0])
+        sim.fivebar_static_torques(m, LEG, LEG.ik([0.035, -0.12]).q, [0.0, -10.0])
 
 
 def test_motion_mode_tracks_fk():
     m = sim.fivebar_model(LEG, masses=MASSES, kp=20.0, kv=0.2)
     d = mujoco.MjData(m)
     target = lambda t: np.array([0.035 + 0.02 * np.cos(2 * np.pi * t), -0.11 + 0.02 * np.sin(2 * np.pi * t)])  # noqa
-    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik(target(0.0)))
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik(target(0.0)).q)
 
     def rec(t, d):
         eC, eD = sim.fivebar_feet(m, d)
         return np.r_[eC, eD, sim.fivebar_motor_angles(m, d)]
 
-    t, R = sim.run_controller(m, d, lambda t, d: LEG.ik(target(t)), t_end=0.5, rate=500, record=rec)
-    assert t.shape == (250,) and R.shape == (250, 6)
+    res = sim.run_controller(m, d, lambda t, d: LEG.ik(target(t)).q, t_end=0.5, rate=500, record=rec)
+    R = res.signals["record"]
+    assert res.t.shape == (250,) and R.shape == (250, 6) and bool(res.stable)
+    np.testing.assert_allclose(res.t, np.arange(250) / 500, rtol=0, atol=1e-15)
+    assert res.q.shape == (250, 4) and res.qd.shape == (250, 4) and res.u.shape == (250, 2)
+    np.testing.assert_array_equal(res.q[:, [0, 2]], R[:, 4:6])  # the state rows are the recorded state
+    np.testing.assert_allclose(res.u, LEG.ik(np.array([target(t) for t in res.t])).q, atol=1e-15)  # the commands
+    # qd is the rate of q: trapezoidal rule between ticks
+    np.testing.assert_allclose(np.diff(res.q, axis=0), (res.qd[1:] + res.qd[:-1]) / 2 / 500, atol=2e-4)
+    assert np.abs(np.diff(res.q, axis=0)).max() > 1e-3  # (which moves)
     err = np.abs(R[:, :2] - LEG.fk(R[:, 4:])).max()
     loop = np.linalg.norm(R[:, :2] - R[:, 2:4], axis=1).max()
     assert err < 1e-3 and loop < 1e-3  # soft loop closure: sub-millimetre under gravity and motion
@@ -99,29 +112,30 @@ def test_two_link_terms_match():
     rng = np.random.default_rng(3)
     q, qd = rng.uniform(-np.pi, np.pi, (50, 2)), rng.normal(0, 3, (50, 2))
     M, Cqd, G = sim.two_link_terms(sim.two_link_model(ARM), q, qd)
-    np.testing.assert_allclose(M, ARM.M(q), atol=1e-12)
-    np.testing.assert_allclose(Cqd, np.einsum("...ij,...j->...i", ARM.C(q, qd), qd), atol=1e-12)
-    np.testing.assert_allclose(G, ARM.G(q), atol=1e-12)
+    np.testing.assert_allclose(M, ARM.mass_matrix(q), atol=1e-12)
+    np.testing.assert_allclose(Cqd, ARM.bias(q, qd), atol=1e-12)
+    np.testing.assert_allclose(G, ARM.gravity(q), atol=1e-12)
     # a different arm gives a different mass matrix
     M2, _, _ = sim.two_link_terms(sim.two_link_model(ARM.replace(m2=0.9)), q, qd)
-    assert np.abs(M2 - ARM.M(q)).max() > 1e-3
+    assert np.abs(M2 - ARM.mass_matrix(q)).max() > 1e-3
 
 
 def test_ur5_inverse_dynamics_matches_rnea():
     rng = np.random.default_rng(4)
-    ip = ur5.inertial_parameters()
-    model = sim.dh_model(ur5.UR5, **ip)
+    ip = ur5_inertials()
+    model = sim.dh_model(UR5, **ip)
     assert model.nv == 6
     np.testing.assert_allclose(model.body_mass[1:], ip["masses"], rtol=0, atol=0)
     q, qd, qdd = rng.uniform(-np.pi, np.pi, (40, 6)), rng.normal(size=(40, 6)), rng.normal(size=(40, 6))
     tau = sim.inverse_dynamics(model, q, qd, qdd)
-    ref = rnea(ur5.UR5.a, ur5.UR5.alpha, ur5.UR5.d, q, qd, qdd, convention="standard", **ip, gravity=[0, 0, -9.81])
+    dyn = SerialDynamics.from_dh(UR5.a, UR5.alpha, UR5.d, convention="standard", **ip, gravity=[0, 0, -9.81])
+    ref = dyn.inverse_dynamics(q, qd, qdd)
     np.testing.assert_allclose(tau, ref, atol=1e-10 * np.abs(ref).max())
     # joint axes are each frame's z: the kinematics agree with the package's FK
     d = mujoco.MjData(model)
     d.qpos[:] = q[0]
     mujoco.mj_kinematics(model, d)
-    T = ur5.UR5.fk_all(q[0])  # (7, 4, 4): base frame 0, then frames 1..6
+    T = UR5.fk_all(q[0])  # (7, 4, 4): base frame 0, then frames 1..6
     for i in range(1, 7):  # body link{i} sits at the origin of DH frame i-1
         np.testing.assert_allclose(d.xpos[i], T[i - 1][:3, 3], atol=1e-12)
 
@@ -143,10 +157,13 @@ def test_bad_input():
         sim.fivebar_model("leg", masses=MASSES)
     with pytest.raises(ValueError, match="inertia"):
         sim.two_link_model(ARM.replace(I1=0.0))
-    bad = ur5.inertial_parameters()
+    bad = ur5_inertials()
     bad["inertias"][2] = np.diag([0.001, 0.001, 0.01])  # violates the triangle inequality
-    with pytest.raises(ValueError, match="not physical"):
-        sim.dh_model(ur5.UR5, **bad)
+    with pytest.raises(ValueError, match="triangle"):
+        sim.dh_model(UR5, **bad)
+    bad["inertias"][2] = np.diag([0.0, 0.01, 0.01])  # a flat body: physical, but MuJoCo needs positive moments
+    with pytest.raises(ValueError, match="positive"):
+        sim.dh_model(UR5, **bad)
     with pytest.raises(ValueError, match="MotorModel|eta"):
         sim.MotorModel(3.0, 220.0, 1.5)
 
@@ -154,22 +171,31 @@ def test_bad_input():
 def test_controller_nan_and_rate_errors():
     m = sim.fivebar_model(LEG, masses=MASSES, actuator="torque")
     d = mujoco.MjData(m)
-    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]))
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]).q)
     with pytest.raises(ValueError, match="controller"):
         sim.run_controller(m, d, lambda t, d: np.array([np.nan, 0.0]), t_end=0.01, rate=1000)
     with pytest.raises(ValueError, match="shape"):
         sim.run_controller(m, d, lambda t, d: np.zeros(3), t_end=0.01, rate=1000)
     with pytest.raises(ValueError, match="whole number"):
         sim.run_controller(m, d, lambda t, d: np.zeros(2), t_end=0.01, rate=300)
+    with pytest.raises(ValueError, match="on_diverge"):
+        sim.run_controller(m, d, lambda t, d: np.zeros(2), t_end=0.01, rate=1000, on_diverge="ignore")
 
 
 def test_divergence_is_reported():
     # a huge step with a stiff servo blows up; run_controller must say so instead of returning NaN
     m = sim.fivebar_model(LEG, masses=MASSES, kp=2000.0, kv=0.0, timestep=0.02, integrator="Euler")
     d = mujoco.MjData(m)
-    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]))
+    q0 = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]).q)
+    d.qpos[:] = q0
     with pytest.raises(IntegrationError):
-        sim.run_controller(m, d, lambda t, d: LEG.ik([0.035, -0.12]) + 0.5, t_end=2.0, rate=50)
+        sim.run_controller(m, d, lambda t, d: LEG.ik([0.035, -0.12]).q + 0.5, t_end=2.0, rate=50)
+    # on_diverge="stop": the ticks before the divergence come back, marked unstable
+    d = mujoco.MjData(m)
+    d.qpos[:] = q0
+    res = sim.run_controller(m, d, lambda t, d: LEG.ik([0.035, -0.12]).q + 0.5, t_end=2.0, rate=50, on_diverge="stop")
+    assert not res.stable and 1 <= res.t.size < 100 and res.q.shape == (res.t.size, 4)
+    assert np.all(np.isfinite(res.q)) and np.all(np.isfinite(res.u))
 
 
 def test_motor_model():
@@ -180,18 +206,12 @@ def test_motor_model():
 
 
 def test_validate_passes():
-    reps = sim.validate(fast=True)
+    reps = sim_validation.validate(fast=True)
     assert len(reps) == 6 and all(r.passed for r in reps)
 
 
 # ----------------------------------------------------------------------------- the whole robot
-from robokin import wheel_leg as wl  # noqa: E402
-
-FB4 = FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)
-
-
 def test_wheel_leg_model_matches_parameters():
-    P = wl.WheelLegParams()
     m = sim.wheel_leg_model(P, FB4, track=0.4)
     assert m.body_subtreemass[m.body("torso").id] == pytest.approx(P.total_mass, abs=1e-12)
     assert m.body_mass[m.body("torso").id] == P.m_b
@@ -210,13 +230,12 @@ def test_wheel_leg_model_matches_parameters():
 
 
 def test_wheel_leg_state_matches_virtual_leg():
-    P = wl.WheelLegParams()
     m = sim.wheel_leg_model(P, FB4)
     d = mujoco.MjData(m)
     for L0, th in ((0.2, 0.0), (0.28, 0.15), (0.15, -0.1)):
         sim.wheel_leg_pose(m, d, P, FB4, L0=L0, theta=th, x=0.3)
         st = sim.wheel_leg_state(m, d)
-        leg = wl.virtual_leg(FB4, st["q"])
+        leg = virtual_leg(FB4, st["q"])
         np.testing.assert_allclose(st["L0"], leg[:, 0], atol=1e-12)
         np.testing.assert_allclose(st["theta_b"], -np.pi / 2 - leg[:, 1], atol=1e-12)
         np.testing.assert_allclose(st["s"], [th, 0, 0.3, 0, 0, 0], atol=1e-12)
@@ -225,7 +244,6 @@ def test_wheel_leg_state_matches_virtual_leg():
 
 
 def test_wheel_leg_rates_match_finite_differences():
-    P = wl.WheelLegParams()
     m = sim.wheel_leg_model(P, FB4, solref=(0.004, 1.0))
     d = mujoco.MjData(m)
     sim.wheel_leg_pose(m, d, P, FB4, L0=0.2, theta=0.1)
@@ -242,7 +260,6 @@ def test_wheel_leg_rates_match_finite_differences():
 
 
 def test_wheel_leg_bad_input():
-    P = wl.WheelLegParams()
     with pytest.raises(ValueError, match="WheelLegParams"):
         sim.wheel_leg_model({"m_b": 12.0}, FB4)
     with pytest.raises(ValueError, match="track"):

@@ -22,7 +22,7 @@ import numpy as np
 
 from robokin.errors import SingularityWarning
 from robokin.ik import ik_dls
-from robokin.ur5 import UR5, ik
+from robokin.robots import UR5
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # sibling benchmark module
 from _timing import median_time  # benchmarks/ is on sys.path when a script runs
@@ -82,11 +82,13 @@ def main():
     q = rng.uniform(-np.pi, np.pi, (N, 6))
     T = UR5.fk(q)
     warnings.simplefilter("ignore", SingularityWarning)
-    ik(T[:1000])  # warm-up
-    t_batch = median_time(lambda: ik(T), repeats=3) / N
-    rows.append(("analytic ik, batched 1e5 poses (8 branches + FK check)", t_batch))
-    t_single = median_time(lambda: [ik(Ti) for Ti in T[:200]], repeats=3) / 200
-    rows.append(("analytic ik, one pose per call", t_single))
+    UR5.ik(T[:1000])  # warm-up
+    t_batch = median_time(lambda: UR5.ik(T), repeats=3) / N
+    rows.append(("analytic UR5.ik, batched 1e5 poses (8 branches + FK check)", t_batch))
+    t_one = median_time(lambda: UR5.ik(T, branch="left-up-noflip", on_unreachable="nan"), repeats=3) / N
+    rows.append(("analytic UR5.ik, batched 1e5 poses, one branch", t_one))
+    t_single = median_time(lambda: [UR5.ik(Ti) for Ti in T[:200]], repeats=3) / 200
+    rows.append(("analytic UR5.ik, one pose per call", t_single))
     M = 1000
     q0 = q[:M] + rng.normal(scale=0.1, size=(M, 6))
     t_dls = median_time(lambda: ik_dls(UR5, T[:M], q0=q0), repeats=3) / M

@@ -12,48 +12,25 @@ switches on only near a singularity {cite}`wampler1986,buss2004` and fades with 
 else 0 (plain Gauss-Newton, quadratic convergence); see :func:`damping_squared`.
 
 Every answer is confirmed by forward kinematics and by the joint limits before
-``success`` is set; a failure always carries a ``reason``.
+``valid`` is set; a failure always carries a ``reason``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ._validate import MAX_ABS, as_array, choice, positive
-from .checks import check_errors
 from .errors import ConvergenceError
+from .results import IKResult
 from .serial import SerialArm, _pose_error
 from .transforms import ROTATION_TOL, _check_transform
 
-__all__ = ["IKResult", "ik_dls", "damping_squared", "POPULATIONS", "validate"]
+__all__ = ["ik_dls", "damping_squared", "BRANCH"]
 
 FADE = 1e-2  #: e_0 of the damping law: the error (m, rad) below which the damping fades out
-
-
-@dataclass(frozen=True)
-class IKResult:
-    """Outcome of a numerical IK solve (scalars for one pose, arrays for a batch).
-
-    Attributes
-    ----------
-    q : ndarray, shape (..., n)
-        Final joint angles (rad); returned even on failure, for inspection.
-    success : bool or ndarray of bool, shape (...)
-        True only if the FK residual of ``q`` is ``<= tol`` **and** ``q`` is inside the limits.
-    residual : float or ndarray, shape (...)
-        ``|e|`` of the final ``q``, recomputed by FK (metres and radians combined).
-    iterations : int or ndarray of int, shape (...)
-    reason : str or ndarray of str, shape (...)
-        ``"converged"`` on success; otherwise why not (never empty).
-    """
-
-    q: np.ndarray
-    success: object
-    residual: object
-    iterations: object
-    reason: object
+#: The ``branch`` of every :func:`ik_dls` result: a numerical solver finds the solution its seed leads to, not a
+#: named branch of a closed form.
+BRANCH = "seeded"
 
 
 def ik_dls(
@@ -106,14 +83,20 @@ def ik_dls(
     Returns
     -------
     IKResult
+        Arrays over the broadcast leading shape ``(...)`` of ``T`` and ``q0`` (0-d for one pose): ``q`` (the
+        final iterate, returned even on failure, for inspection), ``valid`` (True only if the FK residual of
+        ``q`` is ``<= tol`` **and** ``q`` is inside the limits), ``residual`` (``|e|`` of the final ``q``,
+        recomputed by FK, metres and radians combined), ``iterations``, ``reason`` (``"converged"`` where
+        valid, otherwise why not; never empty) and ``branch = "seeded"`` (:data:`BRANCH`: the solution the seed
+        leads to).
 
     Examples
     --------
     >>> from robokin.ur5 import UR5
     >>> q_true = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
     >>> res = ik_dls(UR5, UR5.fk(q_true), q0=q_true + 0.1)
-    >>> bool(res.success), res.reason, bool(np.allclose(res.q, q_true, atol=1e-8))
-    (True, 'converged', True)
+    >>> bool(res.valid), str(res.reason), res.branch, bool(np.allclose(res.q, q_true, atol=1e-8))
+    (True, 'converged', 'seeded', True)
     >>> ik_dls(UR5, UR5.fk(q_true), q0=q_true, max_iter=0)
     Traceback (most recent call last):
     ...
@@ -173,13 +156,14 @@ def ik_dls(
         raise ConvergenceError(
             e[k], it[k], f"ik_dls ({int((~ok).sum())} of {ok.size} poses failed, first: {reason[k]})"
         )
-    shape = lead
-    out = IKResult(
-        q.reshape(shape + (n,)), ok.reshape(shape), e.reshape(shape), it.reshape(shape), reason.reshape(shape)
+    return IKResult(
+        q=q.reshape(lead + (n,)),
+        valid=ok.reshape(lead),
+        residual=e.reshape(lead),
+        branch=BRANCH,
+        iterations=it.reshape(lead),
+        reason=reason.reshape(lead),
     )
-    if shape == ():
-        out = IKResult(out.q, bool(ok[0]), float(e[0]), int(it[0]), str(reason[0]))
-    return out
 
 
 def damping_squared(sigma_min, err, *, damping, sigma_threshold, fade=FADE):
@@ -296,67 +280,3 @@ def _damped_step(J, e, err, lam_max, eps, fade):
     if wide:
         return (Jt @ np.linalg.solve(G, e[..., None]))[..., 0]
     return np.linalg.solve(G, Jt @ e[..., None])[..., 0]
-
-
-#: Success bars of :func:`validate` per population of targets (seeds 0.1 rad away, N(0, 0.1^2) per joint):
-#: ``(label, |q5| or None for uniform q5, max failure rate)``. Near the wrist singularity (``sin q5 -> 0``,
-#: except exactly 0 where the error has no component along the lost direction) the Jacobian's smallest
-#: singular value is ~``|q5|`` and damped steps converge more slowly, so the bar there is looser; measured
-#: failure rates (2000 targets each, seed 7): uniform 0, ``|q5|`` = 1e-2: 3.5e-3, 1e-3: 4e-3, 1e-4: 2.5e-3
-#: (before the squared fade of the damping: 7.5e-3, 5.1e-2 and 0.36).
-POPULATIONS = (
-    ("q uniform in [-pi, pi)^6", None, 1e-3),
-    ("q5 = +-1e-3 (near the wrist singularity)", 1e-3, 1e-2),
-    ("q5 = +-1e-4 (nearer the wrist singularity)", 1e-4, 1e-2),
-)
-
-
-def validate(*, rng=None, fast=False):
-    """Headline checks of DLS on the UR5 (chapter 6), against the bars of COURSE.md section 7.
-
-    1. Success rate from seeds 0.1 rad away (each joint perturbed by N(0, 0.1^2)), per population of targets
-       (:data:`POPULATIONS`): targets with ``q`` uniform in ``[-pi, pi)^6`` fail at most 1e-3 of the time (the
-       99.9 % bar); targets within 1e-3 or 1e-4 rad of the wrist singularity at most 1e-2. Each bar is judged
-       by :func:`robokin.checks.check_rate` (one-sided binomial test, false alarm <= 1e-3), not by comparing
-       the observed rate with the bar.
-    2. No silent failure: every reported success is confirmed by FK (residual <= 1e-10) and every
-       failure carries a reason.
-
-    Examples
-    --------
-    >>> [r.passed for r in validate(rng=np.random.default_rng(2), fast=True)]
-    [True, True, True, True]
-    """
-    from .checks import check_rate
-    from .ur5 import UR5
-
-    rng = np.random.default_rng(7) if rng is None else rng
-    reports, honest = [], []
-    for label, q5, bar in POPULATIONS:
-        N = (1_000 if fast else 10_000) if q5 is None else (500 if fast else 2_000)
-        q = rng.uniform(-np.pi, np.pi, (N, 6))
-        if q5 is not None:
-            q[:, 4] = q5 * rng.choice([-1.0, 1.0], N)
-        q0 = q + rng.normal(scale=0.1, size=q.shape)
-        res = ik_dls(UR5, UR5.fk(q), q0=q0)
-        success = np.asarray(res.success, dtype=bool)
-        reason = np.asarray(res.reason, dtype=str)
-        reports.append(
-            check_rate(
-                f"UR5 DLS IK from seeds 0.1 rad away, {label}: failure rate <= {bar:g}",
-                ~success,
-                max_rate=bar,
-                raise_on_fail=False,
-            )
-        )
-        # error per sample: FK residual of a claimed success; 0 for a failure that says why; inf for a silent one
-        honest.append(np.where(success, res.residual, np.where(np.char.str_len(reason) > 0, 0.0, np.inf)))
-    reports.append(
-        check_errors(
-            "UR5 DLS IK: successes confirmed by FK, failures carry a reason (m, rad)",
-            np.concatenate(honest),
-            tol=1e-10,
-            raise_on_fail=False,
-        )
-    )
-    return reports

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._validate import as_array, positive
 
-__all__ = ["draw_frame", "new_3d_axes", "animation_html", "ANIMATION_DPI"]
+__all__ = ["draw_frame", "draw_arm", "tidy3d", "new_3d_axes", "animation_html", "ANIMATION_DPI"]
 
 #: Pixels per figure inch of animation frames: every frame is embedded in the page, so they are lighter than
 #: still figures (robokin.nb.FIGURE_DPI). The player is never shown wider than its pixels.
@@ -83,6 +83,88 @@ def draw_frame(ax, T, *, length=0.5, label=None, alpha=1.0, lw=2.0):
     if label:
         artists.append(ax.text(*(p - 0.1 * length), label, fontsize=9, alpha=alpha))
     return artists
+
+
+def draw_arm(ax, arm, q, *, frames=False, frame_length=0.06, color="C0", alpha=1.0, lw=2.0, ms=3.0, label=None):
+    """Draw a serial arm at one configuration on 3-D axes: its link origins joined by lines, optionally each frame.
+
+    Parameters
+    ----------
+    ax : mpl_toolkits.mplot3d.Axes3D
+    arm : object with ``fk_all(q) -> (n + 1, 4, 4)``
+        For example a :class:`robokin.serial.SerialArm` or :data:`robokin.robots.UR5` (base frame first).
+    q : array_like, shape (n,)
+        One configuration (rad).
+    frames : bool
+        Also draw every link frame's axes (x red, y green, z blue, :func:`draw_frame`), ``frame_length`` long.
+    color, alpha, lw, ms, label
+        Line colour, opacity, width, marker size and legend label of the links.
+
+    Returns
+    -------
+    ndarray, shape (n + 1, 3)
+        The link origins drawn, base frame first (plot units, metres for the robokin arms).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from robokin.serial import SerialArm
+    >>> arm = SerialArm.from_dh([0.5, 0.4], [0, 0], [0, 0], convention="standard")
+    >>> fig, ax = new_3d_axes()
+    >>> draw_arm(ax, arm, [0.0, np.pi / 2], frames=True)
+    array([[0. , 0. , 0. ],
+           [0.5, 0. , 0. ],
+           [0.5, 0.4, 0. ]])
+    >>> len(ax.lines)  # the links, then three axes per frame
+    10
+    """
+    F = as_array(arm.fk_all(q), "arm.fk_all(q)", trailing=(None, 4, 4))
+    if F.ndim != 3:
+        raise ValueError(f"draw_arm draws one configuration: q must have shape (n,), got frames of shape {F.shape}")
+    P = F[:, :3, 3]
+    ax.plot(P[:, 0], P[:, 1], P[:, 2], "-o", color=color, ms=ms, lw=lw, alpha=alpha, label=label)
+    if frames:
+        for T in F:
+            draw_frame(ax, T, length=frame_length, lw=1.0, alpha=alpha)
+    return P
+
+
+def tidy3d(ax, *, lim=0.9, zlim=(-0.4, 1.0), ticksize=None):
+    """Equal-scale 3-D axes for an arm of about ``lim`` metres reach: limits, labels in metres, box aspect.
+
+    Parameters
+    ----------
+    ax : mpl_toolkits.mplot3d.Axes3D
+    lim : float
+        x and y run over ``[-lim, lim]`` (m).
+    zlim : (float, float)
+        z range (m), lower < upper.
+    ticksize : float, optional
+        Tick label size in points (small figures).
+
+    Returns
+    -------
+    ax
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> fig, ax = new_3d_axes()
+    >>> [float(v) for v in tidy3d(ax, lim=0.5, zlim=(-0.2, 0.8)).get_zlim()]
+    [-0.2, 0.8]
+    """
+    lim = positive(lim, "lim")
+    z = as_array(zlim, "zlim")
+    if z.shape != (2,) or not z[0] < z[1]:
+        raise ValueError(f"zlim must be (lower, upper) with lower < upper, got {zlim!r}")
+    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), zlim=tuple(float(v) for v in z))
+    ax.set(xlabel="x (m)", ylabel="y (m)", zlabel="z (m)")
+    ax.set_box_aspect((2 * lim, 2 * lim, float(z[1] - z[0])))
+    if ticksize is not None:
+        ax.tick_params(labelsize=positive(ticksize, "ticksize"))
+    return ax
 
 
 _CDN_LINK = re.compile(r"<link[^>]+font-awesome[^>]*>\s*")

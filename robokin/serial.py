@@ -24,11 +24,12 @@ import numpy as np
 from . import _kernels as _k
 from . import transforms as _tf
 from ._kernels import _special
+from ._primitives import dh_frame
 from ._validate import as_array, choice
-from .checks import check_close, check_jacobian, check_rigid
-from .transforms import ROTATION_TOL, _check_transform, make_transform, rotx, rotz, so3_log
+from .checks import check_rigid
+from .transforms import ROTATION_TOL, _check_transform
 
-__all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error", "validate"]
+__all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error"]
 
 CONVENTIONS = ("standard", "modified")
 
@@ -78,18 +79,7 @@ def dh_transform(a, alpha, d, theta, *, convention):
         raise ValueError(
             f"a, alpha, d, theta do not broadcast: shapes {a.shape}, {alpha.shape}, {d.shape}, {theta.shape}"
         ) from exc
-    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-    T = np.zeros(theta.shape + (4, 4))
-    if convention == "standard":
-        T[..., 0, :] = np.stack([ct, -st * ca, st * sa, a * ct], -1)
-        T[..., 1, :] = np.stack([st, ct * ca, -ct * sa, a * st], -1)
-        T[..., 2, 1], T[..., 2, 2], T[..., 2, 3] = sa, ca, d
-    else:
-        T[..., 0, :] = np.stack([ct, -st, np.zeros_like(ct), a], -1)
-        T[..., 1, :] = np.stack([st * ca, ct * ca, -sa, -sa * d], -1)
-        T[..., 2, :] = np.stack([st * sa, ct * sa, ca, ca * d], -1)
-    T[..., 3, 3] = 1.0
-    return T
+    return dh_frame(a, alpha, d, theta, convention == "standard")
 
 
 def _compose(X, Y, Z, P, a, ca, sa, d, c, s, convention):
@@ -153,6 +143,7 @@ def pose_error(T_target, T_current, *, tol=ROTATION_TOL):
 
     Examples
     --------
+    >>> from robokin.transforms import make_transform, rotz
     >>> T1 = make_transform(rotz(0.3), [1.0, 0.0, 0.0])
     >>> np.round(pose_error(T1, np.eye(4)), 12)
     array([1. , 0. , 0. , 0. , 0. , 0.3])
@@ -352,7 +343,7 @@ class SerialArm:
 
     def _chain_single(self, q):
         """Frames 0..n for one configuration by 4x4 products (faster than columns for one q)."""
-        A = dh_transform(self.a, self.alpha, self.d, q + self.offset, convention=self.convention)
+        A = dh_frame(self.a, self.alpha, self.d, q + self.offset, self.convention == "standard")
         F = np.empty((self.n + 1, 4, 4))
         F[0] = self.base
         for i in range(self.n):
@@ -549,67 +540,3 @@ class SerialArm:
         if self.qlim is None:
             return np.ones(q.shape[:-1], dtype=bool)
         return np.all((q >= self.qlim[:, 0] - tol) & (q <= self.qlim[:, 1] + tol), axis=-1)
-
-
-def validate(*, rng=None, fast=False):
-    """Headline checks of the DH machinery (chapter 5) as a list of reports.
-
-    Examples
-    --------
-    >>> all(r.passed for r in validate(rng=np.random.default_rng(0), fast=True))
-    True
-    """
-    rng = np.random.default_rng(5) if rng is None else rng
-    N = 200 if fast else 2000
-    reports = []
-    a, al, d, th = (
-        rng.uniform(-1, 1, N),
-        rng.uniform(-np.pi, np.pi, N),
-        rng.uniform(-1, 1, N),
-        rng.uniform(-np.pi, np.pi, N),
-    )
-    z0 = np.zeros(N)
-    Tz = make_transform(np.eye(3), np.stack([z0, z0, d], -1))
-    Tx = make_transform(np.eye(3), np.stack([a, z0, z0], -1))
-    Rz = make_transform(rotz(th), np.zeros(3))
-    Rx = make_transform(rotx(al), np.zeros(3))
-    reports.append(
-        check_close(
-            "standard DH = Rz Tz Tx Rx",
-            dh_transform(a, al, d, th, convention="standard"),
-            Rz @ Tz @ Tx @ Rx,
-            tol=1e-14,
-            raise_on_fail=False,
-        )
-    )
-    reports.append(
-        check_close(
-            "modified DH = Rx Tx Rz Tz",
-            dh_transform(a, al, d, th, convention="modified"),
-            Rx @ Tx @ Rz @ Tz,
-            tol=1e-14,
-            raise_on_fail=False,
-        )
-    )
-    from .ur5 import UR5
-
-    q = rng.uniform(-np.pi, np.pi, (50 if fast else 300, 6))
-
-    def f(qq):
-        T = UR5.fk(qq)
-        T0 = UR5.fk(q)[..., None, :, :] if qq.ndim == 3 else UR5.fk(q)
-        # orientation via the rotation log relative to the unperturbed pose (not Euler angles)
-        return np.concatenate([T[..., :3, 3], so3_log(T[..., :3, :3] @ np.swapaxes(T0[..., :3, :3], -1, -2))], -1)
-
-    reports.append(
-        check_jacobian(
-            UR5.jacobian,
-            f,
-            q,
-            eps=1e-6,
-            tol=1e-6,
-            name="UR5 geometric Jacobian vs finite differences (so3 log)",
-            raise_on_fail=False,
-        )
-    )
-    return reports

@@ -16,22 +16,23 @@ Zero pose (all ``q = 0``): upper arm and forearm stretched horizontally along
 z axis along ``-y``. Joint offsets are zero and every joint turns positively
 (right-hand rule) about its ``z_{i-1}`` axis. Chapter 5 shows the frames.
 
-The analytic IK follows {cite}`hawkins2013` (chapter 6, {prf:ref}`alg-ch06-ik`):
-theta1 from the wrist point ``p05``, theta5 and theta6 from the tool
-orientation, then a planar 3R problem for theta2, theta3, theta4.
+:data:`UR5` is a :class:`UR5Arm`: a :class:`~robokin.serial.SerialArm` whose :meth:`UR5Arm.ik` is the analytic
+IK of {cite}`hawkins2013` (chapter 6, {prf:ref}`alg-ch06-ik`): theta1 from the wrist point ``p05``, theta5 and
+theta6 from the tool orientation, then a planar 3R problem for theta2, theta3, theta4.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import NamedTuple
+from typing import ClassVar
 
 import numpy as np
 
 from . import transforms as _tf
-from ._validate import as_array, choice
-from .checks import check_errors
+from ._primitives import wrap as _wrap
+from ._validate import as_array, choice, on_unreachable_mode
 from .errors import SingularityWarning, UnreachableError
+from .results import IKResult
 from .serial import SerialArm
 from .transforms import ROTATION_TOL, _check_transform, wrap_to_pi
 
@@ -43,33 +44,255 @@ __all__ = [
     "D5",
     "D6",
     "ALPHA",
+    "UR5Arm",
     "UR5",
     "make_ur5",
-    "BRANCH_LABELS",
-    "BRANCH_SIGNS",
-    "ik",
-    "IKInfo",
     "INPUT_ERROR_GAIN",
+    "input_error",
+    "wrist_singular",
     "nearest",
     "pose_residual",
     "inertial_parameters",
-    "validate",
 ]
 
 D1, A2, A3, D4, D5, D6 = 0.089159, -0.425, -0.39225, 0.10915, 0.09465, 0.0823
 ALPHA = (np.pi / 2, 0.0, 0.0, np.pi / 2, -np.pi / 2, 0.0)
 QLIM = np.tile([-2 * np.pi, 2 * np.pi], (6, 1))  # UR joints: +-360 deg
 
+# Branch k uses the sign triple _BRANCH_SIGNS[k] = (shoulder, elbow, wrist) chosen in the theta1 (+-acos),
+# theta3 and theta5 (+-atan2) formulas; the order is shoulder-major. Names: see UR5Arm.branches.
+_BRANCH_SIGNS = np.array([(s, e, w) for s in (1, -1) for e in (1, -1) for w in (1, -1)], dtype=float)
+_BRANCHES = tuple(
+    f"{'left' if s > 0 else 'right'}-{'up' if e > 0 else 'down'}-{'noflip' if w > 0 else 'flip'}"
+    for s, e, w in _BRANCH_SIGNS
+)
 
-def make_ur5(*, d1=D1, qlim=QLIM):
-    """The UR5 as a standard-DH :class:`~robokin.serial.SerialArm` (``d1`` adjustable for peers).
+#: Per-pose validity tolerance is ``tol + INPUT_ERROR_GAIN * e_in``, with ``e_in = input_error(T)`` the pose's
+#: own inconsistency (``max(max|R^T R - I|, |det R - 1|)``, which ``ik`` accepts up to 1e-6). Measured over random
+#: poses perturbed by 1e-9..1e-6, the FK residual of the analytic branches stays below ~4 e_in
+#: (tests/test_ur5.py); 10 is the margin.
+INPUT_ERROR_GAIN = 10.0
+
+
+class UR5Arm(SerialArm):
+    """A UR5: the standard-DH :class:`~robokin.serial.SerialArm` plus its analytic inverse kinematics.
+
+    Build it with :func:`make_ur5` (or use :data:`UR5`); ``dataclasses.replace`` keeps the class. The table must
+    be the UR5's (``d1`` and the joint limits may differ, as for peers that ship another ``d1``); any other arm is
+    a :class:`~robokin.serial.SerialArm`, solved numerically by :func:`robokin.ik.ik_dls`.
+
+    Attributes
+    ----------
+    branches : tuple of str
+        The 8 IK branches ``"shoulder-elbow-wrist"``, in the order of :meth:`ik`'s branch axis:
+
+        * shoulder ``"left"``: seen from above, looking from the base axis towards the wrist point ``p05``, the
+          shoulder offset ``d4`` lies to the left; equivalently the wrist point is in front of the shoulder along
+          the arm's reach direction ``-x1``. ``"right"``: the arm reaches back over its shoulder.
+        * elbow ``"up"``: ``sign(theta3) = +1`` for a left shoulder and ``-1`` for a right one; the elbow then
+          lies above the shoulder-wrist chord whenever the upper arm points upwards.
+        * wrist ``"noflip"``: ``theta5 > 0``; ``"flip"``: ``theta5 < 0``.
+    default_branch : str
+        ``"all"``: the closed form returns every branch at the cost of about one.
+
+    Examples
+    --------
+    >>> UR5.branches[:2], UR5.default_branch
+    (('left-up-noflip', 'left-up-flip'), 'all')
+    """
+
+    branches: ClassVar[tuple[str, ...]] = _BRANCHES
+    default_branch: ClassVar[str] = "all"
+
+    def __post_init__(self):
+        super().__post_init__()
+        ur5 = (
+            self.convention == "standard"
+            and np.array_equal(self.a, [0.0, A2, A3, 0.0, 0.0, 0.0])
+            and np.allclose(self.alpha, ALPHA, rtol=0, atol=1e-12)
+            and np.array_equal(self.d[1:], [0.0, 0.0, D4, D5, D6])
+            and not np.any(self.offset)
+            and np.array_equal(self.base, np.eye(4))
+            and np.array_equal(self.tool, np.eye(4))
+        )
+        if not ur5:
+            raise ValueError(
+                "UR5Arm needs the UR5's standard-DH table (only d1 and qlim may differ), zero offsets and no "
+                "base or tool transform; build a robokin.serial.SerialArm for another arm (robokin.ik.ik_dls)"
+            )
+        lim = self.qlim
+        # limits that contain [-pi, pi) never reject or move a wrapped angle: skip that step then
+        object.__setattr__(self, "_lim_free", lim is None or bool(np.all((lim[:, 0] <= -np.pi) & (lim[:, 1] >= np.pi))))
+
+    def ik(
+        self,
+        T,
+        *,
+        branch="all",
+        on_unreachable="raise",
+        tol=1e-9,
+        singular_tol=1e-9,
+        q6_singular=0.0,
+        warn=True,
+    ) -> IKResult:
+        """Analytic IK: every branch (or one), vectorised over poses, each confirmed by FK.
+
+        Parameters
+        ----------
+        T : array_like, shape (..., 4, 4)
+            Target tool poses (frame 6) in the base frame. Bottom row ``[0, 0, 0, 1]`` and rotation block
+            (``max|R^T R - I| <= 1e-6``, ``|det R - 1| <= 1e-6``) are checked.
+        branch : str
+            ``"all"`` (default) or one name of :attr:`branches`.
+        on_unreachable : {"raise", "nan"}
+            ``"raise"`` (default): raise :class:`~robokin.errors.UnreachableError` when some pose has no valid
+            branch (``branch="all"``) or when the requested branch is not valid for some pose. ``"nan"``: NaN
+            rows and ``valid = False`` instead.
+        tol : float
+            A branch is valid when ``pose_residual(FK(q), T) <= tol + INPUT_ERROR_GAIN * input_error(T)``
+            (``input_error`` is 0 up to round-off for an exact pose; ~1e-7 for a pose stored in float32, ~1e-8
+            for one rounded to 8 decimals): a slightly non-orthonormal rotation has no exact solution, and the
+            residual it forces is proportional to its error. Every returned branch is confirmed by FK.
+            Arguments of ``arccos`` within that tolerance outside ``[-1, 1]`` are clamped (boundary of the
+            workspace: the two branches merge there).
+        singular_tol : float
+            Wrist singularity when ``|sin theta5| < singular_tol + INPUT_ERROR_GAIN * input_error(T)`` (see
+            :func:`wrist_singular`): the axes of joints 2, 3, 4 and 6 are then all parallel and the arm has a
+            one-parameter self-motion, so theta6 is free. It is chosen by the ``q6_singular`` rule below,
+            theta2..4 are solved for it, and a :class:`~robokin.errors.SingularityWarning` is emitted (if
+            ``warn``).
+        q6_singular : float or array_like, shape (...)
+            Preferred theta6 at the wrist singularity (rad), e.g. the previous solution's theta6 when tracking a
+            path; broadcast against the poses. **Rule**: per branch, theta6 = ``q6_singular`` if the wrist point
+            is then reachable by the planar 3R step; otherwise the reachable theta6 nearest to it (the reachable
+            set is an arc, computed in closed form). So every reachable singular pose gets its branches.
+        warn : bool
+            Emit ``SingularityWarning`` at wrist or shoulder singularities.
+
+        Returns
+        -------
+        IKResult
+            ``q``: joint angles in ``[-pi, pi)`` (moved by a multiple of 2 pi into ``qlim`` where the limits need
+            it), shape ``(..., 8, 6)`` in the order of :attr:`branches` for ``branch="all"``, else ``(..., 6)``;
+            rows are NaN **exactly** where ``valid`` is False. ``valid``: the branch exists, its FK residual is
+            within the tolerance above and ``q`` is inside ``qlim``; ``(..., 8)`` or ``(...)``. ``residual``:
+            :func:`pose_residual` of ``FK(q)`` and ``T`` (dimensionless: position over the reach ``|a2| + |a3|``
+            plus rotation), NaN where ``q`` is NaN. ``branch``: :attr:`branches` or the name asked for.
+
+        Raises
+        ------
+        UnreachableError
+            With ``on_unreachable="raise"``, as described above.
+
+        Notes
+        -----
+        * Shoulder: ``theta1`` needs the wrist point ``p05`` (the tool origin moved back by ``d6`` along the tool
+          z axis) at horizontal distance ``r >= d4`` from the base axis. At ``r = d4`` the two shoulder branches
+          merge (shoulder singularity, warned); for ``r < d4`` no branch exists.
+        * Wrist: ``|sin theta5|`` below the singular tolerance as described above; ``valid`` stays True because
+          the returned q reaches the pose (confirmed by FK), but it is one member of a family
+          (:func:`wrist_singular` flags it).
+        * Elbow: ``theta3 = 0`` (arm stretched) merges the two elbow branches.
+        * One branch costs about an eighth of all eight, and equals the corresponding slice of ``branch="all"``.
+        * Large batches are solved in chunks of a few thousand poses (bounded memory, flat time per pose).
+
+        Examples
+        --------
+        >>> q = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
+        >>> res = UR5.ik(UR5.fk(q))
+        >>> res.q.shape, int(res.valid.sum()), bool(res.residual[res.valid].max() <= 1e-9)
+        ((8, 6), 8, True)
+        >>> bool(np.any(np.all(np.abs(res.q - q) < 1e-9, axis=-1)))
+        True
+        >>> np.round(UR5.ik(UR5.fk(q), branch="left-up-noflip").q, 9)
+        array([ 0.3, -1.2,  1.5, -0.4,  1.1,  0.7])
+        >>> int(UR5.ik(UR5.fk(q).astype(np.float32)).valid.sum())  # a float32 pose: still 8 branches
+        8
+        >>> UR5.ik(np.eye(4))  # the wrist point is on the base axis
+        Traceback (most recent call last):
+        ...
+        robokin.errors.UnreachableError: 1 of 1 targets are unreachable (no analytic UR5 branch reaches the pose); first: [0, 0, 0]. Pass on_unreachable="nan" to get NaN rows and a mask instead.
+        """
+        branch = choice(branch, "branch", ("all",) + self.branches)
+        mode = on_unreachable_mode(on_unreachable)
+        for name, v in (("tol", tol), ("singular_tol", singular_tol)):
+            if isinstance(v, bool) or not (np.isscalar(v) and np.isreal(v) and np.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+        if not isinstance(warn, (bool, np.bool_)):
+            raise ValueError(f"warn must be True or False, got {warn!r}")
+        T, e_in = _checked_poses(T)
+        lead = T.shape[:-2]
+        h = as_array(q6_singular, "q6_singular")
+        try:
+            h = np.broadcast_to(h, lead)
+        except ValueError as exc:
+            raise ValueError(f"q6_singular of shape {h.shape} does not broadcast to the poses' shape {lead}") from exc
+        signs = _BRANCH_SIGNS if branch == "all" else _BRANCH_SIGNS[self.branches.index(branch)][None]
+        k = len(signs)
+        S, E, W = (signs[:, j].reshape((2, 2, 2) if k == 8 else (1, 1, 1)) for j in range(3))
+        S, E, W = S[:, :1, :1], E[:1, :, :1], W[:1, :1, :]
+        Tf, hf, ef = T.reshape(-1, 4, 4), h.reshape(-1), e_in.reshape(-1)
+        N = len(Tf)
+        q = np.empty((N, k, 6))
+        valid = np.empty((N, k), bool)
+        res = np.empty((N, k))
+        sing = np.empty((N, k), bool)
+        near1 = np.empty((N, k), bool)
+        for sl in _tf._chunks(N):
+            q[sl], valid[sl], res[sl], sing[sl], near1[sl] = _ik_flat(
+                self, Tf[sl], ef[sl], hf[sl], float(tol), float(singular_tol), S, E, W
+            )
+        if not self._lim_free:
+            q, valid = _into_limits(q, valid, self.qlim)
+        q = np.where(valid[..., None], q, np.nan)
+        res = np.where(valid, res, np.nan)
+        if warn:
+            if np.any(sing):
+                warnings.warn(
+                    SingularityWarning(
+                        np.inf,
+                        f"UR5 ik: wrist singularity |sin theta5| < {singular_tol:g} in "
+                        f"{int(np.count_nonzero(np.any(sing, -1)))} pose(s); theta6 is free "
+                        f"(axes 2, 3, 4, 6 parallel): the branches returned use the q6_singular "
+                        f"rule (preferred {float(np.mean(hf)):g} on average)",
+                    ),
+                    stacklevel=2,
+                )
+            if np.any(near1 & valid):
+                warnings.warn(
+                    SingularityWarning(
+                        np.inf,
+                        "UR5 ik: shoulder singularity (wrist point at distance d4 "
+                        "from the base axis); the two shoulder branches coincide",
+                    ),
+                    stacklevel=2,
+                )
+        if mode == "raise":
+            none = ~np.any(valid, axis=-1)
+            if np.any(none):
+                i = int(np.argmax(none))
+                why = (
+                    "no analytic UR5 branch reaches the pose"
+                    if branch == "all"
+                    else f"branch {branch!r} does not reach the pose within the joint limits"
+                )
+                raise UnreachableError(int(np.count_nonzero(none)), Tf[i, :3, 3], total=int(N), reason=why)
+        if branch == "all":
+            return IKResult(q.reshape(lead + (8, 6)), valid.reshape(lead + (8,)), res.reshape(lead + (8,)), _BRANCHES)
+        return IKResult(q.reshape(lead + (6,)), valid.reshape(lead), res.reshape(lead), branch)
+
+
+def make_ur5(*, d1=D1, qlim=QLIM) -> UR5Arm:
+    """The UR5 as a :class:`UR5Arm` (standard DH), with ``d1`` (m) and joint limits ``qlim`` (rad) adjustable.
 
     Examples
     --------
     >>> np.round(make_ur5().fk(np.zeros(6))[:3, 3], 5)
     array([-0.81725, -0.19145, -0.00549])
+    >>> type(make_ur5(d1=0.089459)).__name__  # roboticstoolbox's d1
+    'UR5Arm'
     """
-    return SerialArm.from_dh(
+    return UR5Arm.from_dh(
         [0.0, A2, A3, 0.0, 0.0, 0.0], ALPHA, [d1, 0.0, 0.0, D4, D5, D6], convention="standard", qlim=qlim
     )
 
@@ -119,23 +342,6 @@ def inertial_parameters():
     return {"masses": masses, "coms": coms, "inertias": np.array([np.diag(v) for v in principal])}
 
 
-# Branch k uses the sign triple BRANCH_SIGNS[k] = (shoulder, elbow, wrist) chosen in the
-# theta1 (+-acos), theta3 and theta5 (+-acos) formulas; the order is shoulder-major.
-BRANCH_SIGNS = np.array([(s, e, w) for s in (1, -1) for e in (1, -1) for w in (1, -1)], dtype=float)
-#: Labels ``(shoulder, elbow, wrist)`` of the 8 branches, in the order of ``ik``'s branch axis.
-#:
-#: * shoulder ``"left"``: seen from above, looking from the base axis towards the wrist point
-#:   ``p05``, the shoulder offset ``d4`` lies to the left; equivalently the wrist point is in
-#:   front of the shoulder along the arm's reach direction ``-x1``. ``"right"``: the arm
-#:   reaches back over its shoulder.
-#: * elbow ``"up"``: ``sign(theta3) = +1`` for a left shoulder and ``-1`` for a right one; the
-#:   elbow then lies above the shoulder-wrist chord whenever the upper arm points upwards.
-#: * wrist ``"noflip"``: ``theta5 > 0``; ``"flip"``: ``theta5 < 0``.
-BRANCH_LABELS = [
-    ("left" if s > 0 else "right", "up" if e > 0 else "down", "noflip" if w > 0 else "flip") for s, e, w in BRANCH_SIGNS
-]
-
-
 def pose_residual(T_a, T_b):
     """Pose distance ``|p_a - p_b| / L + ||R_a - R_b||_F / sqrt(2)`` (dimensionless).
 
@@ -165,186 +371,116 @@ def pose_residual(T_a, T_b):
     return dp + dR
 
 
-#: Per-pose validity tolerance is ``tol + INPUT_ERROR_GAIN * e_in``, with ``e_in`` the pose's own inconsistency
-#: (``max(max|R^T R - I|, |det R - 1|)``, which ``ik`` accepts up to 1e-6). Measured over random poses perturbed
-#: by 1e-9..1e-6, the FK residual of the analytic branches stays below ~4 e_in (tests/test_ur5.py); 10 is the margin.
-INPUT_ERROR_GAIN = 10.0
-
-
-class IKInfo(NamedTuple):
-    """Diagnostics of :func:`ik` (``full_output=True``); arrays over the poses' leading axes.
-
-    (The fields are listed as parameters: autodoc documents a named tuple's fields itself, and an
-    ``Attributes`` section would describe each one twice on the API page.)
-
-    Parameters
-    ----------
-    residual : ndarray, shape (..., 8)
-        ``pose_residual(FK(q_k), T)`` of every branch that exists (NaN where it does not).
-    tol : ndarray, shape (...)
-        The validity tolerance used per pose: ``tol + INPUT_ERROR_GAIN * input_error``.
-    input_error : ndarray, shape (...)
-        ``max(max|R^T R - I|, |det R - 1|)`` of the given rotation (float32 or rounded poses: ~1e-8..1e-7).
-    wrist_singular : ndarray of bool, shape (..., 8)
-        Branches at the wrist singularity: a one-parameter family (theta6 free, theta4 and theta2..3
-        compensating); the returned member follows the ``q6_singular`` rule.
-    """
-
-    residual: np.ndarray
-    tol: np.ndarray
-    input_error: np.ndarray
-    wrist_singular: np.ndarray
-
-
-def ik(T, *, tol=1e-9, singular_tol=1e-9, q6_singular=0.0, on_unreachable="nan", warn=True, full_output=False):
-    """All 8 analytic IK branches of the official UR5, vectorised over poses.
+def input_error(T):
+    """A pose's own inconsistency ``max(max|R^T R - I|, |det R - 1|)`` per pose: what :meth:`UR5Arm.ik` adds to
+    its tolerance (times :data:`INPUT_ERROR_GAIN`).
 
     Parameters
     ----------
     T : array_like, shape (..., 4, 4)
-        Target tool poses (frame 6) in the base frame. Bottom row ``[0, 0, 0, 1]`` and rotation block
-        (``max|R^T R - I| <= 1e-6``, ``|det R - 1| <= 1e-6``) are checked.
-    tol : float
-        A branch is valid when ``pose_residual(FK(q), T) <= tol + INPUT_ERROR_GAIN * e_in``, with ``e_in`` the
-        pose's own inconsistency ``max(max|R^T R - I|, |det R - 1|)`` (0 up to round-off for an exact pose;
-        ~1e-7 for a pose stored in float32, ~1e-8 for one rounded to 8 decimals): a slightly non-orthonormal
-        rotation has no exact solution, and the residual it forces is proportional to ``e_in``. Every returned
-        branch is confirmed by FK; ``full_output=True`` returns the residuals and the tolerance used.
-        Arguments of ``arccos`` within that tolerance outside ``[-1, 1]`` are clamped
-        (boundary of the workspace: the two branches merge there).
-    singular_tol : float
-        Wrist singularity when ``|sin theta5| < singular_tol + INPUT_ERROR_GAIN * e_in``: the axes of joints
-        2, 3, 4 and 6 are then all parallel and the arm has a one-parameter self-motion, so theta6 is free.
-        It is chosen by the ``q6_singular`` rule below, theta2..4 are solved for it, and a
-        :class:`~robokin.errors.SingularityWarning` is emitted (if ``warn``).
-    q6_singular : float or array_like, shape (...)
-        Preferred theta6 at the wrist singularity (rad), e.g. the previous solution's theta6 when tracking a
-        path; broadcast against the poses. **Rule**: per branch, theta6 = ``q6_singular`` if the wrist point
-        is then reachable by the planar 3R step; otherwise the reachable theta6 nearest to it (the reachable
-        set is an arc, computed in closed form). So every reachable singular pose gets its branches.
-    on_unreachable : {"nan", "raise"}
-        ``"nan"`` (default): branches that do not exist get NaN rows and
-        ``valid = False``. ``"raise"``: raise :class:`~robokin.errors.UnreachableError`
-        when some pose has no valid branch at all.
-    warn : bool
-        Emit ``SingularityWarning`` at wrist or shoulder singularities.
-    full_output : bool
-        Also return an :class:`IKInfo` (residuals, tolerances, input error, wrist-singular family mask).
+        Poses, checked as by :meth:`UR5Arm.ik` (rotation block within 1e-6 of a rotation).
 
     Returns
     -------
-    q : ndarray, shape (..., 8, 6)
-        Joint angles in ``[-pi, pi)``; branch ``k`` is labelled ``BRANCH_LABELS[k]``
-        (shoulder, elbow, wrist). Rows are NaN **exactly** where ``valid`` is False.
-    valid : ndarray of bool, shape (..., 8)
-    info : IKInfo
-        Only with ``full_output=True``.
-
-    Notes
-    -----
-    * Shoulder: ``theta1`` needs the wrist point ``p05`` (the tool origin moved back by
-      ``d6`` along the tool z axis) at horizontal distance ``r >= d4`` from the base
-      axis. At ``r = d4`` the two shoulder branches merge (shoulder singularity, warned);
-      for ``r < d4`` no branch exists.
-    * Wrist: ``|sin theta5|`` below the singular tolerance as described above; ``valid`` stays True
-      because the returned q reaches the pose (confirmed by FK), but it is one member of a family
-      (``IKInfo.wrist_singular``).
-    * Elbow: ``theta3 = 0`` (arm stretched) merges the two elbow branches.
-    * Large batches are solved in chunks of a few thousand poses (bounded memory, flat time per pose).
+    ndarray, shape (...)
+        0 up to round-off for an exact pose; ~1e-8..1e-7 for a float32 or rounded one.
 
     Examples
     --------
-    >>> q = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
-    >>> Q, valid = ik(UR5.fk(q))
-    >>> Q.shape, int(valid.sum())
-    ((8, 6), 8)
-    >>> bool(np.any(np.all(np.abs(Q - q) < 1e-9, axis=-1)))
-    True
-    >>> Q, valid, info = ik(UR5.fk(q).astype(np.float32), full_output=True)  # float32 pose: still 8 branches
-    >>> int(valid.sum()), bool(info.residual[valid].max() <= info.tol)
-    (8, True)
+    >>> T = UR5.fk(np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7]))
+    >>> bool(input_error(T) < 1e-15), bool(1e-9 < input_error(T.astype(np.float32)) < 1e-6)
+    (True, True)
     """
-    choice(on_unreachable, "on_unreachable", ("nan", "raise"))
-    for name, v in (("tol", tol), ("singular_tol", singular_tol)):
-        if isinstance(v, bool) or not (np.isscalar(v) and np.isreal(v) and np.isfinite(v) and v > 0):
-            raise ValueError(f"{name} must be a positive finite number, got {v!r}")
-    T = _check_transform(T, "T", ROTATION_TOL)
-    lead = T.shape[:-2]
-    h = as_array(q6_singular, "q6_singular")
-    try:
-        h = np.broadcast_to(h, lead)
-    except ValueError as exc:
-        raise ValueError(f"q6_singular of shape {h.shape} does not broadcast to the poses' shape {lead}") from exc
-    Tf, hf = T.reshape(-1, 4, 4), h.reshape(-1)
-    N = len(Tf)
-    q = np.empty((N, 8, 6))
-    valid = np.empty((N, 8), bool)
-    res = np.empty((N, 8))
-    sing = np.empty((N, 8), bool)
-    near1 = np.empty((N, 8), bool)
-    tol_k = np.empty(N)
-    e_in = np.empty(N)
-    for sl in _tf._chunks(N):
-        (q[sl], valid[sl], res[sl], sing[sl], near1[sl], tol_k[sl], e_in[sl]) = _ik_flat(
-            Tf[sl], hf[sl], float(tol), float(singular_tol)
+    return _checked_poses(T)[1]
+
+
+def wrist_singular(q, *, singular_tol=1e-9):
+    """True where ``|sin q5| < singular_tol``: the wrist singularity, where theta6 is free.
+
+    :meth:`UR5Arm.ik` uses the same test with ``singular_tol + INPUT_ERROR_GAIN * input_error(T)`` and then
+    chooses theta6 by its ``q6_singular`` rule; the branches it returns there are one member of a family.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 6)
+        Joint angles (rad); NaN rows (invalid branches) give False.
+    singular_tol : float
+
+    Returns
+    -------
+    ndarray of bool, shape (...)
+
+    Examples
+    --------
+    >>> wrist_singular(np.array([[0.4, -1.0, 1.3, -0.5, 0.0, 0.9], [0.4, -1.0, 1.3, -0.5, 0.2, 0.9]]))
+    array([ True, False])
+    """
+    q = as_array(q, "q", trailing=(6,), finite=False)
+    if isinstance(singular_tol, bool) or not (np.isscalar(singular_tol) and np.isfinite(singular_tol)):
+        raise ValueError(f"singular_tol must be a non-negative finite number, got {singular_tol!r}")
+    if singular_tol < 0:
+        raise ValueError(f"singular_tol must be a non-negative finite number, got {singular_tol!r}")
+    with np.errstate(invalid="ignore"):
+        return np.abs(np.sin(q[..., 4])) < singular_tol
+
+
+def _checked_poses(T):
+    """``T`` as float64 ``(..., 4, 4)`` checked like ``transforms._check_transform``, and its input error.
+
+    The rotation errors are computed once (the check and the IK tolerance both need them), per component: far
+    faster on a batch than ``R^T R`` products and ``numpy.linalg.det``.
+    """
+    T = as_array(T, "T", trailing=(4, 4))
+    bottom = np.abs(T[..., 3, :] - [0, 0, 0, 1]).max() if T.size else 0.0
+    if not bottom <= ROTATION_TOL:
+        raise ValueError(f"T is not homogeneous: bottom row differs from [0, 0, 0, 1] by {bottom:.3g}")
+    R = T[..., :3, :3]
+    c = [[R[..., i, j] for j in range(3)] for i in range(3)]
+    orth = np.zeros(T.shape[:-2])
+    for i in range(3):
+        for j in range(i, 3):
+            g = c[0][i] * c[0][j] + c[1][i] * c[1][j] + c[2][i] * c[2][j] - (1.0 if i == j else 0.0)
+            orth = np.maximum(orth, np.abs(g))
+    det = (
+        c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1])
+        - c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0])
+        + c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0])
+    )
+    e_in = np.maximum(orth, np.abs(det - 1.0))
+    ok = e_in <= ROTATION_TOL
+    if not np.all(ok):
+        raise ValueError(
+            f"T[..., :3, :3] is not a rotation matrix (R^T R != I or det R != 1 within tol={ROTATION_TOL:g}); "
+            f"{np.size(ok) - np.count_nonzero(ok)} of {np.size(ok)} fail, worst orthogonality error {np.max(orth):.3g}"
         )
-
-    if warn:
-        if np.any(sing):
-            warnings.warn(
-                SingularityWarning(
-                    np.inf,
-                    f"UR5 ik: wrist singularity |sin theta5| < {singular_tol:g} in "
-                    f"{int(np.count_nonzero(np.any(sing, -1)))} pose(s); theta6 is free "
-                    f"(axes 2, 3, 4, 6 parallel): the branches returned use the q6_singular "
-                    f"rule (preferred {float(np.mean(hf)):g} on average)",
-                ),
-                stacklevel=2,
-            )
-        if np.any(near1 & valid):
-            warnings.warn(
-                SingularityWarning(
-                    np.inf,
-                    "UR5 ik: shoulder singularity (wrist point at distance d4 "
-                    "from the base axis); the two shoulder branches coincide",
-                ),
-                stacklevel=2,
-            )
-    if on_unreachable == "raise":
-        none = ~np.any(valid, axis=-1)
-        if np.any(none):
-            k = int(np.argmax(none))
-            raise UnreachableError(
-                int(np.count_nonzero(none)),
-                Tf[k, :3, 3],
-                total=int(N),
-                reason="no analytic UR5 branch reaches the pose",
-            )
-    q, valid = q.reshape(lead + (8, 6)), valid.reshape(lead + (8,))
-    if full_output:
-        return (
-            q,
-            valid,
-            IKInfo(res.reshape(lead + (8,)), tol_k.reshape(lead), e_in.reshape(lead), sing.reshape(lead + (8,))),
-        )
-    return q, valid
+    return T, e_in
 
 
-def _ik_flat(T, hint, tol, singular_tol):
-    """Core of :func:`ik` on a flat chunk of checked poses ``(m, 4, 4)``; per-branch arrays ``(m, 8)``."""
+def _into_limits(q, valid, qlim):
+    """Move each wrapped angle outside ``qlim`` by a multiple of 2 pi into it where possible; else invalid."""
+    lo, hi = qlim[:, 0], qlim[:, 1]
+    with np.errstate(invalid="ignore"):
+        inside = (q >= lo) & (q <= hi)
+        q = np.where(inside, q, lo + np.mod(q - lo, 2 * np.pi))  # the smallest representative >= lo
+        return q, valid & np.all(q <= hi, axis=-1)
+
+
+def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
+    """Core of :meth:`UR5Arm.ik` on a flat chunk of checked poses ``(m, 4, 4)``; per-branch arrays ``(m, k)``.
+
+    ``S, E, W`` are the branch signs (shoulder, elbow, wrist) on three broadcast axes, ``(2, 1, 1)``,
+    ``(1, 2, 1)``, ``(1, 1, 2)`` for all 8 branches or ``(1, 1, 1)`` each for one.
+    """
     m = len(T)
-    orth, det_err = _tf._rotation_errors(T[:, :3, :3])
-    e_in = np.maximum(orth, det_err)
+    d1 = float(arm.d[0])
     tk = tol + INPUT_ERROR_GAIN * e_in  # per-pose tolerance
     stol = (singular_tol + INPUT_ERROR_GAIN * e_in)[:, None, None, None]
     t4 = tk[:, None, None, None]
-    # branch axes (shoulder, elbow, wrist) of size 2 each; every quantity is computed at the
-    # smallest multiplicity it needs (theta1: 2, theta5/theta6: 4, theta2..4: 8)
-    S = BRANCH_SIGNS[:, 0].reshape(2, 2, 2)[:, :1, :1]
-    E = BRANCH_SIGNS[:, 1].reshape(2, 2, 2)[:1, :, :1]
-    W = BRANCH_SIGNS[:, 2].reshape(2, 2, 2)[:1, :1, :]
+    # every quantity is computed at the smallest multiplicity it needs (theta1: 2, theta5/theta6: 4, theta2..4: 8)
     R = T[:, None, None, None, :3, :3]
     p = T[:, None, None, None, :3, 3]
+    full = (m,) + np.broadcast_shapes(S.shape, E.shape, W.shape)
+    k = full[1] * full[2] * full[3]
 
     # shoulder: wrist point p05 = p - d6 * z6 (theta1 is Hawkins' eq. with the +-acos)
     p05x = p[..., 0] - D6 * R[..., 0, 2]
@@ -369,53 +505,50 @@ def _ik_flat(T, hint, tol, singular_tol):
     sg = np.where(s5 >= 0, 1.0, -1.0)
     th6c = np.arctan2(y6 * sg, x6 * sg)
     th6 = np.where(sing5, hint[:, None, None, None], th6c)
-    q, exists, res = _branches(R, p, S, E, th1, s1, c1, th5, s5, th6, t4, m)
+    q, exists, res = _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6, t4, full)
     valid = exists & (res <= tk[:, None])
-    retry = np.broadcast_to(sing5, (m, 2, 2, 2)).reshape(m, 8) & ~valid
+    retry = np.broadcast_to(sing5, full).reshape(m, k) & ~valid
     if np.any(retry):
-        q2, exists2, res2 = _branches(R, p, S, E, th1, s1, c1, th5, s5, th6c, t4, m)
+        q2, exists2, res2 = _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6c, t4, full)
         take = retry & exists2 & (res2 <= tk[:, None])
         q, exists, res = np.where(take[..., None], q2, q), exists | take, np.where(take, res2, res)
         valid = valid | take
-    q = np.where(valid[..., None], q, np.nan)
-    res = np.where(exists, res, np.nan)
-    full = (m, 2, 2, 2)
-    sing5 = np.broadcast_to(sing5, full).reshape(m, 8) & exists
-    near1 = np.broadcast_to(np.abs(r - D4) <= np.maximum(t4, 1e-9) * D4, full).reshape(m, 8)
-    exists &= np.broadcast_to(ok1 & ok5, full).reshape(m, 8)
-    valid &= exists
-    return q, valid, res, sing5, near1, tk, e_in
+    sing5 = np.broadcast_to(sing5, full).reshape(m, k) & exists
+    near1 = np.broadcast_to(np.abs(r - D4) <= np.maximum(t4, 1e-9) * D4, full).reshape(m, k)
+    exists = exists & np.broadcast_to(ok1 & ok5, full).reshape(m, k)
+    valid = valid & exists
+    return q, valid, res, sing5, near1
 
 
-def _branches(R, p, S, E, th1, s1, c1, th5, s5, th6, t4, m):
-    """theta2..4 for given theta1, theta5, theta6 (planar 3R), and the FK residual of all 8 branches."""
+def _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6, t4, full):
+    """theta2..4 for given theta1, theta5, theta6 (planar 3R), and the FK residual of every branch."""
+    m, k = full[0], full[1] * full[2] * full[3]
     # planar 3R: T14 = A1^-1 T (A5 A6)^-1 is Rz(theta2+theta3+theta4) Rx(pi/2) with origin (x, y, d4)
-    x, y, x4x, x4y = _planar_t14(R, p, s1, c1, th5, th6)
+    x, y, x4x, x4y = _planar_t14(d1, R, p, s1, c1, th5, th6)
     c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     # near the wrist singularity a theta6 (the hint, or one blurred by e_in / |s5|) may put the wrist out of the
     # planar step's reach although the pose is reachable: move it to the nearest reachable theta6 (FK judges)
     fix = (np.abs(c3) > 1 + t4) & (np.abs(s5) < 1e-3)
     if np.any(fix):
-        th6 = np.where(fix, _theta6_singular(R, p, s1, c1, th6), th6)
-        x, y, x4x, x4y = _planar_t14(R, p, s1, c1, th5, th6)
+        th6 = np.where(fix, _theta6_singular(d1, R, p, s1, c1, th6), th6)
+        x, y, x4x, x4y = _planar_t14(d1, R, p, s1, c1, th5, th6)
         c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     ok3 = np.abs(c3) <= 1 + t4
     th3 = E * S * np.arccos(np.clip(c3, -1.0, 1.0))
     th2 = np.arctan2(y, x) - np.arctan2(A3 * np.sin(th3), A2 + A3 * np.cos(th3))
     th4 = np.arctan2(x4y, x4x) - th2 - th3
 
-    full = (m, 2, 2, 2)
     ths = [th1, th2, th3, th4, th5, th6]
-    q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths], axis=-1).reshape(m, 8, 6)
-    exists = np.broadcast_to(ok3, full).reshape(m, 8)
+    q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths], axis=-1).reshape(m, k, 6)
+    exists = np.broadcast_to(ok3, full).reshape(m, k)
     # confirm every branch by forward kinematics (cos/sin of the very angles returned)
     cs = [np.cos(t) for t in ths]
     ss = [np.sin(t) for t in ths]
-    res = _residual_cols(UR5, cs, ss, R, p).reshape(m, 8)
+    res = np.broadcast_to(_residual_cols(arm, cs, ss, R, p), full).reshape(m, k)
     return q, exists, res
 
 
-def _theta6_singular(R, p, s1, c1, hint):
+def _theta6_singular(d1, R, p, s1, c1, hint):
     """theta6 near the wrist singularity: ``hint`` if the planar 3R step can then reach, else the nearest that can.
 
     With ``sin theta5 = 0`` the tool x, y axes lie in the arm plane, and the frame-4 origin seen by the planar
@@ -425,7 +558,7 @@ def _theta6_singular(R, p, s1, c1, hint):
     the pose is then unreachable for this branch and the mask says so).
     """
     x0 = c1 * (p[..., 0] - D6 * R[..., 0, 2]) + s1 * (p[..., 1] - D6 * R[..., 1, 2])
-    y0 = p[..., 2] - D6 * R[..., 2, 2] - D1
+    y0 = p[..., 2] - D6 * R[..., 2, 2] - d1
     ax, ay = c1 * R[..., 0, 0] + s1 * R[..., 1, 0], R[..., 2, 0]
     bx, by = c1 * R[..., 0, 1] + s1 * R[..., 1, 1], R[..., 2, 1]
     g, h = x0 * ax + y0 * ay, x0 * bx + y0 * by  # |c0 + d5 u|^2 = |c0|^2 + d5^2 + 2 d5 (s6 g + c6 h)
@@ -444,12 +577,7 @@ def _theta6_singular(R, p, s1, c1, hint):
     return np.where(feasible, clamped, hint)
 
 
-def _wrap(a):
-    # floor is much faster than %, and gives the same [-pi, pi) result
-    return a - 2 * np.pi * np.floor((a + np.pi) / (2 * np.pi))
-
-
-def _planar_t14(R, p, s1, c1, th5, th6):
+def _planar_t14(d1, R, p, s1, c1, th5, th6):
     """Entries of ``T14 = A1^-1 T A6^-1 A5^-1`` needed by the planar 3R step.
 
     Returns the origin ``(x, y)`` of frame 4 in frame 1 and ``(cos, sin)`` of
@@ -466,7 +594,7 @@ def _planar_t14(R, p, s1, c1, th5, th6):
         P.append(p[..., j] - D6 * R[..., j, 2] + D5 * y1)  # Rx(pi/2) turns -y1 into the new z
         X3.append(c5 * x1 - s5 * R[..., j, 2])
     x = c1 * P[0] + s1 * P[1]
-    y = P[2] - D1
+    y = P[2] - d1
     return x, y, c1 * X3[0] + s1 * X3[1], X3[2]
 
 
@@ -488,7 +616,7 @@ def nearest(q_branches, valid, q_ref, *, weights=None):
     Parameters
     ----------
     q_branches : array_like, shape (..., k, n)
-        Candidate solutions (NaN rows allowed where ``valid`` is False).
+        Candidate solutions (NaN rows allowed where ``valid`` is False), e.g. ``UR5.ik(T).q``.
     valid : array_like of bool, shape (..., k)
     q_ref : array_like, shape (..., n)
         Reference configuration (rad), e.g. the previous point of a path.
@@ -504,10 +632,10 @@ def nearest(q_branches, valid, q_ref, *, weights=None):
 
     Examples
     --------
-    >>> Q, v = ik(UR5.fk([0.3, -1.2, 1.5, -0.4, 1.1, 0.7]))
-    >>> q, k = nearest(Q, v, [0.3, -1.1, 1.4, -0.4, 1.0, 0.7])
-    >>> np.round(q, 6), BRANCH_LABELS[int(k)]
-    (array([ 0.3, -1.2,  1.5, -0.4,  1.1,  0.7]), ('left', 'up', 'noflip'))
+    >>> res = UR5.ik(UR5.fk([0.3, -1.2, 1.5, -0.4, 1.1, 0.7]))
+    >>> q, k = nearest(res.q, res.valid, [0.3, -1.1, 1.4, -0.4, 1.0, 0.7])
+    >>> np.round(q, 6), res.branch[int(k)]
+    (array([ 0.3, -1.2,  1.5, -0.4,  1.1,  0.7]), 'left-up-noflip')
     """
     valid = np.asarray(valid)
     if valid.dtype != bool:
@@ -528,48 +656,3 @@ def nearest(q_branches, valid, q_ref, *, weights=None):
     best = np.take_along_axis(dq, k[..., None, None], axis=-2)[..., 0, :] + qr
     best = np.where(none[..., None], np.nan, best)
     return best, np.where(none, -1, k)
-
-
-def validate(*, rng=None, fast=False):
-    """Headline checks of the UR5 analytic IK (chapter 6).
-
-    Examples
-    --------
-    >>> [r.passed for r in validate(rng=np.random.default_rng(1), fast=True)]
-    [True, True, True, True]
-    """
-    rng = np.random.default_rng(6) if rng is None else rng
-    N = 2000 if fast else 20000
-    q = rng.uniform(-np.pi, np.pi, (N, 6))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SingularityWarning)
-        Q, valid = ik(UR5.fk(q))
-    res = np.where(valid, pose_residual(UR5.fk(np.where(valid[..., None], Q, 0.0)), UR5.fk(q)[:, None]), 0.0)
-    worst = np.max(res, axis=-1)
-    worst = np.where(np.any(valid, -1), worst, np.inf)
-    found = np.min(np.where(valid, np.abs(_wrap(Q - q[:, None])).max(-1), np.inf), axis=-1)
-    # totality: wrist-singular poses (q5 = 0 or pi, theta6 free) and float32 poses are all solved
-    qs = rng.uniform(-np.pi, np.pi, (N, 6))
-    qs[:, 4] = np.where(rng.random(N) < 0.5, 0.0, np.pi)
-    _, v_sing = ik(UR5.fk(qs), warn=False)
-    _, v32 = ik(UR5.fk(q).astype(np.float32), warn=False)
-    return [
-        check_errors(
-            "UR5 analytic IK: FK(IK(T)) pose residual, all valid branches", worst, tol=1e-9, raise_on_fail=False
-        ),
-        check_errors(
-            "UR5 analytic IK: wrist-singular poses (q5 = 0 or pi) without a valid branch (count)",
-            (~v_sing.any(-1)).astype(float),
-            tol=0.0,
-            raise_on_fail=False,
-        ),
-        check_errors(
-            "UR5 analytic IK: float32 poses, branches lost vs the float64 pose (count)",
-            (valid & ~v32).sum(-1).astype(float),
-            tol=0.0,
-            raise_on_fail=False,
-        ),
-        check_errors(
-            "UR5 analytic IK: generating q among the 8 branches (rad)", found, tol=1e-7, unit="rad", raise_on_fail=False
-        ),
-    ]

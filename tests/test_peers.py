@@ -7,7 +7,7 @@ import pytest
 
 from robokin.errors import SingularityWarning
 from robokin.transforms import rpy_to_matrix, se3_log, so3_log
-from robokin.ur5 import UR5, ik, make_ur5, pose_residual
+from robokin.ur5 import UR5, make_ur5, pose_residual
 
 RNG = np.random.default_rng(99)
 
@@ -51,7 +51,7 @@ def test_jacobian_matches_rtb_jacob0(rtb_ur5, matched):
 
 def test_rtb_ikine_lm_solution_is_one_of_our_branches(rtb_ur5, matched):
     # rtb's numerical answer, when it succeeds, must be (up to 2 pi) one of the 8 analytic branches
-    # of the same arm; we use the official arm's IK on rtb's arm by shifting z by the d1 difference
+    # of the same arm (make_ur5(d1=...) is a UR5Arm whose IK uses its own d1)
     q = RNG.uniform(-np.pi, np.pi, (10, 6))
     hits = 0
     for qi in q:
@@ -61,12 +61,11 @@ def test_rtb_ikine_lm_solution_is_one_of_our_branches(rtb_ur5, matched):
             continue
         Tm = matched.fk(sol.q)
         assert np.abs(Tm - T.A).max() < 1e-9
-        Toff = Tm.copy()
-        Toff[2, 3] += UR5.d[0] - matched.d[0]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SingularityWarning)
-            Q, valid = ik(Toff)
-        assert pose_residual(UR5.fk(Q[valid]), Toff).max() <= 1e-9
+            res = matched.ik(Tm)  # rtb's d1: the analytic IK of that same arm
+        Q, valid = res.q, res.valid
+        assert pose_residual(matched.fk(Q[valid]), Tm).max() <= 1e-9
         d = np.abs(((Q[valid] - sol.q) + np.pi) % (2 * np.pi) - np.pi).max(-1)
         assert d.min() < 1e-6
         hits += 1

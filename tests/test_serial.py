@@ -5,9 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from robokin import plotting
+from robokin._primitives import dh_frame
 from robokin.checks import check_jacobian, check_rigid
-from robokin.serial import SerialArm, dh_transform, pose_error, validate
+from robokin.serial import SerialArm, dh_transform, pose_error
 from robokin.transforms import make_transform, rotx, rotz, so3_exp, so3_log, transform_inverse
+from robokin.validation.serial import validate
 
 RNG = np.random.default_rng(20260530)
 
@@ -309,3 +312,48 @@ def test_fk_all_batched_frames_equal_the_single_call_products(convention, rng=np
     F = arm.fk_all(q)
     assert np.abs(F - np.array([arm.fk_all(qk) for qk in q])).max() <= 1e-12
     assert np.abs(F[:, -1] - arm.fk(q)).max() <= 1e-12
+
+
+# ---- issue #20: one DH formula; validation outside the mechanism module; plotting helpers --------------------
+
+
+def test_dh_transform_is_the_shared_kernel_plus_checks():
+    rng = np.random.default_rng(7)
+    a, al, d, th = rng.uniform(-2, 2, (4, 30))
+    for conv in ("standard", "modified"):
+        np.testing.assert_array_equal(
+            dh_transform(a, al, d, th, convention=conv), dh_frame(a, al, d, th, conv == "standard")
+        )
+    import robokin.serial
+
+    assert not hasattr(robokin.serial, "validate") and "validate" not in robokin.serial.__all__
+
+
+def test_draw_arm_and_tidy3d():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    arm = SerialArm.from_dh([0.5, 0.4, 0.0], [0, np.pi / 2, 0], [0.1, 0, 0.2], convention="standard")
+    q = np.array([0.3, -0.7, 1.1])
+    fig, ax = plotting.new_3d_axes()
+    P = plotting.draw_arm(ax, arm, q, color="C3", label="arm")
+    np.testing.assert_array_equal(P, arm.fk_all(q)[:, :3, 3])
+    (line,) = ax.lines
+    x, y, z = line.get_data_3d()
+    np.testing.assert_array_equal(np.stack([x, y, z], -1), P)  # the drawn polyline is the link origins
+    assert line.get_label() == "arm" and line.get_color() == "C3"
+    plotting.draw_arm(ax, arm, q, frames=True, frame_length=0.1)
+    assert len(ax.lines) == 1 + 1 + 3 * (arm.n + 1)
+    x, y, z = ax.lines[2].get_data_3d()  # base frame's x axis, 0.1 long
+    np.testing.assert_allclose([x[1] - x[0], y[1] - y[0], z[1] - z[0]], [0.1, 0.0, 0.0], atol=1e-15)
+    assert plotting.tidy3d(ax, lim=0.6, zlim=(-0.5, 1.0), ticksize=6) is ax
+    assert ax.get_xlim() == (-0.6, 0.6) and ax.get_zlim() == (-0.5, 1.0)
+    with pytest.raises(ValueError, match="one configuration"):
+        plotting.draw_arm(ax, arm, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="zlim"):
+        plotting.tidy3d(ax, zlim=(1.0, -1.0))
+    with pytest.raises(ValueError, match="lim"):
+        plotting.tidy3d(ax, lim=-1.0)
+    plt.close(fig)

@@ -7,33 +7,42 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robokin import transforms
+from robokin import transforms, ur5
+from robokin._primitives import wrap
 from robokin.errors import SingularityWarning, UnreachableError
-from robokin.serial import dh_transform
+from robokin.results import IKResult
+from robokin.serial import SerialArm, dh_transform
 from robokin.transforms import make_transform, rotx, so3_exp
 from robokin.ur5 import (
     A2,
     A3,
-    BRANCH_LABELS,
-    BRANCH_SIGNS,
     D1,
     D4,
     D5,
     D6,
     INPUT_ERROR_GAIN,
     UR5,
-    ik,
+    UR5Arm,
+    input_error,
     make_ur5,
     nearest,
     pose_residual,
-    validate,
+    wrist_singular,
 )
+from robokin.validation.ur5 import validate
 
 RNG = np.random.default_rng(55)
 
 
-def wrap(a):
-    return (a + np.pi) % (2 * np.pi) - np.pi
+def ik(T, **kw):
+    """All 8 branches as (q, valid), NaN rows where invalid (the old tuple view of UR5.ik, for these tests)."""
+    res = UR5.ik(T, **({"on_unreachable": "nan"} | kw))
+    return res.q, res.valid
+
+
+def tol_of(T, tol=1e-9):
+    """The per-pose validity tolerance UR5.ik documents: tol + INPUT_ERROR_GAIN * input_error(T)."""
+    return tol + INPUT_ERROR_GAIN * input_error(T)
 
 
 def test_official_table():
@@ -77,7 +86,7 @@ def test_ik_roundtrip_10k_poses():
 
 
 def test_branch_labels_match_geometry():
-    assert len(BRANCH_LABELS) == 8 and len(set(BRANCH_LABELS)) == 8
+    assert len(UR5.branches) == 8 and len(set(UR5.branches)) == 8
     q = RNG.uniform(-np.pi, np.pi, (500, 6))
     T = UR5.fk(q)
     Q, valid = ik(T)
@@ -87,7 +96,8 @@ def test_branch_labels_match_geometry():
     reach = np.sum((p05 - o1)[..., :2] * (-x1[..., :2]), -1)
     f = p05[..., :2]
     left = (-f[..., 1] * z1[..., 0] + f[..., 0] * z1[..., 1]) > 0  # (z x f) . z1
-    for k, (sh, el, wr) in enumerate(BRANCH_LABELS):
+    for k, name in enumerate(UR5.branches):
+        sh, el, wr = name.split("-")
         m = valid[:, k] & (np.abs(np.sin(Q[:, k, 4])) > 1e-6) & (np.abs(np.sin(Q[:, k, 2])) > 1e-6)
         assert m.sum() > 100
         assert np.all((reach[m, k] > 0) == (sh == "left"))
@@ -95,7 +105,6 @@ def test_branch_labels_match_geometry():
         s = 1 if sh == "left" else -1
         assert np.all((s * np.sign(Q[m, k, 2]) > 0) == (el == "up"))
         assert np.all((Q[m, k, 4] > 0) == (wr == "noflip"))
-        assert tuple(BRANCH_SIGNS[k]) == (s, 1 if el == "up" else -1, 1 if wr == "noflip" else -1)
 
 
 def test_elbow_up_is_above_in_the_usual_pose():
@@ -103,7 +112,7 @@ def test_elbow_up_is_above_in_the_usual_pose():
     q = np.array([0.2, -1.3, 1.2, -1.5, -1.4, 0.3])
     Q, valid = ik(UR5.fk(q))
     k = int(np.argmin(np.where(valid, np.abs(wrap(Q - q)).max(-1), np.inf)))
-    assert BRANCH_LABELS[k][:2] == ("left", "up")
+    assert UR5.branches[k].startswith("left-up-")
     F = UR5.fk_all(q)
     o1, o2, o3 = F[1, :3, 3], F[2, :3, 3], F[3, :3, 3]
     u = (o3 - o1) / np.linalg.norm(o3 - o1)
@@ -148,7 +157,7 @@ def test_shoulder_boundary_and_unreachable():
     Q, valid = ik(T)
     assert not valid.any() and np.isnan(Q).all()
     with pytest.raises(UnreachableError, match="1 of 1"):
-        ik(T, on_unreachable="raise")
+        UR5.ik(T)  # the default is "raise"
     # far away: unreachable, mask says so
     Q, valid = ik(make_transform(np.eye(3), [2.0, 0, 0]))
     assert not valid.any()
@@ -230,6 +239,8 @@ def test_ik_non_finite(bad):
 def test_ik_bad_inputs():
     with pytest.raises(ValueError, match=r"\(\.\.\., 4, 4\)"):
         ik(np.eye(3))
+    with pytest.raises(ValueError, match="warn"):
+        ik(np.eye(4), warn="no")
     with pytest.raises(ValueError, match="not homogeneous"):
         ik(2 * np.eye(4))
     T = make_transform(np.eye(3), [0.3, 0.2, 0.1])
@@ -289,15 +300,18 @@ def test_float32_and_rounded_poses_are_solved(kind):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularityWarning)
         Q0, v0 = ik(T)
-        Q, v, info = ik(Tin, full_output=True)
+        res = UR5.ik(Tin, on_unreachable="nan")
+    Q, v = res.q, res.valid
     assert v.any(-1).all()  # every pose keeps a branch (the old code gave 0 of 8 for float32)
     np.testing.assert_array_equal(v.sum(-1), v0.sum(-1))  # and the same number of branches
     # the residual is reported and within the per-pose tolerance, which follows the input's own error
-    assert np.all(info.residual[v] <= np.broadcast_to(info.tol[:, None], v.shape)[v])
-    assert info.input_error.max() <= (2e-7 if kind == "float32" else 3e-8)
-    np.testing.assert_allclose(info.tol, 1e-9 + INPUT_ERROR_GAIN * info.input_error)
+    e_in = input_error(Tin)
+    assert np.all(res.residual[v] <= np.broadcast_to(tol_of(Tin)[:, None], v.shape)[v])
+    assert 1e-9 < e_in.max() <= (2e-7 if kind == "float32" else 3e-8)
+    assert input_error(T).max() < 1e-14  # the exact poses
+    assert np.array_equal(np.isnan(res.residual), ~v)  # NaN exactly where q is NaN
     Tb = np.broadcast_to(Tin[:, None].astype(float), Q.shape[:2] + (4, 4))
-    np.testing.assert_allclose(info.residual[v], pose_residual(UR5.fk(Q[v]), Tb[v]), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(res.residual[v], pose_residual(UR5.fk(Q[v]), Tb[v]), rtol=0, atol=1e-14)
     # the generating configuration is found to the precision of the input, amplified by the Jacobian's
     # conditioning (large only near singularities): 99 % of poses within 1e-5 rad
     d = np.nanmin(np.abs(wrap(Q - q[:, None])).max(-1), axis=-1)
@@ -316,8 +330,9 @@ def test_input_error_gain_covers_the_measured_residuals():
         for eps in (1e-9, 1e-8, 1e-7, 2.5e-7):
             Tp = T.copy()
             Tp[:, :3, :3] += rng.uniform(-eps, eps, (len(T), 3, 3))
-            _, v, info = ik(Tp, full_output=True)
-            ratio = info.residual[v0] / np.broadcast_to(info.input_error[:, None], v0.shape)[v0]
+            res = UR5.ik(Tp, on_unreachable="nan")
+            v = res.valid
+            ratio = res.residual[v0] / np.broadcast_to(input_error(Tp)[:, None], v0.shape)[v0]
             assert ratio.max() <= INPUT_ERROR_GAIN / 2.5, (eps, ratio.max())
             assert np.all(v[v0])
 
@@ -329,11 +344,12 @@ def test_every_random_wrist_singular_pose_gets_its_branches():
     q[2500:, 4] = np.pi
     T = UR5.fk(q)
     with pytest.warns(SingularityWarning, match="wrist singularity"):
-        Q, v, info = ik(T, full_output=True)
+        res = UR5.ik(T, on_unreachable="nan")
+    v = res.valid
     assert v.any(-1).all()
-    assert np.all(info.wrist_singular[v].any())
-    assert np.all(info.residual[v] <= 1e-9 + 1e-15)
-    ik(T, on_unreachable="raise", warn=False)  # reachable poses never raise
+    assert np.all(wrist_singular(res.q).any(-1))  # every pose has wrist-singular branches
+    assert np.all(res.residual[v] <= 1e-9 + 1e-15)
+    UR5.ik(T, on_unreachable="raise", warn=False)  # reachable poses never raise
     # with the generating theta6 as the hint, the generating q is among the branches
     Q2, v2 = ik(T, q6_singular=q[:, 5], warn=False)
     d = np.nanmin(np.abs(wrap(Q2 - q[:, None])).max(-1), axis=-1)
@@ -352,12 +368,14 @@ def test_property_wrist_singular_poses_always_solved(qlist, hint, q5):
     T = UR5.fk(q)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularityWarning)
-        Q, v, info = ik(T, q6_singular=hint, on_unreachable="raise", full_output=True)
+        res = UR5.ik(T, q6_singular=hint, on_unreachable="raise")
+    Q, v = res.q, res.valid
     assert v.any()
-    assert pose_residual(UR5.fk(Q[v]), T).max() <= info.tol
-    if info.wrist_singular.any():
+    assert pose_residual(UR5.fk(Q[v]), T).max() <= tol_of(T)
+    ws = wrist_singular(Q, singular_tol=1e-9 + INPUT_ERROR_GAIN * input_error(T))
+    if ws.any():
         # the documented rule: theta6 = hint where that branch reaches the pose
-        kk = info.wrist_singular & v
+        kk = ws & v
         on_hint = np.abs(wrap(Q[kk, 5] - hint)) < 1e-12
         Qh, vh = ik(T, q6_singular=hint, warn=False)
         assert on_hint.any() or not np.isclose(wrap(Qh[vh, 5] - hint), 0).any()
@@ -367,8 +385,8 @@ def test_wrist_singular_hint_rule_clamps_into_the_reachable_arc():
     # near full stretch only some theta6 keep the wrist in reach: the returned theta6 is the nearest to the hint
     q = np.array([0.0, 3.0, 0.0, 0.0, 0.0, 1.0])
     T = UR5.fk(q)
-    Q, v, info = ik(T, q6_singular=0.0, warn=False, full_output=True)
-    assert v.any() and info.wrist_singular[v].all()
+    Q, v = ik(T, q6_singular=0.0, warn=False)
+    assert v.any() and wrist_singular(Q[v]).all()
     assert pose_residual(UR5.fk(Q[v]), T).max() <= 1e-9
     # a finer scan of theta6 between the hint and the returned one finds no reachable value closer to the hint
     k = int(np.flatnonzero(v)[0])
@@ -415,13 +433,16 @@ def test_chunked_batches_equal_one_pass(monkeypatch, chunk):
     T = UR5.fk(q)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularityWarning)
-        one = ik(T, full_output=True)
+        one = UR5.ik(T, on_unreachable="nan")
+        one1 = UR5.ik(T, branch="right-up-flip", on_unreachable="nan")
         fk1, J1, F1 = UR5.fk(q), UR5.jacobian(q), UR5.fk_all(q)
         monkeypatch.setattr(transforms, "_CHUNK", chunk)
-        many = ik(T, full_output=True)
+        many = UR5.ik(T, on_unreachable="nan")
+        many1 = UR5.ik(T, branch="right-up-flip", on_unreachable="nan")
         fk2, J2, F2 = UR5.fk(q), UR5.jacobian(q), UR5.fk_all(q)
-    for a, b in zip(one[:2] + tuple(one[2]), many[:2] + tuple(many[2])):
-        np.testing.assert_array_equal(a, b)
+    for r1, r2 in ((one, many), (one1, many1)):
+        for f in ("q", "valid", "residual"):
+            np.testing.assert_array_equal(getattr(r1, f), getattr(r2, f))
     np.testing.assert_array_equal(fk1, fk2)
     np.testing.assert_array_equal(J1, J2)
     np.testing.assert_array_equal(F1, F2)
@@ -435,9 +456,158 @@ def test_near_singular_pose_falls_back_to_the_computed_theta6():
     # ~2 |s5| |d| > tol: the branch then uses the theta6 computed from the tool axes, and still reaches the pose
     q = np.array([0.4, -1.0, 1.3, -0.5, 8e-10, 0.9])
     T = UR5.fk(q)
-    Q, v, info = ik(T, q6_singular=q[5] + 2.0, warn=False, full_output=True)
-    assert info.wrist_singular[v].any()
+    res = UR5.ik(T, q6_singular=q[5] + 2.0, warn=False)
+    Q, v = res.q, res.valid
+    assert wrist_singular(Q[v]).any()
     assert np.nanmin(np.abs(wrap(Q - q)).max(-1)) < 1e-6
     _, v0 = ik(T, q6_singular=q[5], warn=False)
     assert v.sum() == v0.sum()
-    assert np.all(info.residual[v] <= 1e-9)
+    assert np.all(res.residual[v] <= 1e-9)
+
+
+# ---------------------------------------------------------------- the mechanism protocol (issue #20)
+def _poses(n=300, seed=9):
+    q = np.random.default_rng(seed).uniform(-np.pi, np.pi, (n, 6))
+    q[::6, 4] = 0.0  # wrist-singular poses too
+    return UR5.fk(q)
+
+
+def test_ik_returns_an_ikresult_whatever_the_options():
+    T = _poses(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        for kw in ({}, {"on_unreachable": "nan"}, {"branch": "left-down-flip", "on_unreachable": "nan"}):
+            res = UR5.ik(T, **kw)
+            assert isinstance(res, IKResult)
+            assert res.iterations is None and res.reason is None  # a closed form has neither
+        res = UR5.ik(T[0])
+    assert isinstance(res, IKResult) and res.q.shape == (8, 6) and res.valid.shape == res.residual.shape == (8,)
+    assert not hasattr(ur5, "ik") and not hasattr(ur5, "IKInfo") and not hasattr(ur5, "validate")
+
+
+def test_branch_names_and_all_order():
+    assert UR5Arm.branches == UR5.branches and UR5.default_branch == "all"
+    assert all(isinstance(b, str) for b in UR5.branches)
+    assert UR5.branches == tuple(
+        f"{s}-{e}-{w}" for s in ("left", "right") for e in ("up", "down") for w in ("noflip", "flip")
+    )
+    res = UR5.ik(_poses(5, 1), on_unreachable="nan", warn=False)
+    assert res.branch == UR5.branches  # "all" returns every branch, in the order of branches
+    assert res.q.shape == (5, 8, 6) and res.valid.shape == (5, 8) and res.residual.shape == (5, 8)
+
+
+@pytest.mark.parametrize("name", UR5.branches)
+def test_single_branch_equals_the_slice_of_all(name):
+    T = _poses(400, 2)
+    k = UR5.branches.index(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        every = UR5.ik(T, on_unreachable="nan", q6_singular=0.3)
+        one = UR5.ik(T, branch=name, on_unreachable="nan", q6_singular=0.3)
+    assert one.branch == name and one.q.shape == (400, 6) and one.valid.shape == (400,)
+    np.testing.assert_array_equal(one.q, every.q[:, k])
+    np.testing.assert_array_equal(one.valid, every.valid[:, k])
+    np.testing.assert_array_equal(one.residual, every.residual[:, k])
+    assert one.valid.any() and not one.valid.all()  # not vacuous: both cases occur
+
+
+@pytest.mark.parametrize("bad", ["left-up", "LEFT-UP-NOFLIP", 0, ("left", "up", "noflip"), None, "knee-back"])
+def test_unknown_branch_is_refused(bad):
+    with pytest.raises(ValueError, match="branch"):
+        UR5.ik(_poses(1), branch=bad)
+
+
+def test_unreachable_raises_by_default_and_nan_mode_masks():
+    far = make_transform(np.eye(3), [2.0, 0.0, 0.0])
+    T = np.stack([_poses(2)[1], far])  # pose 0 of _poses is wrist-singular (a warning)
+    with pytest.raises(UnreachableError, match="1 of 2"):
+        UR5.ik(T)
+    res = UR5.ik(T, on_unreachable="nan", warn=False)
+    assert res.valid[0].any() and not res.valid[1].any()
+    assert np.isnan(res.q[1]).all() and np.isnan(res.residual[1]).all()
+    with pytest.raises(ValueError, match="on_unreachable"):
+        UR5.ik(T, on_unreachable="skip")
+
+
+def test_one_branch_raises_where_that_branch_is_missing():
+    # a pose with some branches but not all: asking for a missing one raises, the "all" call does not
+    T = _poses(400, 3)
+    every = UR5.ik(T, on_unreachable="nan", warn=False)
+    i = int(np.flatnonzero(every.valid.any(-1) & ~every.valid.all(-1))[0])
+    k = int(np.flatnonzero(~every.valid[i])[0])
+    UR5.ik(T[i], warn=False)
+    with pytest.raises(UnreachableError, match=UR5.branches[k]):
+        UR5.ik(T[i], branch=UR5.branches[k], warn=False)
+    one = UR5.ik(T[i], branch=UR5.branches[k], on_unreachable="nan", warn=False)
+    assert not one.valid and np.isnan(one.q).all() and np.isnan(one.residual)
+
+
+def test_make_ur5_and_replace_keep_the_class_and_its_ik():
+    from dataclasses import replace
+
+    twin = make_ur5(d1=0.089459)
+    assert type(twin) is UR5Arm and type(replace(UR5, qlim=None)) is UR5Arm
+    q = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
+    res = twin.ik(twin.fk(q))  # the IK uses the arm's own d1
+    assert np.abs(wrap(res.q - q)).max(-1).min() < 1e-9
+    assert pose_residual(twin.fk(res.q[res.valid]), twin.fk(q)).max() <= 1e-9
+    other = UR5.ik(twin.fk(q))  # the official arm reaches that pose too, with other angles (d1 is 0.3 mm less)
+    assert np.nanmin(np.abs(wrap(other.q - q)).max(-1)) > 1e-4
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(a=[0.0, -0.5, A3, 0.0, 0.0, 0.0]),
+        dict(alpha=[0.0] * 6),
+        dict(d=[D1, 0.0, 0.0, D4, D5, 0.1]),
+        dict(offset=[0.1, 0, 0, 0, 0, 0]),
+        dict(convention="modified"),
+        dict(tool=make_transform(np.eye(3), [0.0, 0.0, 0.1])),
+    ],
+)
+def test_ur5arm_refuses_another_table(kw):
+    fields = dict(a=UR5.a, alpha=UR5.alpha, d=UR5.d, offset=UR5.offset, convention="standard") | kw
+    with pytest.raises(ValueError, match="UR5Arm"):
+        UR5Arm(**fields)
+    SerialArm(**fields)  # the same table is a fine SerialArm
+
+
+def test_joint_limits_reject_or_shift_branches():
+    T = _poses(500, 4)
+    every = UR5.ik(T, on_unreachable="nan", warn=False)
+    lim = np.tile([-2 * np.pi, 2 * np.pi], (6, 1))
+    lim[1] = [-np.pi, 0.0]  # q2: elbow at or above the shoulder
+    lim[0] = [0.0, 2 * np.pi]  # q1: needs the negative angles moved by 2 pi
+    tight = make_ur5(qlim=lim)
+    res = tight.ik(T, on_unreachable="nan", warn=False)
+    inside = every.valid & (every.q[..., 1] <= 0.0)  # q2 in [-pi, 0] as returned in [-pi, pi)
+    np.testing.assert_array_equal(res.valid, inside)
+    assert res.valid.any() and (every.valid & ~res.valid).any()
+    assert np.all(tight.within_limits(res.q[res.valid]))
+    assert (every.q[..., 0][res.valid] < 0).any()  # some q1 were moved into [0, 2 pi)
+    np.testing.assert_allclose(wrap(res.q[res.valid] - every.q[res.valid]), 0.0, atol=1e-15)
+    assert np.array_equal(np.isnan(res.q).all(-1), ~res.valid)
+    Tb = np.broadcast_to(T[:, None], res.q.shape[:-1] + (4, 4))
+    assert pose_residual(tight.fk(res.q[res.valid]), Tb[res.valid]).max() <= 1e-9
+    # a pose whose only branches break the limits is unreachable for that arm
+    bad = np.flatnonzero(every.valid.any(-1) & ~res.valid.any(-1))
+    if bad.size:
+        with pytest.raises(UnreachableError):
+            tight.ik(T[bad[0]], warn=False)
+
+
+def test_input_error_and_wrist_singular_helpers():
+    q = np.array([0.4, -1.0, 1.3, -0.5, 0.0, 0.9])
+    T = UR5.fk(q)
+    assert input_error(T) < 1e-15 and input_error(np.stack([T, T])).shape == (2,)
+    Tp = T.copy()
+    Tp[0, 0] += 1e-7
+    assert input_error(Tp) == pytest.approx(abs(2 * T[0, 0] * 1e-7), rel=1e-3)  # R^T R - I, first order
+    with pytest.raises(ValueError, match="not a rotation"):
+        input_error(2 * np.eye(4) - np.diag([0, 0, 0, 1.0]))
+    assert wrist_singular(q) and not wrist_singular(q + [0, 0, 0, 0, 1e-6, 0])
+    assert wrist_singular(q + [0, 0, 0, 0, 1e-6, 0], singular_tol=1e-5)
+    assert not wrist_singular(np.full(6, np.nan))  # a NaN row (invalid branch) is not singular
+    with pytest.raises(ValueError, match="singular_tol"):
+        wrist_singular(q, singular_tol=-1.0)

@@ -12,7 +12,11 @@ Conventions
 * ``theta``: leg angle from the vertical, world frame (hip ahead of the wheel > 0).
 * ``phi``: body pitch, world frame (nose down > 0), zero when the body is level.
 * ``x``: wheel displacement; the wheel angle is ``x / R`` (rolling without slip).
-* State ``s = [theta, theta_dot, x, x_dot, phi, phi_dot]`` (rad, rad/s, m, m/s, rad, rad/s).
+* Generalised coordinates ``q = [x, theta, phi]`` (m, rad, rad) and rates ``qd``: the order of
+  :class:`WheelLegDynamics` (mass matrix, bias, gravity, forward and inverse dynamics) and of
+  :func:`simulate`'s ``q0``, ``qd0`` and ``SimResult.q``, ``.qd``.
+* Controller state ``s = [theta, theta_dot, x, x_dot, phi, phi_dot]`` (rad, rad/s, m, m/s, rad, rad/s): the
+  order of :func:`linearize`, the LQR gains and the references (:func:`to_state`, :func:`from_state`).
 * Input ``u = [T, Tp]`` (N m): ``T`` wheel-motor torque on the wheel (reaction on
   the leg), ``Tp`` hip torque that the body applies to the leg (reaction on the body).
 * Five-bar frame (chapter 3): fixed to the body, ``x`` forward, ``y`` up, motors at
@@ -30,32 +34,29 @@ from dataclasses import dataclass, fields
 import numpy as np
 import scipy.linalg
 
-from ._validate import as_array, callback_output, choice, finite_scalar, integer, positive, solve_ivp_guarded
-from .checks import check_close, check_errors, check_jacobian
+from ._validate import as_array, callback_output, choice, integer, positive, solve_ivp_guarded
+from .fivebar import FiveBar
+from .results import SimResult
 
 __all__ = [
     "WheelLegParams",
     "PARAM_UNITS",
+    "WheelLegDynamics",
+    "to_state",
+    "from_state",
     "GainSchedule",
-    "SimResult",
     "Q_DEFAULT",
     "R_DEFAULT",
-    "mass_matrix",
-    "bias_forces",
-    "input_matrix",
-    "dynamics",
-    "normal_force",
+    "FALL_ANGLE",
     "linearize",
     "lqr_gain",
     "gain_schedule",
     "closed_loop_eigs",
     "simulate",
-    "smooth_step",
     "virtual_leg",
     "virtual_leg_jacobian",
     "virtual_leg_inverse",
     "vmc_torques",
-    "validate",
 ]
 
 #: Default LQR state weight for ``[theta, theta_dot, x, x_dot, phi, phi_dot]``.
@@ -142,12 +143,6 @@ PARAM_UNITS = {
 }
 
 
-def _params(p):
-    if not isinstance(p, WheelLegParams):
-        raise ValueError(f"params must be a WheelLegParams, got {type(p).__name__}")
-    return p
-
-
 def _length(L0, name="L0"):
     L = as_array(L0, name)
     if np.any(L <= 0):
@@ -155,85 +150,16 @@ def _length(L0, name="L0"):
     return L
 
 
-def mass_matrix(q, params, L0):
-    """Mass matrix ``M(q)`` for the generalised coordinates ``[x, theta, phi]``.
+def _h(p, q, qd, L, Ld, Ldd, fb, g):
+    """``h`` of ``M qdd + h = B u`` (velocity, leg-stroke, gravity ``g`` and push ``fb`` terms); unchecked, batched.
 
-    ``M = sum_i m_i J_i^T J_i + diag(I_w/R^2, m_l L0^2/12, I_b)`` with ``J_i`` the
-    Jacobians of the centres of mass (eq. ``eq-ch04-eom`` of the chapter).
-
-    Parameters
-    ----------
-    q : array_like, shape (..., 3)
-        ``[x, theta, phi]`` in m, rad, rad.
-    params : WheelLegParams
-    L0 : array_like, broadcastable to q's leading shape
-        Leg length, m.
-
-    Returns
-    -------
-    ndarray, shape (..., 3, 3), symmetric positive definite (kg, kg m, kg m^2 entries).
-
-    Examples
-    --------
-    >>> M = mass_matrix([0.0, 0.0, 0.0], WheelLegParams(), 0.2)
-    >>> bool(np.allclose(M, M.T)), bool(np.all(np.linalg.eigvalsh(M) > 0))
-    (True, True)
+    With ``g = 0`` and ``fb = 0`` this is the Coriolis, centrifugal and leg-stroke part alone.
     """
-    p = _params(params)
-    q = as_array(q, "q", trailing=(3,))
-    L = _length(L0)
-    th, ph = q[..., 1], q[..., 2]
-    s, c, sp_, cp = np.sin(th), np.cos(th), np.sin(ph), np.cos(ph)
-    shape = np.broadcast_shapes(q.shape[:-1], L.shape)
-    s, c, sp_, cp, L = (np.broadcast_to(v, shape) for v in (s, c, sp_, cp, L))
-    a = 0.5 * L  # leg centre of mass from the axle
-    mw = p.m_w + p.I_w / p.R**2
-    M = np.empty(shape + (3, 3))
-    M[..., 0, 0] = mw + p.m_l + p.m_b
-    M[..., 0, 1] = M[..., 1, 0] = (p.m_l * a + p.m_b * L) * c
-    M[..., 0, 2] = M[..., 2, 0] = p.m_b * p.l_c * cp
-    M[..., 1, 1] = p.m_l * a**2 + p.m_b * L**2 + p.m_l * L**2 / 12
-    M[..., 1, 2] = M[..., 2, 1] = p.m_b * L * p.l_c * (c * cp + s * sp_)  # m_b L l_c cos(theta - phi)
-    M[..., 2, 2] = p.m_b * p.l_c**2 + p.I_b
-    return M
-
-
-def bias_forces(q, qd, params, L0, *, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
-    """Velocity, leg-stroke, gravity and external terms ``h`` in ``M qdd + h = B u``.
-
-    Parameters
-    ----------
-    q, qd : array_like, shape (..., 3)
-        ``[x, theta, phi]`` and their rates (m, rad, rad; per second).
-    params : WheelLegParams
-    L0, L0_dot, L0_ddot : array_like
-        Prescribed leg length (m) and its first two time derivatives (m/s, m/s^2).
-    f_body : array_like
-        Horizontal external force on the body centre of mass, N (a push).
-
-    Returns
-    -------
-    ndarray, shape (..., 3)
-        Generalised forces in N, N m, N m.
-
-    Examples
-    --------
-    >>> h = bias_forces([0, 0.1, 0], [0, 0, 0], WheelLegParams(), 0.2)
-    >>> bool(h[1] < 0)  # gravity pulls a forward-leaning leg further forward
-    True
-    """
-    p = _params(params)
-    q = as_array(q, "q", trailing=(3,))
-    qd = as_array(qd, "qd", trailing=(3,))
-    L = _length(L0)
-    Ld = as_array(L0_dot, "L0_dot")
-    Ldd = as_array(L0_ddot, "L0_ddot")
-    fb = as_array(f_body, "f_body")
     th, ph = q[..., 1], q[..., 2]
     thd, phd = qd[..., 1], qd[..., 2]
     s, c, sp_, cp = np.sin(th), np.cos(th), np.sin(ph), np.cos(ph)
     a, ad, add = 0.5 * L, 0.5 * Ld, 0.5 * Ldd
-    lc, g = p.l_c, p.g
+    lc = p.l_c
     # accelerations of the centres of mass at qdd = 0 (Coriolis, centripetal, leg stroke)
     blx = add * s + 2 * ad * c * thd - a * s * thd**2
     blz = add * c - 2 * ad * s * thd - a * c * thd**2
@@ -252,152 +178,357 @@ def bias_forces(q, qd, params, L0, *, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
     return np.stack(np.broadcast_arrays(hx, hth, hph), axis=-1)
 
 
-def input_matrix(params):
-    """Input matrix ``B`` (3, 2) mapping ``[T, Tp]`` to generalised forces on ``[x, theta, phi]``.
+@dataclass(frozen=True, eq=False)
+class WheelLegDynamics:
+    """Planar wheel-leg-body dynamics ``M(q) qdd + C(q, qd) qd + g(q) = B u + J_b^T f`` (chapter 4).
 
-    From virtual work: ``T (dx/R - dtheta) + Tp (dtheta - dphi)``.
-
-    Examples
-    --------
-    >>> input_matrix(WheelLegParams(R=0.05)).tolist()
-    [[20.0, 0.0], [-1.0, 1.0], [0.0, -1.0]]
-    """
-    p = _params(params)
-    return np.array([[1.0 / p.R, 0.0], [-1.0, 1.0], [0.0, -1.0]])
-
-
-_SWAP = [1, 0, 2]  # [theta, x, phi] <-> [x, theta, phi]
-
-
-def dynamics(state, u, params, L0, *, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
-    """Nonlinear state derivative of the wheel-legged robot.
-
-    Solves ``M(q) qdd = B u - h(q, qd)`` for ``q = [x, theta, phi]`` and returns it
-    in the state order of the chapter.
+    Generalised coordinates ``q = [x, theta, phi]`` (m, rad, rad): wheel displacement, leg angle and body pitch
+    (module docstring). The leg length ``L0(t)`` is prescribed, so every method takes it as the keyword ``L0``
+    (m), and the velocity terms also take its rates ``L0_dot`` (m/s) and ``L0_ddot`` (m/s^2). The input is
+    ``u = [T, Tp]`` (N m); ``f_body`` is a horizontal push on the body centre of mass (N). The parameters are
+    checked once, when the model is built; the methods check only their array inputs.
 
     Parameters
     ----------
-    state : array_like, shape (..., 6)
-        ``[theta, theta_dot, x, x_dot, phi, phi_dot]``.
-    u : array_like, shape (..., 2)
-        ``[T, Tp]`` in N m.
     params : WheelLegParams
-    L0, L0_dot, L0_ddot : array_like
-        Leg length (m) and its derivatives, broadcastable to the batch shape.
-    f_body : array_like
-        Horizontal push on the body centre of mass, N.
-
-    Returns
-    -------
-    ndarray, shape (..., 6)
-        ``d(state)/dt``.
+        Masses, inertias, lengths, gravity.
 
     Examples
     --------
-    >>> sd = dynamics(np.zeros(6), np.zeros(2), WheelLegParams(), 0.2)
-    >>> bool(np.all(sd == 0))  # upright is an equilibrium
+    >>> model = WheelLegDynamics(WheelLegParams())
+    >>> q, qd = np.array([0.0, 0.1, -0.05]), np.array([0.2, -0.3, 0.1])
+    >>> qdd = model.forward_dynamics(q, qd, [0.5, -1.0], L0=0.2)
+    >>> tau = model.inverse_dynamics(q, qd, qdd, L0=0.2)        # = M qdd + bias + gravity
+    >>> bool(np.allclose(tau, model.input_matrix() @ [0.5, -1.0]))
     True
+    >>> model.bias(q, np.zeros(3), L0=0.2).tolist()              # no velocity, no gravity
+    [0.0, 0.0, 0.0]
+    >>> WheelLegDynamics({"m_b": 12.0})
+    Traceback (most recent call last):
+    ...
+    ValueError: params must be a WheelLegParams, got dict
     """
-    p = _params(params)
-    s = as_array(state, "state", trailing=(6,))
-    u = as_array(u, "u", trailing=(2,))
-    q = s[..., [2, 0, 4]]
-    qd = s[..., [3, 1, 5]]
-    M = mass_matrix(q, p, L0)
-    h = bias_forces(q, qd, p, L0, L0_dot=L0_dot, L0_ddot=L0_ddot, f_body=f_body)
-    rhs = u @ input_matrix(p).T - h
-    M, rhs = np.broadcast_arrays(M, rhs[..., None])
-    qdd = np.linalg.solve(M, rhs)[..., 0]
-    out = np.stack([qd[..., 1], qdd[..., 1], qd[..., 0], qdd[..., 0], qd[..., 2], qdd[..., 2]], axis=-1)
-    return out
 
+    params: WheelLegParams
 
-def normal_force(state, u, params, L0, *, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
-    """Vertical ground reaction on the wheel, N: ``sum_i m_i (g + zdd_i)``.
+    def __post_init__(self):
+        if not isinstance(self.params, WheelLegParams):
+            raise ValueError(f"params must be a WheelLegParams, got {type(self.params).__name__}")
 
-    The model keeps the wheel on the ground; a negative value means a real robot
-    would have left it (take-off), so the simulation is no longer valid there.
+    # ------------------------------------------------------------------ terms of the equations of motion
+    def mass_matrix(self, q, *, L0):
+        """Mass matrix ``M(q)`` (..., 3, 3) for ``q = [x, theta, phi]``.
 
-    Parameters
-    ----------
-    state, u, params, L0, L0_dot, L0_ddot, f_body
-        As in :func:`dynamics`.
+        ``M = sum_i m_i J_i^T J_i + diag(I_w/R^2, m_l L0^2/12, I_b)`` with ``J_i`` the Jacobians of the centres
+        of mass (eq. ``eq-ch04-eom`` of the chapter).
 
-    Returns
-    -------
-    ndarray, shape (...)
-        Normal force, N.
+        Parameters
+        ----------
+        q : array_like, shape (..., 3)
+            ``[x, theta, phi]`` in m, rad, rad.
+        L0 : array_like, broadcastable to q's leading shape
+            Leg length, m.
 
-    Examples
-    --------
-    >>> p = WheelLegParams()
-    >>> float(np.round(normal_force(np.zeros(6), np.zeros(2), p, 0.2), 6)) == round(p.total_mass * p.g, 6)
-    True
-    """
-    p = _params(params)
-    s = as_array(state, "state", trailing=(6,))
-    L = _length(L0)
-    Ldd = as_array(L0_ddot, "L0_ddot")
-    Ld = as_array(L0_dot, "L0_dot")
-    sd = dynamics(s, u, p, L, L0_dot=Ld, L0_ddot=Ldd, f_body=f_body)
-    th, thd, thdd = s[..., 0], s[..., 1], sd[..., 1]
-    ph, phd, phdd = s[..., 4], s[..., 5], sd[..., 5]
-    st, ct = np.sin(th), np.cos(th)
-    zl = 0.5 * (Ldd * ct - 2 * Ld * st * thd - L * ct * thd**2 - L * st * thdd)
-    zb = (
-        Ldd * ct
-        - 2 * Ld * st * thd
-        - L * ct * thd**2
-        - L * st * thdd
-        - p.l_c * (np.cos(ph) * phd**2 + np.sin(ph) * phdd)
-    )
-    return p.m_w * p.g + p.m_l * (p.g + zl) + p.m_b * (p.g + zb)
+        Returns
+        -------
+        ndarray, shape (..., 3, 3), symmetric positive definite (kg, kg m, kg m^2 entries).
 
+        Examples
+        --------
+        >>> M = WheelLegDynamics(WheelLegParams()).mass_matrix([0.0, 0.0, 0.0], L0=0.2)
+        >>> bool(np.allclose(M, M.T)), bool(np.all(np.linalg.eigvalsh(M) > 0))
+        (True, True)
+        """
+        q = as_array(q, "q", trailing=(3,))
+        return self._mass(q, _length(L0))
 
-def _rhs_scalar(x, u, p, L, Ld, Ldd, fb):
-    """Unvalidated single-state :func:`dynamics` in plain floats (solve_ivp inner loop)."""
-    th, thd, _, xd, ph, phd = (float(v) for v in x)
-    s, c, sp_, cp = math.sin(th), math.cos(th), math.sin(ph), math.cos(ph)
-    mb, ml, lc, g, R = p.m_b, p.m_l, p.l_c, p.g, p.R
-    a, ad, add = 0.5 * L, 0.5 * Ld, 0.5 * Ldd
-    m00 = p.m_w + p.I_w / R**2 + ml + mb
-    m01 = (ml * a + mb * L) * c
-    m02 = mb * lc * cp
-    m11 = ml * a * a + mb * L * L + ml * L * L / 12
-    m12 = mb * L * lc * (c * cp + s * sp_)
-    m22 = mb * lc * lc + p.I_b
-    blx = add * s + 2 * ad * c * thd - a * s * thd**2
-    blz = add * c - 2 * ad * s * thd - a * c * thd**2
-    bbx = Ldd * s + 2 * Ld * c * thd - L * s * thd**2 - lc * sp_ * phd**2
-    bbz = Ldd * c - 2 * Ld * s * thd - L * c * thd**2 - lc * cp * phd**2
-    T, Tp = float(u[0]), float(u[1])
-    r0 = T / R - (ml * blx + mb * bbx - fb)
-    r1 = (
-        -T
-        + Tp
-        - (
-            ml * (a * c * blx - a * s * (blz + g))
-            + mb * (L * c * bbx - L * s * (bbz + g))
-            - fb * L * c
-            + ml * L * Ld / 6 * thd
+    def _mass(self, q, L):
+        p = self.params
+        th, ph = q[..., 1], q[..., 2]
+        s, c, sp_, cp = np.sin(th), np.cos(th), np.sin(ph), np.cos(ph)
+        shape = np.broadcast_shapes(q.shape[:-1], L.shape)
+        s, c, sp_, cp, L = (np.broadcast_to(v, shape) for v in (s, c, sp_, cp, L))
+        a = 0.5 * L  # leg centre of mass from the axle
+        mw = p.m_w + p.I_w / p.R**2
+        M = np.empty(shape + (3, 3))
+        M[..., 0, 0] = mw + p.m_l + p.m_b
+        M[..., 0, 1] = M[..., 1, 0] = (p.m_l * a + p.m_b * L) * c
+        M[..., 0, 2] = M[..., 2, 0] = p.m_b * p.l_c * cp
+        M[..., 1, 1] = p.m_l * a**2 + p.m_b * L**2 + p.m_l * L**2 / 12
+        M[..., 1, 2] = M[..., 2, 1] = p.m_b * L * p.l_c * (c * cp + s * sp_)  # m_b L l_c cos(theta - phi)
+        M[..., 2, 2] = p.m_b * p.l_c**2 + p.I_b
+        return M
+
+    def _rates(self, q, qd, L0, L0_dot, L0_ddot):
+        q = as_array(q, "q", trailing=(3,))
+        qd = as_array(qd, "qd", trailing=(3,))
+        return q, qd, _length(L0), as_array(L0_dot, "L0_dot"), as_array(L0_ddot, "L0_ddot")
+
+    def bias(self, q, qd, *, L0, L0_dot=0.0, L0_ddot=0.0):
+        """Coriolis, centrifugal and leg-stroke terms ``C(q, qd) qd`` (..., 3), without gravity.
+
+        With a moving leg they include the terms in ``L0_dot`` and ``L0_ddot`` (the leg stroke accelerates
+        the leg and body centres of mass even at ``qd = 0``).
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (..., 3)
+            ``[x, theta, phi]`` and their rates (m, rad, rad; per second).
+        L0, L0_dot, L0_ddot : array_like
+            Prescribed leg length (m) and its first two time derivatives (m/s, m/s^2).
+
+        Returns
+        -------
+        ndarray, shape (..., 3)
+            Generalised forces in N, N m, N m.
+
+        Examples
+        --------
+        >>> model = WheelLegDynamics(WheelLegParams())
+        >>> h = model.bias([0, 0.1, 0], [0, 0, 0], L0=0.2, L0_ddot=1.0)
+        >>> bool(h[0] > 0)  # a leg stroke with the leg tilted forward pushes the body forward
+        True
+        """
+        q, qd, L, Ld, Ldd = self._rates(q, qd, L0, L0_dot, L0_ddot)
+        return _h(self.params, q, qd, L, Ld, Ldd, 0.0, 0.0)
+
+    def gravity(self, q, *, L0):
+        """Gravity terms ``g(q) = dV/dq`` (..., 3): ``[0, -g (m_l/2 + m_b) L0 sin(theta), -g m_b l_c sin(phi)]``.
+
+        Examples
+        --------
+        >>> g = WheelLegDynamics(WheelLegParams()).gravity([0, 0.1, 0], L0=0.2)
+        >>> bool(g[1] < 0)  # gravity pulls a forward-leaning leg further forward
+        True
+        """
+        p = self.params
+        q = as_array(q, "q", trailing=(3,))
+        L = _length(L0)
+        gth = -p.g * (0.5 * p.m_l + p.m_b) * L * np.sin(q[..., 1])
+        gph = -p.g * p.m_b * p.l_c * np.sin(q[..., 2])
+        return np.stack(np.broadcast_arrays(np.zeros_like(gth), gth, gph), axis=-1)
+
+    def input_matrix(self):
+        """Input matrix ``B`` (3, 2) mapping ``[T, Tp]`` to generalised forces on ``[x, theta, phi]``.
+
+        From virtual work: ``T (dx/R - dtheta) + Tp (dtheta - dphi)``.
+
+        Examples
+        --------
+        >>> WheelLegDynamics(WheelLegParams(R=0.05)).input_matrix().tolist()
+        [[20.0, 0.0], [-1.0, 1.0], [0.0, -1.0]]
+        """
+        return np.array([[1.0 / self.params.R, 0.0], [-1.0, 1.0], [0.0, -1.0]])
+
+    # ------------------------------------------------------------------ dynamics
+    def inverse_dynamics(self, q, qd, qdd, *, L0, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
+        """Generalised force ``M qdd + bias + gravity - J_b^T f_body`` (..., 3) that produces ``qdd``.
+
+        The robot can only apply ``B u`` (two inputs for three coordinates), so a motion is feasible when the
+        result lies in the range of :meth:`input_matrix`.
+
+        Parameters
+        ----------
+        q, qd, qdd : array_like, shape (..., 3)
+            Coordinates ``[x, theta, phi]``, rates and accelerations.
+        L0, L0_dot, L0_ddot : array_like
+            Leg length (m) and its derivatives.
+        f_body : array_like
+            Horizontal push on the body centre of mass, N.
+
+        Returns
+        -------
+        ndarray, shape (..., 3)
+            Generalised forces in N, N m, N m.
+
+        Examples
+        --------
+        >>> model = WheelLegDynamics(WheelLegParams())
+        >>> model.inverse_dynamics(np.zeros(3), np.zeros(3), np.zeros(3), L0=0.2).tolist()   # upright rest
+        [0.0, 0.0, 0.0]
+        """
+        q, qd, L, Ld, Ldd = self._rates(q, qd, L0, L0_dot, L0_ddot)
+        qdd = as_array(qdd, "qdd", trailing=(3,))
+        fb = as_array(f_body, "f_body")
+        M = self._mass(q, L)
+        return np.einsum("...ij,...j->...i", M, qdd) + _h(self.params, q, qd, L, Ld, Ldd, fb, self.params.g)
+
+    def forward_dynamics(self, q, qd, u, *, L0, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
+        """Accelerations ``qdd`` (..., 3) from ``M qdd = B u - bias - gravity + J_b^T f_body``.
+
+        Parameters
+        ----------
+        q, qd : array_like, shape (..., 3)
+            ``[x, theta, phi]`` and their rates.
+        u : array_like, shape (..., 2)
+            ``[T, Tp]`` in N m.
+        L0, L0_dot, L0_ddot : array_like
+            Leg length (m) and its derivatives, broadcastable to the batch shape.
+        f_body : array_like
+            Horizontal push on the body centre of mass, N.
+
+        Returns
+        -------
+        ndarray, shape (..., 3)
+            ``[xdd, thetadd, phidd]`` (m/s^2, rad/s^2, rad/s^2).
+
+        Examples
+        --------
+        >>> model = WheelLegDynamics(WheelLegParams())
+        >>> bool(np.all(model.forward_dynamics(np.zeros(3), np.zeros(3), np.zeros(2), L0=0.2) == 0))
+        True
+        """
+        q, qd, L, Ld, Ldd = self._rates(q, qd, L0, L0_dot, L0_ddot)
+        u = as_array(u, "u", trailing=(2,))
+        fb = as_array(f_body, "f_body")
+        return self._qdd(q, qd, u, L, Ld, Ldd, fb)
+
+    def _qdd(self, q, qd, u, L, Ld, Ldd, fb):
+        M = self._mass(q, L)
+        rhs = u @ self.input_matrix().T - _h(self.params, q, qd, L, Ld, Ldd, fb, self.params.g)
+        M, rhs = np.broadcast_arrays(M, rhs[..., None])
+        return np.linalg.solve(M, rhs)[..., 0]
+
+    def state_derivative(self, state, u, *, L0, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
+        """:meth:`forward_dynamics` in the controller's state order: ``d(state)/dt`` (..., 6).
+
+        ``state = [theta, theta_dot, x, x_dot, phi, phi_dot]`` (:func:`to_state`); :func:`linearize` returns
+        the Jacobians of this function at upright.
+
+        Examples
+        --------
+        >>> sd = WheelLegDynamics(WheelLegParams()).state_derivative(np.zeros(6), np.zeros(2), L0=0.2)
+        >>> bool(np.all(sd == 0))  # upright is an equilibrium
+        True
+        """
+        s = as_array(state, "state", trailing=(6,))
+        q, qd = from_state(s)
+        qdd = self.forward_dynamics(q, qd, u, L0=L0, L0_dot=L0_dot, L0_ddot=L0_ddot, f_body=f_body)
+        return to_state(qd, qdd)
+
+    def normal_force(self, q, qd, u, *, L0, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
+        """Vertical ground reaction on the wheel, N: ``sum_i m_i (g + zdd_i)``.
+
+        The model keeps the wheel on the ground; a negative value means a real robot would have left it
+        (take-off), so the simulation is no longer valid there.
+
+        Parameters
+        ----------
+        q, qd, u, L0, L0_dot, L0_ddot, f_body
+            As in :meth:`forward_dynamics`.
+
+        Returns
+        -------
+        ndarray, shape (...)
+            Normal force, N.
+
+        Examples
+        --------
+        >>> p = WheelLegParams()
+        >>> N = WheelLegDynamics(p).normal_force(np.zeros(3), np.zeros(3), np.zeros(2), L0=0.2)
+        >>> bool(np.isclose(N, p.total_mass * p.g))
+        True
+        """
+        q, qd, L, Ld, Ldd = self._rates(q, qd, L0, L0_dot, L0_ddot)
+        u = as_array(u, "u", trailing=(2,))
+        fb = as_array(f_body, "f_body")
+        return self._normal(q, qd, self._qdd(q, qd, u, L, Ld, Ldd, fb), L, Ld, Ldd)
+
+    def _normal(self, q, qd, qdd, L, Ld, Ldd):
+        p = self.params
+        th, thd, thdd = q[..., 1], qd[..., 1], qdd[..., 1]
+        ph, phd, phdd = q[..., 2], qd[..., 2], qdd[..., 2]
+        st, ct = np.sin(th), np.cos(th)
+        zl = 0.5 * (Ldd * ct - 2 * Ld * st * thd - L * ct * thd**2 - L * st * thdd)
+        zb = (
+            Ldd * ct
+            - 2 * Ld * st * thd
+            - L * ct * thd**2
+            - L * st * thdd
+            - p.l_c * (np.cos(ph) * phd**2 + np.sin(ph) * phdd)
         )
-    )
-    r2 = -Tp - (mb * (lc * cp * bbx - lc * sp_ * (bbz + g)) - fb * lc * cp)
-    # symmetric 3x3 solve by the adjugate
-    c00 = m11 * m22 - m12 * m12
-    c01 = m02 * m12 - m01 * m22
-    c02 = m01 * m12 - m02 * m11
-    c11 = m00 * m22 - m02 * m02
-    c12 = m01 * m02 - m00 * m12
-    c22 = m00 * m11 - m01 * m01
-    det = m00 * c00 + m01 * c01 + m02 * c02
-    xdd = (c00 * r0 + c01 * r1 + c02 * r2) / det
-    tdd = (c01 * r0 + c11 * r1 + c12 * r2) / det
-    pdd = (c02 * r0 + c12 * r1 + c22 * r2) / det
-    return np.array([thd, tdd, xd, xdd, phd, pdd])
+        return p.m_w * p.g + p.m_l * (p.g + zl) + p.m_b * (p.g + zb)
+
+    def _rhs_scalar(self, x, u, L, Ld, Ldd, fb):
+        """Unchecked single-state :meth:`state_derivative` in plain floats (the ``solve_ivp`` inner loop)."""
+        p = self.params
+        th, thd, _, xd, ph, phd = (float(v) for v in x)
+        s, c, sp_, cp = math.sin(th), math.cos(th), math.sin(ph), math.cos(ph)
+        mb, ml, lc, g, R = p.m_b, p.m_l, p.l_c, p.g, p.R
+        a, ad, add = 0.5 * L, 0.5 * Ld, 0.5 * Ldd
+        m00 = p.m_w + p.I_w / R**2 + ml + mb
+        m01 = (ml * a + mb * L) * c
+        m02 = mb * lc * cp
+        m11 = ml * a * a + mb * L * L + ml * L * L / 12
+        m12 = mb * L * lc * (c * cp + s * sp_)
+        m22 = mb * lc * lc + p.I_b
+        blx = add * s + 2 * ad * c * thd - a * s * thd**2
+        blz = add * c - 2 * ad * s * thd - a * c * thd**2
+        bbx = Ldd * s + 2 * Ld * c * thd - L * s * thd**2 - lc * sp_ * phd**2
+        bbz = Ldd * c - 2 * Ld * s * thd - L * c * thd**2 - lc * cp * phd**2
+        T, Tp = float(u[0]), float(u[1])
+        r0 = T / R - (ml * blx + mb * bbx - fb)
+        r1 = (
+            -T
+            + Tp
+            - (
+                ml * (a * c * blx - a * s * (blz + g))
+                + mb * (L * c * bbx - L * s * (bbz + g))
+                - fb * L * c
+                + ml * L * Ld / 6 * thd
+            )
+        )
+        r2 = -Tp - (mb * (lc * cp * bbx - lc * sp_ * (bbz + g)) - fb * lc * cp)
+        # symmetric 3x3 solve by the adjugate
+        c00 = m11 * m22 - m12 * m12
+        c01 = m02 * m12 - m01 * m22
+        c02 = m01 * m12 - m02 * m11
+        c11 = m00 * m22 - m02 * m02
+        c12 = m01 * m02 - m00 * m12
+        c22 = m00 * m11 - m01 * m01
+        det = m00 * c00 + m01 * c01 + m02 * c02
+        xdd = (c00 * r0 + c01 * r1 + c02 * r2) / det
+        tdd = (c01 * r0 + c11 * r1 + c12 * r2) / det
+        pdd = (c02 * r0 + c12 * r1 + c22 * r2) / det
+        return np.array([thd, tdd, xd, xdd, phd, pdd])
 
 
-def linearize(params, L0):
+_Q_OF_STATE = [2, 0, 4]  # state slots of x, theta, phi
+_QD_OF_STATE = [3, 1, 5]
+
+
+def to_state(q, qd):
+    """Controller state ``[theta, theta_dot, x, x_dot, phi, phi_dot]`` (..., 6) from ``q = [x, theta, phi]``, ``qd``.
+
+    Examples
+    --------
+    >>> to_state([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]).tolist()
+    [2.0, 5.0, 1.0, 4.0, 3.0, 6.0]
+    """
+    q, qd = np.broadcast_arrays(as_array(q, "q", trailing=(3,)), as_array(qd, "qd", trailing=(3,)))
+    return np.stack([q[..., 1], qd[..., 1], q[..., 0], qd[..., 0], q[..., 2], qd[..., 2]], axis=-1)
+
+
+def from_state(state):
+    """Split the controller state (..., 6) into ``q = [x, theta, phi]`` and ``qd`` (each (..., 3)).
+
+    Examples
+    --------
+    >>> q, qd = from_state([2.0, 5.0, 1.0, 4.0, 3.0, 6.0])
+    >>> q.tolist(), qd.tolist()
+    ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    """
+    s = as_array(state, "state", trailing=(6,))
+    return s[..., _Q_OF_STATE], s[..., _QD_OF_STATE]
+
+
+def _model(model):
+    if not isinstance(model, WheelLegDynamics):
+        raise ValueError(f"model must be a WheelLegDynamics, got {type(model).__name__}")
+    return model
+
+
+def linearize(model, *, L0):
     """Linearise the dynamics about upright (``state = 0``, ``u = 0``) at leg length ``L0``.
 
     At upright the velocity terms are second order, so ``M0 qdd + G q = B u`` with
@@ -405,7 +536,7 @@ def linearize(params, L0):
 
     Parameters
     ----------
-    params : WheelLegParams
+    model : WheelLegDynamics
     L0 : array_like
         Leg length(s), m, any shape ``(...)``.
 
@@ -413,24 +544,26 @@ def linearize(params, L0):
     -------
     A : ndarray, shape (..., 6, 6)
     B : ndarray, shape (..., 6, 2)
+        ``d(state)/dt = A state + B u`` in the controller's state order (:meth:`WheelLegDynamics.state_derivative`).
 
     Examples
     --------
-    >>> A, B = linearize(WheelLegParams(), 0.2)
+    >>> A, B = linearize(WheelLegDynamics(WheelLegParams()), L0=0.2)
     >>> A.shape, B.shape
     ((6, 6), (6, 2))
     >>> A[0, 1], A[2, 3], A[4, 5]
     (np.float64(1.0), np.float64(1.0), np.float64(1.0))
     """
-    p = _params(params)
+    m = _model(model)
+    p = m.params
     L = _length(L0)
-    M0 = mass_matrix(np.zeros(3), p, L)
+    M0 = m._mass(np.zeros(3), L)
     G = np.zeros(L.shape + (3, 3))
     G[..., 1, 1] = -p.g * (0.5 * p.m_l + p.m_b) * L
     G[..., 2, 2] = -p.g * p.m_b * p.l_c
     Minv = np.linalg.inv(M0)
     Aq = -Minv @ G  # qdd = Aq q + Bq u, coordinates [x, theta, phi]
-    Bq = Minv @ input_matrix(p)
+    Bq = Minv @ m.input_matrix()
     idx = [1, 0, 2]  # state slot k holds coordinate idx[k]
     A = np.zeros(L.shape + (6, 6))
     B = np.zeros(L.shape + (6, 2))
@@ -458,7 +591,7 @@ def _weights(Q, R):
     return Q, R
 
 
-def lqr_gain(params, L0, *, Q=None, R=None):
+def lqr_gain(model, *, L0, Q=None, R=None):
     """Continuous LQR gain ``K`` (2, 6) at leg length ``L0``: ``u = -K (state - ref)``.
 
     Solves the algebraic Riccati equation with ``scipy.linalg.solve_continuous_are``
@@ -466,7 +599,7 @@ def lqr_gain(params, L0, *, Q=None, R=None):
 
     Parameters
     ----------
-    params : WheelLegParams
+    model : WheelLegDynamics
     L0 : float
         Leg length, m.
     Q : array_like, shape (6, 6) or (6,), optional
@@ -481,19 +614,20 @@ def lqr_gain(params, L0, *, Q=None, R=None):
 
     Examples
     --------
-    >>> K = lqr_gain(WheelLegParams(), 0.2)
-    >>> A, B = linearize(WheelLegParams(), 0.2)
+    >>> model = WheelLegDynamics(WheelLegParams())
+    >>> K = lqr_gain(model, L0=0.2)
+    >>> A, B = linearize(model, L0=0.2)
     >>> bool(np.linalg.eigvals(A - B @ K).real.max() < 0)
     True
     """
-    p = _params(params)
+    m = _model(model)
     L = _length(L0)
     if L.ndim != 0:
         raise ValueError(
             f"L0 must be a scalar leg length in lqr_gain, got shape {L.shape}; use gain_schedule for a grid"
         )
     Qm, Rm = _weights(Q, R)
-    A, B = linearize(p, float(L))
+    A, B = linearize(m, L0=float(L))
     P = scipy.linalg.solve_continuous_are(A, B, Qm, Rm)
     return np.linalg.solve(Rm, B.T @ P)
 
@@ -544,12 +678,12 @@ class GainSchedule:
         return out
 
 
-def gain_schedule(params, L0_grid, *, degree=3, Q=None, R=None):
+def gain_schedule(model, L0_grid, *, degree=3, Q=None, R=None):
     """LQR gains on a grid of leg lengths, fitted by polynomials (as teams do on the MCU).
 
     Parameters
     ----------
-    params : WheelLegParams
+    model : WheelLegDynamics
     L0_grid : array_like, shape (n,)
         Increasing leg lengths, m; needs ``n > degree``.
     degree : int
@@ -563,13 +697,14 @@ def gain_schedule(params, L0_grid, *, degree=3, Q=None, R=None):
 
     Examples
     --------
-    >>> sched = gain_schedule(WheelLegParams(), np.linspace(0.12, 0.32, 9), degree=3)
+    >>> model = WheelLegDynamics(WheelLegParams())
+    >>> sched = gain_schedule(model, np.linspace(0.12, 0.32, 9), degree=3)
     >>> sched.coeffs.shape
     (4, 2, 6)
-    >>> bool(np.abs(sched(0.2) - lqr_gain(WheelLegParams(), 0.2)).max() < 0.05 * np.abs(sched.K_grid).max())
+    >>> bool(np.abs(sched(0.2) - lqr_gain(model, L0=0.2)).max() < 0.05 * np.abs(sched.K_grid).max())
     True
     """
-    p = _params(params)
+    m = _model(model)
     L = _length(L0_grid, "L0_grid")
     if L.ndim != 1 or L.size < 2 or np.any(np.diff(L) <= 0):
         raise ValueError("L0_grid must be a 1-D strictly increasing array of leg lengths")
@@ -577,65 +712,24 @@ def gain_schedule(params, L0_grid, *, degree=3, Q=None, R=None):
     if L.size <= degree:
         raise ValueError(f"need more grid points ({L.size}) than the polynomial degree ({degree})")
     Qm, Rm = _weights(Q, R)
-    K = np.stack([lqr_gain(p, float(Li), Q=Qm, R=Rm) for Li in L])
+    K = np.stack([lqr_gain(m, L0=float(Li), Q=Qm, R=Rm) for Li in L])
     coeffs = np.polynomial.polynomial.polyfit(L, K.reshape(L.size, -1), degree).reshape(degree + 1, 2, 6)
     return GainSchedule(coeffs=coeffs, L_min=float(L[0]), L_max=float(L[-1]), L_grid=L, K_grid=K)
 
 
-def closed_loop_eigs(params, L0, K):
+def closed_loop_eigs(model, L0, K):
     """Eigenvalues of ``A(L0) - B(L0) K``, shape (..., 6), for gains ``K`` (..., 2, 6).
 
     Examples
     --------
-    >>> p = WheelLegParams()
-    >>> ev = closed_loop_eigs(p, 0.2, lqr_gain(p, 0.2))
+    >>> model = WheelLegDynamics(WheelLegParams())
+    >>> ev = closed_loop_eigs(model, 0.2, lqr_gain(model, L0=0.2))
     >>> bool(ev.real.max() < 0)
     True
     """
-    A, B = linearize(params, L0)
+    A, B = linearize(model, L0=L0)
     K = as_array(K, "K", trailing=(2, 6))
     return np.linalg.eigvals(A - B @ K)
-
-
-@dataclass(frozen=True)
-class SimResult:
-    """Closed-loop simulation output.
-
-    Attributes: times ``t`` (n,) s, states ``x`` (n, 6), inputs ``u`` (n, 2) N m,
-    leg length ``L0`` (n,) m, ground normal force ``N`` (n,) N.
-    """
-
-    t: np.ndarray
-    x: np.ndarray
-    u: np.ndarray
-    L0: np.ndarray
-    N: np.ndarray
-
-
-def smooth_step(t, t0, t1, v0, v1):
-    """Quintic smooth step from ``v0`` (t <= t0) to ``v1`` (t >= t1) with its two derivatives.
-
-    Returns ``(value, first derivative, second derivative)``, zero velocity and
-    acceleration at both ends.
-
-    Examples
-    --------
-    >>> [float(np.round(v, 6)) for v in smooth_step(0.5, 0.0, 1.0, 0.2, 0.4)]
-    [0.3, 0.375, 0.0]
-    """
-    t = as_array(t, "t")
-    t0, t1 = finite_scalar(t0, "t0"), finite_scalar(t1, "t1")
-    v0, v1 = finite_scalar(v0, "v0"), finite_scalar(v1, "v1")
-    if not t1 > t0:
-        raise ValueError(f"need t1 > t0, got t0={t0!r}, t1={t1!r}")
-    T = t1 - t0
-    s = np.clip((t - t0) / T, 0.0, 1.0)
-    inside = (t > t0) & (t < t1)
-    dv = v1 - v0
-    val = v0 + dv * (10 * s**3 - 15 * s**4 + 6 * s**5)
-    vel = np.where(inside, dv * (30 * s**2 - 60 * s**3 + 30 * s**4) / T, 0.0)
-    acc = np.where(inside, dv * (60 * s - 180 * s**2 + 120 * s**3) / T**2, 0.0)
-    return val, vel, acc
 
 
 def _profile(L0):
@@ -652,11 +746,23 @@ def _profile(L0):
     return lambda t: (L, 0.0, 0.0)
 
 
+def _vector(v, name, n):
+    a = as_array(v, name, trailing=(n,))
+    if a.ndim != 1:
+        raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
+    return a
+
+
+#: Falling-over bound of :func:`simulate`'s ``stable`` flag: leg and body within this angle of upright (rad).
+FALL_ANGLE = 0.5 * np.pi
+
+
 def simulate(
-    params,
-    schedule,
-    x0,
+    model,
+    controller,
     *,
+    q0,
+    qd0,
     t_end,
     L0,
     ref=None,
@@ -670,22 +776,24 @@ def simulate(
 ):
     """Closed-loop simulation of the nonlinear model with gains scheduled on leg length.
 
-    The controller is ``u = -K(L0(t)) (state - ref(t))``, optionally saturated
-    component-wise at ``u_max``; integration by ``scipy.integrate.solve_ivp`` (RK45).
+    The controller is ``u = -K(L0(t)) (state - ref(t))`` on the state ``[theta, theta_dot, x, x_dot, phi,
+    phi_dot]`` (:func:`to_state`), optionally saturated component-wise at ``u_max``; integration by
+    ``scipy.integrate.solve_ivp`` (RK45).
 
     Parameters
     ----------
-    params : WheelLegParams
-    schedule : GainSchedule or array_like (2, 6)
+    model : WheelLegDynamics
+    controller : GainSchedule or array_like (2, 6)
         Scheduled gains, or one fixed gain matrix.
-    x0 : array_like, shape (6,)
-        Initial state.
+    q0, qd0 : array_like, shape (3,)
+        Initial ``[x, theta, phi]`` (m, rad, rad) and rates.
     t_end : float
         Duration, s.
     L0 : float or callable
-        Leg length in m, or ``t -> (L0, L0_dot, L0_ddot)`` (e.g. from :func:`smooth_step`).
+        Leg length in m, or ``t -> (L0, L0_dot, L0_ddot)`` (e.g. from :func:`robokin.trajectory.quintic_step`).
     ref : callable, optional
-        ``t -> state reference (6,)`` (e.g. a speed command and its integral); default zero.
+        ``t -> state reference (6,)`` in the controller's state order (e.g. a speed command and its integral);
+        default zero.
     push : callable, optional
         ``t -> horizontal force on the body centre of mass``, N (a scalar).
     u_max : array_like, shape (2,), optional
@@ -702,7 +810,12 @@ def simulate(
 
     Returns
     -------
-    SimResult
+    robokin.results.SimResult
+        ``t`` (K,) s; ``q``, ``qd`` (K, 3); ``u`` (K, 2) N m; ``stable``: the state stayed finite and the leg and
+        the body within :data:`FALL_ANGLE` of upright at every sample. ``signals``: ``"x"`` the state (K, 6) in
+        the controller's order, ``"x_ref"`` its reference (K, 6), ``"L0"``, ``"L0_dot"``, ``"L0_ddot"`` the leg
+        length profile (K,) (m, m/s, m/s^2), ``"f_body"`` the push (K,) N, ``"N"`` the ground normal force (K,) N
+        (negative: the wheel would have left the ground).
 
     Raises
     ------
@@ -716,20 +829,18 @@ def simulate(
 
     Examples
     --------
-    >>> p = WheelLegParams()
-    >>> sched = gain_schedule(p, np.linspace(0.12, 0.32, 9))
-    >>> res = simulate(p, sched, [0.1, 0, 0, 0, 0, 0], t_end=2.0, L0=0.2, n_out=5)
-    >>> bool(abs(res.x[-1, 0]) < 0.01)
-    True
-    >>> simulate(p, sched, np.zeros(6), t_end=2.0, L0=0.2, push=lambda t: np.nan)
+    >>> model = WheelLegDynamics(WheelLegParams())
+    >>> sched = gain_schedule(model, np.linspace(0.12, 0.32, 9))
+    >>> res = simulate(model, sched, q0=[0, 0.1, 0], qd0=np.zeros(3), t_end=2.0, L0=0.2, n_out=5)
+    >>> bool(abs(res.q[-1, 1]) < 0.01), bool(res.stable), res.signals["x"].shape
+    (True, True, (5, 6))
+    >>> simulate(model, sched, q0=np.zeros(3), qd0=np.zeros(3), t_end=2.0, L0=0.2, push=lambda t: np.nan)
     Traceback (most recent call last):
     ...
     ValueError: push(t=0) returned an invalid value: push contains 1 non-finite value(s) (NaN or inf)
     """
-    p = _params(params)
-    x0 = as_array(x0, "x0", trailing=(6,))
-    if x0.ndim != 1:
-        raise ValueError(f"x0 must have shape (6,), got {x0.shape}")
+    m = _model(model)
+    x0 = to_state(_vector(q0, "q0", 3), _vector(qd0, "qd0", 3))
     t_end = positive(t_end, "t_end")
     max_step = positive(max_step, "max_step")
     rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
@@ -738,10 +849,10 @@ def simulate(
         int(120 * (t_end / max_step + 1)) + 10_000 if max_nfev is None else integer(max_nfev, "max_nfev", minimum=1)
     )
     prof = _profile(L0)
-    if isinstance(schedule, GainSchedule):
-        gains = schedule
+    if isinstance(controller, GainSchedule):
+        gains = controller
     else:
-        Kf = as_array(schedule, "schedule", trailing=(2, 6))
+        Kf = as_array(controller, "controller", trailing=(2, 6))
         if Kf.ndim != 2:
             raise ValueError(f"a fixed gain must have shape (2, 6), got {Kf.shape}")
         gains = lambda L: Kf  # noqa: E731
@@ -766,7 +877,7 @@ def simulate(
 
     def rhs(t, x):
         L, Ld, Ldd = (float(v) for v in prof(t))
-        return _rhs_scalar(x, control(t, x), p, L, Ld, Ldd, push_f(t))
+        return m._rhs_scalar(x, control(t, x), L, Ld, Ldd, push_f(t))
 
     t_eval = np.linspace(0.0, t_end, n_out)
     sol = solve_ivp_guarded(
@@ -784,18 +895,29 @@ def simulate(
     U = np.array([control(t, x) for t, x in zip(sol.t, X)])
     prof_t = np.array([[float(v) for v in prof(t)] for t in sol.t])
     fb = np.array([push_f(t) for t in sol.t])
-    N = normal_force(X, U, p, prof_t[:, 0], L0_dot=prof_t[:, 1], L0_ddot=prof_t[:, 2], f_body=fb)
-    return SimResult(t=sol.t, x=X, u=U, L0=prof_t[:, 0], N=N)
+    x_ref = np.array([ref_f(t) for t in sol.t])
+    q, qd = from_state(X)
+    L, Ld, Ldd = prof_t[:, 0], prof_t[:, 1], prof_t[:, 2]
+    N = m._normal(q, qd, m._qdd(q, qd, U, L, Ld, Ldd, fb), L, Ld, Ldd)
+    stable = bool(np.all(np.isfinite(X)) and np.abs(X[:, [0, 4]]).max() < FALL_ANGLE)
+    signals = {"x": X, "x_ref": x_ref, "L0": L, "L0_dot": Ld, "L0_ddot": Ldd, "f_body": fb, "N": N}
+    return SimResult(t=sol.t, q=q, qd=qd, u=U, stable=np.array(stable), signals=signals)
 
 
 # --------------------------------------------------------------------------- virtual leg and VMC
 
 
 def _fivebar(fb):
-    for name in ("fk", "jacobian", "ik", "d"):
-        if not hasattr(fb, name):
-            raise ValueError(f"fivebar must be a robokin.fivebar.FiveBar, got {type(fb).__name__}")
+    if not isinstance(fb, FiveBar):
+        raise ValueError(f"fivebar must be a robokin.fivebar.FiveBar, got {type(fb).__name__}")
     return fb
+
+
+def _foot_and_jacobian(fb, q, assembly):
+    """Foot relative to the hip midpoint ``r`` (..., 2) and the foot Jacobian ``J_f`` (..., 2, 2); q is checked."""
+    foot = fb.fk(q, assembly=assembly)
+    r = foot - np.array([0.5 * fb.d, 0.0])
+    return r, fb.jacobian(q, assembly=assembly)
 
 
 def virtual_leg(fivebar, q, *, assembly="down"):
@@ -828,8 +950,7 @@ def virtual_leg(fivebar, q, *, assembly="down"):
     fb = _fivebar(fivebar)
     choice(assembly, "assembly", ("down", "up"))
     q = as_array(q, "q", trailing=(2,))
-    foot = np.asarray(fb.fk(q, assembly=assembly), dtype=float)
-    r = foot - np.array([0.5 * fb.d, 0.0])
+    r = fb.fk(q, assembly=assembly) - np.array([0.5 * fb.d, 0.0])
     return np.stack([np.hypot(r[..., 0], r[..., 1]), np.arctan2(r[..., 1], r[..., 0])], axis=-1)
 
 
@@ -852,9 +973,7 @@ def virtual_leg_jacobian(fivebar, q, *, assembly="down"):
     fb = _fivebar(fivebar)
     choice(assembly, "assembly", ("down", "up"))
     q = as_array(q, "q", trailing=(2,))
-    foot = np.asarray(fb.fk(q, assembly=assembly), dtype=float)
-    Jf = np.asarray(fb.jacobian(q, assembly=assembly), dtype=float)
-    r = foot - np.array([0.5 * fb.d, 0.0])
+    r, Jf = _foot_and_jacobian(fb, q, assembly)
     L = np.hypot(r[..., 0], r[..., 1])
     rh = r / L[..., None]
     n = np.stack([-rh[..., 1], rh[..., 0]], axis=-1) / L[..., None]
@@ -862,7 +981,7 @@ def virtual_leg_jacobian(fivebar, q, *, assembly="down"):
     return P @ Jf
 
 
-def virtual_leg_inverse(fivebar, leg, *, knees="out"):
+def virtual_leg_inverse(fivebar, leg, *, branch="out"):
     """Virtual leg ``[L0, phi0]`` to motor angles, through the five-bar closed-form IK.
 
     Parameters
@@ -870,14 +989,14 @@ def virtual_leg_inverse(fivebar, leg, *, knees="out"):
     fivebar : robokin.fivebar.FiveBar
     leg : array_like, shape (..., 2)
         ``[L0 (m), phi0 (rad)]``; ``L0 > 0``.
-    knees : str
-        Working mode passed to ``fivebar.ik``.
+    branch : str
+        Working mode (knees) passed to ``fivebar.ik``, one of ``fivebar.branches``.
 
     Returns
     -------
     ndarray, shape (..., 2)
-        Motor angles, rad. Whatever ``fivebar.ik`` raises for unreachable legs
-        (``UnreachableError``) propagates.
+        Motor angles, rad (the ``q`` of the five-bar's ``IKResult``). An unreachable leg raises
+        :class:`~robokin.errors.UnreachableError` (from ``fivebar.ik``).
 
     Examples
     --------
@@ -891,8 +1010,7 @@ def virtual_leg_inverse(fivebar, leg, *, knees="out"):
     if np.any(leg[..., 0] <= 0):
         raise ValueError("leg length L0 must be positive")
     foot = np.stack([0.5 * fb.d + leg[..., 0] * np.cos(leg[..., 1]), leg[..., 0] * np.sin(leg[..., 1])], axis=-1)
-    out = fb.ik(foot, knees=knees)
-    return np.asarray(out[0] if isinstance(out, tuple) else out, dtype=float)
+    return fb.ik(foot, branch=branch).q
 
 
 def vmc_torques(fivebar, q, F, Tp, *, assembly="down"):
@@ -902,6 +1020,8 @@ def vmc_torques(fivebar, q, F, Tp, *, assembly="down"):
     ``F`` (N) pushes the foot away from the hip (extends the leg); ``Tp`` (N m) is the
     hip torque of the dynamics model, positive in the ``theta`` sense, which is the
     opposite of ``phi0``. Virtual work: ``tau . qdot = F L0dot + Tp theta_b_dot``.
+    Computed as ``J_f^T f`` with the equivalent foot force ``f = F r_hat - (Tp / L0) n``
+    (the same product, without forming ``J_v``).
 
     Parameters
     ----------
@@ -924,126 +1044,16 @@ def vmc_torques(fivebar, q, F, Tp, *, assembly="down"):
     >>> bool(np.isclose(tau[0], -tau[1]))  # symmetric leg, pure thrust: mirror torques
     True
     """
+    fb = _fivebar(fivebar)
+    choice(assembly, "assembly", ("down", "up"))
+    q = as_array(q, "q", trailing=(2,))
     F = as_array(F, "F")
     Tp = as_array(Tp, "Tp")
-    J = virtual_leg_jacobian(fivebar, q, assembly=assembly)
-    w = np.stack(np.broadcast_arrays(F, -Tp), axis=-1)
-    return np.einsum("...ji,...j->...i", J, w)
-
-
-def _default_fivebar():
-    from .fivebar import FiveBar
-
-    return FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)
-
-
-def validate(*, rng=None, fast=False):
-    """Headline checks of the chapter, for the validation report.
-
-    Returns
-    -------
-    list of robokin.checks.CheckReport
-
-    Examples
-    --------
-    >>> reps = validate(fast=True)
-    >>> all(r.passed for r in reps)
-    True
-    """
-    rng = np.random.default_rng(4) if rng is None else rng
-    p = WheelLegParams()
-    reports = []
-    # 1. linearisation vs finite differences of the nonlinear dynamics, at upright, over leg lengths
-    Ls = np.linspace(0.12, 0.34, 5 if fast else 12)
-
-    def f(z):
-        return dynamics(z[..., :6], z[..., 6:], p, Ls.reshape((-1,) + (1,) * (z.ndim - 2)))
-
-    def jac(z):
-        A, B = linearize(p, Ls)
-        return np.concatenate([A, B], axis=-1)
-
-    reports.append(
-        check_jacobian(
-            jac,
-            f,
-            np.zeros((Ls.size, 8)),
-            eps=1e-5,
-            tol=1e-6,
-            name="wheel-leg linearisation vs FD of nonlinear dynamics",
-            raise_on_fail=False,
-        )
-    )
-    # 2. scheduled gains: fit error and stability on a fine grid
-    sched = gain_schedule(p, np.linspace(0.12, 0.34, 12), degree=3)
-    fine = np.linspace(0.12, 0.34, 23 if fast else 89)
-    K_exact = np.stack([lqr_gain(p, float(L)) for L in fine])
-    K_fit = sched(fine)
-    scale = np.abs(K_exact).max(axis=0) + 1e-12
-    reports.append(
-        check_errors(
-            "LQR gain polynomial fit error (relative per entry)",
-            (np.abs(K_fit - K_exact) / scale).max(axis=(-2, -1)),
-            tol=1e-2,
-            raise_on_fail=False,
-        )
-    )
-    ev = closed_loop_eigs(p, fine, K_fit)
-    reports.append(
-        check_errors(
-            "fitted-gain closed loop: Re(eig) above the -0.1 1/s margin",
-            np.maximum(ev.real.max(axis=-1) + 0.1, 0.0),
-            tol=0.0,
-            unit="1/s",
-            raise_on_fail=False,
-        )
-    )
-    # 3. VMC virtual work, needs the five-bar module
-    try:
-        fb = _default_fivebar()
-    except ImportError:  # pragma: no cover - chapter 3 not installed
-        return reports
-    n = 50 if fast else 400
-    leg = np.stack([rng.uniform(0.15, 0.32, n), -np.pi / 2 + rng.uniform(-0.4, 0.4, n)], axis=-1)
-    q = virtual_leg_inverse(fb, leg)
-    qd = rng.normal(size=(n, 2))
-    F, Tp = rng.normal(0, 100, n), rng.normal(0, 10, n)
-    tau = vmc_torques(fb, q, F, Tp)
-    h = 1e-6  # leg rates by central differences along qd: independent of the Jacobian
-    legd = (virtual_leg(fb, q + h * qd) - virtual_leg(fb, q - h * qd)) / (2 * h)
-    p_in = np.einsum("...i,...i->...", tau, qd)
-    p_out = F * legd[:, 0] - Tp * legd[:, 1]
-    reports.append(
-        check_close(
-            "VMC power balance tau.qdot = F L0dot + Tp theta_b_dot (FD rates)",
-            p_in,
-            p_out,
-            tol=1e-7,
-            scale=np.abs(p_in).max(),
-            raise_on_fail=False,
-        )
-    )
-    r = virtual_leg(fb, q)
-    rh = np.stack([np.cos(r[:, 1]), np.sin(r[:, 1])], axis=-1)
-    nh = np.stack([-rh[:, 1], rh[:, 0]], axis=-1)
-    f_foot = F[:, None] * rh - (Tp / r[:, 0])[:, None] * nh  # the same load as a foot force
-    reports.append(
-        check_close(
-            "VMC torques vs five-bar statics J_foot^T f_foot",
-            tau,
-            fb.static_torques(q, f_foot),
-            tol=1e-9,
-            scale=np.abs(tau).max(),
-            raise_on_fail=False,
-        )
-    )
-    reports.append(
-        check_jacobian(
-            lambda x: virtual_leg_jacobian(fb, x),
-            lambda x: virtual_leg(fb, x),
-            q,
-            name="virtual leg Jacobian vs finite differences",
-            raise_on_fail=False,
-        )
-    )
-    return reports
+    r, Jf = _foot_and_jacobian(fb, q, assembly)
+    rx, ry = r[..., 0], r[..., 1]
+    L = np.hypot(rx, ry)
+    # foot force F r_hat - (Tp / L) n_hat, n_hat = [-r_hat_y, r_hat_x]
+    a, b = F / L, Tp / (L * L)
+    fx = a * rx + b * ry
+    fy = a * ry - b * rx
+    return np.stack([fx * Jf[..., 0, 0] + fy * Jf[..., 1, 0], fx * Jf[..., 0, 1] + fy * Jf[..., 1, 1]], axis=-1)

@@ -11,16 +11,32 @@ from hypothesis import strategies as st
 from robokin import checks
 from robokin import wheel_leg as wl
 from robokin.errors import UnreachableError
-from robokin.fivebar import FiveBar
+from robokin.results import SimResult
+from robokin.robots import WHEEL_LEG, WHEEL_LEG_FIVEBAR
+from robokin.trajectory import quintic_step
+from robokin.validation.wheel_leg import validate
 
-P = wl.WheelLegParams()
-FB = FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)
+P = WHEEL_LEG
+MODEL = wl.WheelLegDynamics(P)
+FB = WHEEL_LEG_FIVEBAR
 GRID = np.linspace(0.12, 0.34, 12)
+Z3 = np.zeros(3)
+
+
+def dynamics(state, u, L0, **kw):
+    """Controller-state derivative (the old free function, now a model method)."""
+    return MODEL.state_derivative(state, u, L0=L0, **kw)
+
+
+def sim(controller, x0, **kw):
+    """simulate() from a controller-order initial state."""
+    q0, qd0 = wl.from_state(x0)
+    return wl.simulate(MODEL, controller, q0=q0, qd0=qd0, **kw)
 
 
 @pytest.fixture(scope="module")
 def sched():
-    return wl.gain_schedule(P, GRID, degree=3)
+    return wl.gain_schedule(MODEL, GRID, degree=3)
 
 
 @pytest.fixture(scope="module")
@@ -78,18 +94,121 @@ def test_dynamics_matches_independent_sympy_lagrange(lagrange):
         s = rng.normal(size=6) * [0.5, 2, 1, 1, 0.5, 2]
         u = rng.normal(size=2) * 5
         L, Ld, Ldd, f = rng.uniform(0.1, 0.4), rng.normal(), rng.normal() * 20, rng.normal() * 30
-        sd = wl.dynamics(s, u, P, L, L0_dot=Ld, L0_ddot=Ldd, f_body=f)
+        sd = dynamics(s, u, L, L0_dot=Ld, L0_ddot=Ldd, f_body=f)
         args = (s[2], s[0], s[4], s[3], s[1], s[5], sd[3], sd[1], sd[5], L, Ld, Ldd)
         res = lagrange(args, (u[0], u[1], f), _pars(P))
         assert np.abs(res).max() < 1e-10 * (1 + np.abs(u).max() + abs(f) + P.total_mass * P.g)
+
+
+def test_model_terms_assemble_the_equations_of_motion(lagrange):
+    """M qdd + bias + gravity - J_b^T f = B u at forward_dynamics' qdd, and each term against sympy."""
+    rng = np.random.default_rng(11)
+    n = 40
+    q, qd = rng.normal(size=(n, 3)) * [1, 0.5, 0.5], rng.normal(size=(n, 3)) * [1, 2, 2]
+    u = rng.normal(size=(n, 2)) * 5
+    L, Ld, Ldd, f = rng.uniform(0.1, 0.4, n), rng.normal(size=n), 20 * rng.normal(size=n), 30 * rng.normal(size=n)
+    kw = dict(L0=L, L0_dot=Ld, L0_ddot=Ldd)
+    qdd = MODEL.forward_dynamics(q, qd, u, f_body=f, **kw)
+    M = MODEL.mass_matrix(q, L0=L)
+    push = np.stack([f, f * L * np.cos(q[:, 1]), f * P.l_c * np.cos(q[:, 2])], -1)  # J_b^T [f, 0]
+    lhs = np.einsum("nij,nj->ni", M, qdd) + MODEL.bias(q, qd, **kw) + MODEL.gravity(q, L0=L) - push
+    Bu = u @ MODEL.input_matrix().T
+    scale = P.total_mass * P.g + np.abs(Bu).max()
+    checks.check_close("M qdd + bias + gravity - push = B u", lhs, Bu, tol=1e-13, scale=scale)
+    checks.check_close(
+        "inverse_dynamics", MODEL.inverse_dynamics(q, qd, qdd, f_body=f, **kw), Bu, tol=1e-13, scale=scale
+    )
+    # sympy (independent): the equations at qdd = 0, u = 0, f = 0 are bias + gravity; with qd = 0 and a
+    # resting leg they are gravity alone
+    for i in range(5):
+        args = (*q[i], *qd[i], 0.0, 0.0, 0.0, L[i], Ld[i], Ldd[i])
+        h = lagrange(args, (0.0, 0.0, 0.0), _pars(P))
+        want = MODEL.bias(q[i], qd[i], **{k: v[i] for k, v in kw.items()}) + MODEL.gravity(q[i], L0=L[i])
+        np.testing.assert_allclose(h, want, atol=1e-12 * scale)
+        g = lagrange((*q[i], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, L[i], 0.0, 0.0), (0.0, 0.0, 0.0), _pars(P))
+        np.testing.assert_allclose(g, MODEL.gravity(q[i], L0=L[i]), atol=1e-12 * scale)
+
+
+def test_bias_excludes_gravity_and_vanishes_at_rest():
+    q = np.array([0.3, 0.4, -0.2])
+    assert np.all(MODEL.bias(q, Z3, L0=0.25) == 0)  # no motion: no Coriolis, no centrifugal, leg at rest
+    assert np.abs(MODEL.gravity(q, L0=0.25)).max() > 1  # gravity is separate, and not small here
+    zero_g = wl.WheelLegDynamics(dataclasses.replace(P, g=1e-300))
+    qd = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(MODEL.bias(q, qd, L0=0.25, L0_dot=0.3), zero_g.bias(q, qd, L0=0.25, L0_dot=0.3))
+    # bias is quadratic in (qd, L0_dot) when L0_ddot = 0
+    np.testing.assert_allclose(MODEL.bias(q, 2 * qd, L0=0.25, L0_dot=0.6), 4 * MODEL.bias(q, qd, L0=0.25, L0_dot=0.3))
+
+
+@settings(deadline=None, max_examples=30)
+@given(
+    q=st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=3),
+    qd=st.lists(st.floats(-3.0, 3.0), min_size=3, max_size=3),
+    qdd=st.lists(st.floats(-20.0, 20.0), min_size=3, max_size=3),
+    L=st.floats(0.1, 0.4),
+)
+def test_forward_inverse_dynamics_round_trip(q, qd, qdd, L):
+    """Forward dynamics inverts inverse dynamics wherever the generalised force is reachable by B u."""
+    tau = MODEL.inverse_dynamics(q, qd, qdd, L0=L, L0_dot=0.2)
+    # the generalised force need not be in range(B): solve for u, then compare the reachable part
+    u = np.linalg.lstsq(MODEL.input_matrix(), tau, rcond=None)[0]
+    qdd_u = MODEL.forward_dynamics(q, qd, u, L0=L, L0_dot=0.2)
+    back = MODEL.inverse_dynamics(q, qd, qdd_u, L0=L, L0_dot=0.2)
+    np.testing.assert_allclose(back, MODEL.input_matrix() @ u, atol=1e-10 * (1 + np.abs(tau).max()))
+
+
+def test_model_rejects_bad_parameters_at_construction():
+    with pytest.raises(ValueError, match="WheelLegParams"):
+        wl.WheelLegDynamics({"m_b": 12.0})
+    with pytest.raises(ValueError, match="m_b"):
+        wl.WheelLegDynamics(wl.WheelLegParams(m_b=-1.0))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        MODEL.params = P  # built once, immutable
+
+
+def test_state_order_helpers_round_trip():
+    rng = np.random.default_rng(12)
+    q, qd = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    s = wl.to_state(q, qd)
+    assert s.shape == (4, 6) and np.all(s[:, 0] == q[:, 1]) and np.all(s[:, 3] == qd[:, 0])
+    q2, qd2 = wl.from_state(s)
+    assert np.all(q2 == q) and np.all(qd2 == qd)
+    with pytest.raises(ValueError, match="shape"):
+        wl.from_state(np.zeros(5))
+
+
+def test_simresult_fields_and_signals(sched):
+    push = lambda t: 40.0 if 0.1 <= t < 0.2 else 0.0  # noqa: E731
+    prof = lambda t: quintic_step(t, t0=0.0, t1=0.5, v0=0.25, v1=0.2)  # noqa: E731
+    r = wl.simulate(MODEL, sched, q0=[0.1, 0.05, 0.0], qd0=Z3, t_end=0.6, L0=prof, push=push, n_out=31)
+    assert isinstance(r, SimResult) and not hasattr(r, "x")
+    assert r.t.shape == (31,) and r.q.shape == r.qd.shape == (31, 3) and r.u.shape == (31, 2)
+    assert r.stable.shape == () and bool(r.stable)
+    assert set(r.signals) == {"x", "x_ref", "L0", "L0_dot", "L0_ddot", "f_body", "N"}
+    X = r.signals["x"]
+    assert X.shape == (31, 6) and np.all(X == wl.to_state(r.q, r.qd))
+    assert np.all(r.q[0] == [0.1, 0.05, 0.0])
+    Lp = np.array([[float(v) for v in prof(t)] for t in r.t])
+    assert np.all(r.signals["L0"] == Lp[:, 0]) and np.all(r.signals["L0_ddot"] == Lp[:, 2])
+    assert np.all(r.signals["f_body"] == [push(t) for t in r.t]) and np.all(r.signals["x_ref"] == 0)
+    N = MODEL.normal_force(r.q, r.qd, r.u, L0=Lp[:, 0], L0_dot=Lp[:, 1], L0_ddot=Lp[:, 2], f_body=r.signals["f_body"])
+    np.testing.assert_allclose(r.signals["N"], N, rtol=1e-13)
+    np.testing.assert_allclose(r.u, -np.einsum("nij,nj->ni", sched(Lp[:, 0]), X), rtol=1e-13)
+
+
+def test_simulate_stable_flag_reports_a_fall():
+    """A gain too weak to hold the robot: the run finishes but the leg falls past the bound."""
+    K = 0.01 * wl.lqr_gain(MODEL, L0=0.2)
+    r = wl.simulate(MODEL, K, q0=[0.0, 0.05, 0.0], qd0=Z3, t_end=1.5, L0=0.2, n_out=16)
+    assert not bool(r.stable) and np.abs(r.signals["x"][:, [0, 4]]).max() >= wl.FALL_ANGLE
 
 
 def test_scalar_rhs_matches_vectorised_dynamics():
     rng = np.random.default_rng(2)
     X, U = rng.normal(size=(30, 6)), rng.normal(size=(30, 2))
     L, Ld, Ldd, f = rng.uniform(0.1, 0.4, 30), rng.normal(size=30), rng.normal(size=30), rng.normal(size=30)
-    a = wl.dynamics(X, U, P, L, L0_dot=Ld, L0_ddot=Ldd, f_body=f)
-    b = np.array([wl._rhs_scalar(X[i], U[i], P, L[i], Ld[i], Ldd[i], f[i]) for i in range(30)])
+    a = dynamics(X, U, L, L0_dot=Ld, L0_ddot=Ldd, f_body=f)
+    b = np.array([MODEL._rhs_scalar(X[i], U[i], L[i], Ld[i], Ldd[i], f[i]) for i in range(30)])
     checks.check_close("scalar vs vectorised", b, a, tol=1e-12, scale=np.abs(a).max())
 
 
@@ -97,19 +216,19 @@ def test_mass_matrix_spd_and_energy_conserved_without_input():
     from scipy.integrate import solve_ivp
 
     rng = np.random.default_rng(3)
-    M = wl.mass_matrix(rng.normal(size=(100, 3)), P, rng.uniform(0.1, 0.4, 100))
+    M = MODEL.mass_matrix(rng.normal(size=(100, 3)), L0=rng.uniform(0.1, 0.4, 100))
     assert np.allclose(M, np.swapaxes(M, -1, -2))
     assert np.linalg.eigvalsh(M).min() > 0
 
     def energy(s, L):
         q, qd = s[..., [2, 0, 4]], s[..., [3, 1, 5]]
-        Mq = wl.mass_matrix(q, P, L)
+        Mq = MODEL.mass_matrix(q, L0=L)
         kin = 0.5 * np.einsum("...i,...ij,...j->...", qd, Mq, qd)
         pot = P.g * (P.m_l * L / 2 * np.cos(s[..., 0]) + P.m_b * (L * np.cos(s[..., 0]) + P.l_c * np.cos(s[..., 4])))
         return kin + pot
 
     s0 = np.array([0.3, 0.0, 0.0, 0.0, -0.2, 0.5])
-    sol = solve_ivp(lambda t, s: wl.dynamics(s, np.zeros(2), P, 0.25), (0, 1.0), s0, rtol=1e-11, atol=1e-12)
+    sol = solve_ivp(lambda t, s: dynamics(s, np.zeros(2), 0.25), (0, 1.0), s0, rtol=1e-11, atol=1e-12)
     E = energy(sol.y.T, 0.25)
     assert np.abs(E - E[0]).max() < 1e-6 * abs(E[0])
 
@@ -118,10 +237,10 @@ def test_linearisation_matches_finite_differences():
     Ls = np.linspace(0.1, 0.4, 7)
 
     def f(z):
-        return wl.dynamics(z[..., :6], z[..., 6:], P, Ls.reshape((-1,) + (1,) * (z.ndim - 2)))
+        return dynamics(z[..., :6], z[..., 6:], Ls.reshape((-1,) + (1,) * (z.ndim - 2)))
 
     def jac(z):
-        A, B = wl.linearize(P, Ls)
+        A, B = wl.linearize(MODEL, L0=Ls)
         return np.concatenate([A, B], axis=-1)
 
     rep = checks.check_jacobian(jac, f, np.zeros((Ls.size, 8)), eps=1e-5, tol=1e-6)
@@ -133,9 +252,9 @@ def test_linearisation_matches_finite_differences():
 
 def test_open_loop_unstable_and_lqr_stabilises():
     for L in (0.12, 0.2, 0.34):
-        A, B = wl.linearize(P, L)
+        A, B = wl.linearize(MODEL, L0=L)
         assert np.linalg.eigvals(A).real.max() > 0.5  # an inverted pendulum falls
-        K = wl.lqr_gain(P, L)
+        K = wl.lqr_gain(MODEL, L0=L)
         assert np.linalg.eigvals(A - B @ K).real.max() < -0.1
         # K really solves the Riccati equation: compare with scipy's own residual
         import scipy.linalg
@@ -147,10 +266,10 @@ def test_open_loop_unstable_and_lqr_stabilises():
 
 def test_schedule_fit_and_stability_on_a_fine_grid(sched):
     fine = np.linspace(GRID[0], GRID[-1], 57)
-    K = np.stack([wl.lqr_gain(P, L) for L in fine])
+    K = np.stack([wl.lqr_gain(MODEL, L0=L) for L in fine])
     rel = np.abs(sched(fine) - K).max(axis=0) / np.abs(K).max(axis=0)
     assert rel.max() < 1e-2
-    assert wl.closed_loop_eigs(P, fine, sched(fine)).real.max() < -0.1
+    assert wl.closed_loop_eigs(MODEL, fine, sched(fine)).real.max() < -0.1
     assert sched.degree == 3 and sched.coeffs.shape == (4, 2, 6)
     np.testing.assert_allclose(
         sched(0.2), np.polynomial.polynomial.polyval(0.2, sched.coeffs.reshape(4, -1)).reshape(2, 6)
@@ -158,44 +277,36 @@ def test_schedule_fit_and_stability_on_a_fine_grid(sched):
 
 
 def test_fixed_crouched_gain_fails_on_a_long_leg():
-    K = wl.lqr_gain(P, 0.12)
-    assert wl.closed_loop_eigs(P, 0.34, K).real.max() > 0
+    K = wl.lqr_gain(MODEL, L0=0.12)
+    assert wl.closed_loop_eigs(MODEL, 0.34, K).real.max() > 0
 
 
 def test_simulations_push_and_speed(sched):
     push = lambda t: 60.0 if 0.3 <= t < 0.4 else 0.0  # noqa: E731
-    r = wl.simulate(P, sched, np.zeros(6), t_end=3.0, L0=0.2, push=push, n_out=61)
-    assert np.abs(r.x[:, 0]).max() > 0.02  # the push did something
-    assert np.abs(r.x[-1, [0, 1, 3, 4, 5]]).max() < 0.02
-    assert r.N.min() > 0
+    r = sim(sched, np.zeros(6), t_end=3.0, L0=0.2, push=push, n_out=61)
+    assert np.abs(r.signals["x"][:, 0]).max() > 0.02  # the push did something
+    assert np.abs(r.signals["x"][-1, [0, 1, 3, 4, 5]]).max() < 0.02
+    assert r.signals["N"].min() > 0
 
     def ref(t):
         return np.array([0, 0, 0.5 * t, 0.5, 0, 0])
 
-    r = wl.simulate(P, sched, np.zeros(6), t_end=4.0, L0=0.25, ref=ref, n_out=41)
-    assert abs(r.x[-1, 3] - 0.5) < 0.02
+    r = sim(sched, np.zeros(6), t_end=4.0, L0=0.25, ref=ref, n_out=41)
+    assert abs(r.signals["x"][-1, 3] - 0.5) < 0.02
     # torque limits are respected (and bind: the unconstrained peak is larger)
     lim = np.array([0.5, 0.5])
-    r2 = wl.simulate(P, sched, np.zeros(6), t_end=4.0, L0=0.25, ref=ref, n_out=41, u_max=lim)
+    r2 = sim(sched, np.zeros(6), t_end=4.0, L0=0.25, ref=ref, n_out=41, u_max=lim)
     assert np.abs(r.u).max() > 0.5 and np.all(np.abs(r2.u) <= lim + 1e-12)
 
 
 def test_crouch_profile_and_normal_force(sched):
-    prof = lambda t: wl.smooth_step(t, 0.2, 0.7, 0.32, 0.14)  # noqa: E731
-    r = wl.simulate(P, sched, [0.05, 0, 0, 0, 0, 0], t_end=2.0, L0=prof, n_out=41)
-    assert abs(r.L0[-1] - 0.14) < 1e-12 and abs(r.x[-1, 0]) < 0.01
+    prof = lambda t: quintic_step(t, t0=0.2, t1=0.7, v0=0.32, v1=0.14)  # noqa: E731
+    r = sim(sched, [0.05, 0, 0, 0, 0, 0], t_end=2.0, L0=prof, n_out=41)
+    assert abs(r.signals["L0"][-1] - 0.14) < 1e-12 and abs(r.signals["x"][-1, 0]) < 0.01
     # a very fast extension would need the ground to pull: normal force negative
-    fast = lambda t: wl.smooth_step(t, 0.1, 0.2, 0.14, 0.34)  # noqa: E731
-    r = wl.simulate(P, sched, np.zeros(6), t_end=0.3, L0=fast, n_out=61)
-    assert r.N.min() < 0 < r.N.max()
-
-
-def test_smooth_step_derivatives():
-    t = np.linspace(-0.5, 1.5, 401)
-    v, vd, vdd = wl.smooth_step(t, 0.0, 1.0, 2.0, 3.0)
-    assert v[0] == 2.0 and v[-1] == 3.0
-    np.testing.assert_allclose(np.gradient(v, t)[5:-5], vd[5:-5], atol=2e-3)
-    np.testing.assert_allclose(np.gradient(vd, t)[5:-5], vdd[5:-5], atol=0.1)  # jerk jumps at the ends
+    fast = lambda t: quintic_step(t, t0=0.1, t1=0.2, v0=0.14, v1=0.34)  # noqa: E731
+    r = sim(sched, np.zeros(6), t_end=0.3, L0=fast, n_out=61)
+    assert r.signals["N"].min() < 0 < r.signals["N"].max()
 
 
 # ------------------------------------------------------------------ virtual leg and VMC
@@ -259,14 +370,14 @@ def test_vmc_property_matches_fivebar_statics(L, a, F, Tp):
 def test_dynamics_batch_equals_loop(L, th, ph):
     s = np.array([[th, 0.1, 0, 0.2, ph, -0.1], [0, 0, 0, 0, 0, 0]])
     u = np.array([[0.5, -1.0], [0, 0]])
-    batch = wl.dynamics(s, u, P, L)
-    loop = np.stack([wl.dynamics(s[i], u[i], P, L) for i in range(2)])
+    batch = dynamics(s, u, L)
+    loop = np.stack([dynamics(s[i], u[i], L) for i in range(2)])
     np.testing.assert_allclose(batch, loop, rtol=1e-13, atol=1e-13)
     assert np.all(batch[1] == 0)
 
 
 def test_validate_reports_pass():
-    reps = wl.validate(fast=True)
+    reps = validate(fast=True)
     assert len(reps) >= 5 and all(r.passed for r in reps)
 
 
@@ -282,58 +393,70 @@ def test_params_reject_bad_values(bad):
 
 def test_bad_inputs_raise_value_error(sched):
     with pytest.raises(ValueError, match="shape"):
-        wl.dynamics(np.zeros(5), np.zeros(2), P, 0.2)
+        dynamics(np.zeros(5), np.zeros(2), 0.2)
     with pytest.raises(ValueError, match="shape"):
-        wl.dynamics(np.zeros(6), np.zeros(3), P, 0.2)
+        dynamics(np.zeros(6), np.zeros(3), 0.2)
     with pytest.raises(ValueError, match="non-finite"):
-        wl.dynamics([np.nan, 0, 0, 0, 0, 0], np.zeros(2), P, 0.2)
+        dynamics([np.nan, 0, 0, 0, 0, 0], np.zeros(2), 0.2)
     with pytest.raises(ValueError, match="positive"):
-        wl.dynamics(np.zeros(6), np.zeros(2), P, -0.2)
+        MODEL.forward_dynamics(Z3, Z3, np.zeros(2), L0=-0.2)
     with pytest.raises(ValueError, match="non-finite"):
-        wl.dynamics(np.zeros(6), np.zeros(2), P, np.inf)
-    with pytest.raises(ValueError, match="WheelLegParams"):
-        wl.linearize({"m_b": 1}, 0.2)
+        MODEL.forward_dynamics(Z3, Z3, np.zeros(2), L0=np.inf)
     with pytest.raises(ValueError, match="shape"):
-        wl.mass_matrix(np.zeros(2), P, 0.2)
+        MODEL.forward_dynamics(Z3, np.zeros(6), np.zeros(2), L0=0.2)
+    with pytest.raises(ValueError, match="WheelLegDynamics"):
+        wl.linearize(P, L0=0.2)  # the parameters, not the model
     with pytest.raises(ValueError, match="shape"):
-        wl.bias_forces(np.zeros(3), np.zeros(4), P, 0.2)
+        MODEL.mass_matrix(np.zeros(2), L0=0.2)
+    with pytest.raises(ValueError, match="shape"):
+        MODEL.bias(Z3, np.zeros(4), L0=0.2)
     with pytest.raises(ValueError, match="non-finite"):
-        wl.normal_force(np.zeros(6), np.zeros(2), P, 0.2, L0_ddot=np.nan)
+        MODEL.gravity([0, np.nan, 0], L0=0.2)
+    with pytest.raises(ValueError, match="shape"):
+        MODEL.inverse_dynamics(Z3, Z3, np.zeros(2), L0=0.2)
     with pytest.raises(ValueError, match="non-finite"):
-        wl.linearize(P, np.nan)
+        MODEL.normal_force(Z3, Z3, np.zeros(2), L0=0.2, L0_ddot=np.nan)
+    with pytest.raises(TypeError):
+        MODEL.mass_matrix(Z3, 0.2)  # L0 is keyword-only
+    with pytest.raises(ValueError, match="non-finite"):
+        wl.linearize(MODEL, L0=np.nan)
     with pytest.raises(ValueError, match="scalar"):
-        wl.lqr_gain(P, [0.1, 0.2])
+        wl.lqr_gain(MODEL, L0=[0.1, 0.2])
     with pytest.raises(ValueError, match="Q must"):
-        wl.lqr_gain(P, 0.2, Q=np.eye(5))
+        wl.lqr_gain(MODEL, L0=0.2, Q=np.eye(5))
     with pytest.raises(ValueError, match="positive definite"):
-        wl.lqr_gain(P, 0.2, R=[1.0, 0.0])
+        wl.lqr_gain(MODEL, L0=0.2, R=[1.0, 0.0])
     with pytest.raises(ValueError, match="semi-definite"):
-        wl.lqr_gain(P, 0.2, Q=-np.eye(6))
+        wl.lqr_gain(MODEL, L0=0.2, Q=-np.eye(6))
     with pytest.raises(ValueError, match="increasing"):
-        wl.gain_schedule(P, [0.3, 0.2, 0.1])
+        wl.gain_schedule(MODEL, [0.3, 0.2, 0.1])
     with pytest.raises(ValueError, match="more grid points"):
-        wl.gain_schedule(P, [0.1, 0.2], degree=3)
+        wl.gain_schedule(MODEL, [0.1, 0.2], degree=3)
     with pytest.raises(ValueError, match="degree"):
-        wl.gain_schedule(P, GRID, degree=1.5)
+        wl.gain_schedule(MODEL, GRID, degree=1.5)
+    with pytest.raises(ValueError, match="WheelLegDynamics"):
+        wl.gain_schedule(P, GRID)
     with pytest.raises(ValueError, match="fitted range"):
         sched(0.5)
     assert np.all(np.isfinite(sched(0.5, extrapolate=True)))
     with pytest.raises(ValueError, match="shape"):
-        wl.closed_loop_eigs(P, 0.2, np.zeros((6, 2)))
-    with pytest.raises(ValueError, match="t1 > t0"):
-        wl.smooth_step(0.0, 1.0, 1.0, 0.0, 1.0)
-    with pytest.raises(ValueError, match="x0"):
-        wl.simulate(P, sched, np.zeros(5), t_end=1.0, L0=0.2)
+        wl.closed_loop_eigs(MODEL, 0.2, np.zeros((6, 2)))
+    with pytest.raises(ValueError, match="q0"):
+        wl.simulate(MODEL, sched, q0=np.zeros(2), qd0=Z3, t_end=1.0, L0=0.2)
+    with pytest.raises(ValueError, match="qd0"):
+        wl.simulate(MODEL, sched, q0=Z3, qd0=np.zeros((2, 3)), t_end=1.0, L0=0.2)
+    with pytest.raises(ValueError, match="WheelLegDynamics"):
+        wl.simulate(P, sched, q0=Z3, qd0=Z3, t_end=1.0, L0=0.2)
     with pytest.raises(ValueError, match="t_end"):
-        wl.simulate(P, sched, np.zeros(6), t_end=-1.0, L0=0.2)
+        sim(sched, np.zeros(6), t_end=-1.0, L0=0.2)
     with pytest.raises(ValueError, match="L0"):
-        wl.simulate(P, sched, np.zeros(6), t_end=1.0, L0=np.nan)
+        sim(sched, np.zeros(6), t_end=1.0, L0=np.nan)
     with pytest.raises(ValueError, match="shape"):
-        wl.simulate(P, np.zeros((6, 2)), np.zeros(6), t_end=1.0, L0=0.2)
+        sim(np.zeros((6, 2)), np.zeros(6), t_end=1.0, L0=0.2)
     with pytest.raises(ValueError, match="n_out"):
-        wl.simulate(P, sched, np.zeros(6), t_end=1.0, L0=0.2, n_out=1)
+        sim(sched, np.zeros(6), t_end=1.0, L0=0.2, n_out=1)
     with pytest.raises(ValueError, match="u_max"):
-        wl.simulate(P, sched, np.zeros(6), t_end=1.0, L0=0.2, u_max=[0.0, 1.0])
+        sim(sched, np.zeros(6), t_end=1.0, L0=0.2, u_max=[0.0, 1.0])
 
 
 def test_virtual_leg_bad_inputs():
@@ -349,8 +472,10 @@ def test_virtual_leg_bad_inputs():
         wl.virtual_leg_inverse(FB, [-0.2, -1.5])
     with pytest.raises(UnreachableError):
         wl.virtual_leg_inverse(FB, [0.9, -1.5])  # longer than l1 + l3
-    with pytest.raises(ValueError, match="knees"):
-        wl.virtual_leg_inverse(FB, [0.2, -1.5], knees="up")
+    with pytest.raises(ValueError, match="branch"):
+        wl.virtual_leg_inverse(FB, [0.2, -1.5], branch="up")
+    with pytest.raises(TypeError):
+        wl.virtual_leg_inverse(FB, [0.2, -1.5], knees="out")  # the old keyword is gone
     q = wl.virtual_leg_inverse(FB, [0.2, -1.5])
     with pytest.raises(ValueError, match="non-finite"):
         wl.vmc_torques(FB, q, np.inf, 0.0)
@@ -404,7 +529,7 @@ def _timed(fn, limit=10.0):
 def test_simulate_rejects_bad_callbacks_fast(sched, kw, match):
     """A NaN push used to make solve_ivp's first step NaN and loop forever."""
     args = dict(t_end=0.2, L0=0.2) | kw
-    err, dt = _timed(lambda: wl.simulate(P, sched, [0.05, 0, 0, 0, 0, 0], **args))
+    err, dt = _timed(lambda: sim(sched, [0.05, 0, 0, 0, 0, 0], **args))
     assert isinstance(err, ValueError), repr(err)
     assert __import__("re").search(match, str(err)), str(err)
 
@@ -412,9 +537,9 @@ def test_simulate_rejects_bad_callbacks_fast(sched, kw, match):
 def test_simulate_budget_raises_integration_error(sched):
     from robokin.errors import IntegrationError
 
-    err, _ = _timed(lambda: wl.simulate(P, sched, [0.05, 0, 0, 0, 0, 0], t_end=1.0, L0=0.2, max_nfev=50))
+    err, _ = _timed(lambda: sim(sched, [0.05, 0, 0, 0, 0, 0], t_end=1.0, L0=0.2, max_nfev=50))
     assert isinstance(err, IntegrationError) and "max_nfev=50" in str(err) and err.nfev == 50
-    res = wl.simulate(P, sched, [0.05, 0, 0, 0, 0, 0], t_end=0.05, L0=0.2, n_out=2, max_nfev=100)
+    res = sim(sched, [0.05, 0, 0, 0, 0, 0], t_end=0.05, L0=0.2, n_out=2, max_nfev=100)
     assert res.t[-1] == 0.05
 
 
@@ -423,7 +548,7 @@ def test_simulate_diverging_model_stops(sched):
     from robokin.errors import IntegrationError
 
     K = -50 * sched(0.2)
-    err, _ = _timed(lambda: wl.simulate(P, K, [0.1, 0, 0, 0, 0, 0], t_end=50.0, L0=0.2, max_step=0.05, max_nfev=20_000))
+    err, _ = _timed(lambda: sim(K, [0.1, 0, 0, 0, 0, 0], t_end=50.0, L0=0.2, max_step=0.05, max_nfev=20_000))
     assert isinstance(err, (IntegrationError, ValueError)), repr(err)
 
 
@@ -438,20 +563,20 @@ def test_simulate_diverging_model_stops(sched):
         dict(t_end=1e300),
         dict(u_max=[1.0, -1.0]),
         dict(u_max=[1.0, 1.0, 1.0]),
-        dict(x0=np.zeros(6) + 1j),
+        dict(q0=np.zeros(3) + 1j),
+        dict(qd0=[0.0, np.nan, 0.0]),
     ],
 )
 def test_simulate_rejects_bad_options(sched, kw):
-    args = dict(t_end=0.1, L0=0.2) | kw
-    x0 = args.pop("x0", np.zeros(6))
+    args = dict(q0=Z3, qd0=Z3, t_end=0.1, L0=0.2) | kw
     with pytest.raises(ValueError):
-        wl.simulate(P, sched, x0, **args)
+        wl.simulate(MODEL, sched, **args)
 
 
 def test_simulate_default_budget_is_enough_and_push_is_used(sched):
-    kick = wl.simulate(P, sched, np.zeros(6), t_end=0.5, L0=0.2, push=lambda t: 50.0 * (t < 0.1), n_out=11)
-    calm = wl.simulate(P, sched, np.zeros(6), t_end=0.5, L0=0.2, n_out=11)
-    assert np.abs(calm.x).max() == 0.0 and np.abs(kick.x).max() > 1e-3
+    kick = sim(sched, np.zeros(6), t_end=0.5, L0=0.2, push=lambda t: 50.0 * (t < 0.1), n_out=11)
+    calm = sim(sched, np.zeros(6), t_end=0.5, L0=0.2, n_out=11)
+    assert np.abs(calm.signals["x"]).max() == 0.0 and np.abs(kick.signals["x"]).max() > 1e-3
 
 
 def test_wheel_inertia_cannot_exceed_rim_bound():
@@ -463,23 +588,6 @@ def test_wheel_inertia_cannot_exceed_rim_bound():
         wl.WheelLegParams(m_w=0.5)  # default I_w with lighter wheels
     with pytest.raises(ValueError, match="at most 1e\\+12"):
         wl.WheelLegParams(m_b=1e300)
-
-
-@pytest.mark.parametrize("kw", [dict(t0="0"), dict(t1=np.nan), dict(v0=1j), dict(v1=1e300)])
-def test_smooth_step_validates_scalars(kw):
-    args = dict(t0=0.0, t1=1.0, v0=0.2, v1=0.4) | kw
-    with pytest.raises(ValueError):
-        wl.smooth_step(0.5, **args)
-
-
-def test_smooth_step_ends_and_profile_exact():
-    v, d, a = wl.smooth_step(np.array([-1.0, 0.0, 0.25, 1.0, 2.0]), 0.0, 1.0, 0.2, 0.4)
-    s = 0.25
-    np.testing.assert_allclose(
-        v, [0.2, 0.2, 0.2 + 0.2 * (10 * s**3 - 15 * s**4 + 6 * s**5), 0.4, 0.4], rtol=0, atol=1e-15
-    )
-    np.testing.assert_allclose(d, [0, 0, 0.2 * (30 * s**2 - 60 * s**3 + 30 * s**4), 0, 0], atol=1e-15)
-    np.testing.assert_allclose(a, [0, 0, 0.2 * (60 * s - 180 * s**2 + 120 * s**3), 0, 0], atol=1e-15)
 
 
 def test_schedule_refuses_extrapolation_beyond_round_off(sched):

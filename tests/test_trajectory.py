@@ -12,6 +12,9 @@ from scipy.interpolate import CubicSpline
 
 from robokin import trajectory as tj
 from robokin.errors import SingularityWarning, UnreachableError
+from robokin.robots import UR5
+from robokin.transforms import interpolate_pose
+from robokin.ur5 import nearest
 
 SETTINGS = settings(deadline=None)  # example count and seeding come from the profile (tests/conftest.py)
 fin = st.floats(-5, 5, allow_nan=False)
@@ -314,22 +317,22 @@ def test_branch_dp_beats_greedy_and_matches_brute_force():
 
 
 def test_greedy_agrees_with_ur5_nearest_and_pipeline_loops_back():
-    ur5 = pytest.importorskip("robokin.ur5")
     rng = np.random.default_rng(6)
     q_true = np.cumsum(rng.normal(scale=0.3, size=(5, 6)), axis=0) + [0.3, -1.2, 1.5, -0.4, 1.1, 0.7]
-    T = ur5.UR5.fk(q_true)
+    T = UR5.fk(q_true)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularityWarning)
-        Q, valid = ur5.ik(T)
+        sol = UR5.ik(T, on_unreachable="nan")
+    Q, valid = sol.q, sol.valid
     w = np.array([3, 3, 2, 1, 1, 1.0])
     q, idx = tj.branch_sequence(Q, valid, q_start=q_true[0], weights=w, method="greedy")
     prev = q_true[0]
     for k in range(5):
-        qn, kn = ur5.nearest(Q[k], valid[k], prev, weights=w)
+        qn, kn = nearest(Q[k], valid[k], prev, weights=w)
         assert kn == idx[k] and np.allclose(qn, q[k])
         prev = qn
     tr = tj.plan_quintic(q, tj.allocate_times(q, 4.0, method="max_joint"))
-    Tk = ur5.UR5.fk(tr.evaluate(tr.times)[0])
+    Tk = UR5.fk(tr.evaluate(tr.times)[0])
     assert np.abs(Tk - T).max() <= 1e-9
 
 
@@ -376,9 +379,6 @@ def test_ur5_cartesian_line_near_wrist_singularity_has_no_continuous_path():
     # chapter 7: the line from qa (theta5 > 0) to qb (theta5 < 0) passes near theta5 = 0 but not
     # through it; the start branch ends before the line does (elbow stretched), so no continuous
     # joint path exists and the old sequence jumped by about pi on joints 4 and 6
-    ur5 = pytest.importorskip("robokin.ur5")
-    from robokin.transforms import interpolate_pose
-
     qa = np.array([0.3, -1.4, 1.6, -1.8, 0.35, 0.5])
     qb = np.array([0.9, -1.2, 1.3, -1.7, -0.35, 0.2])
     steps = []
@@ -386,7 +386,8 @@ def test_ur5_cartesian_line_near_wrist_singularity_has_no_continuous_path():
         s = np.linspace(0.0, 1.0, n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SingularityWarning)
-            Q, v = ur5.ik(interpolate_pose(ur5.UR5.fk(qa), ur5.UR5.fk(qb), s))
+            sol = UR5.ik(interpolate_pose(UR5.fk(qa), UR5.fk(qb), s), on_unreachable="nan")
+        Q, v = sol.q, sol.valid
         with pytest.raises(tj.BranchJumpError) as err:
             tj.branch_sequence(Q, v, q_start=qa, max_step=0.5)
         assert err.value.step > 2.5

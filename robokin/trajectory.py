@@ -587,13 +587,16 @@ def _limits(n, vmax, amax, jmax):
     return L
 
 
-def _abs_max(p, T):
-    """Exact max of |p(tau)| over tau in [0, T]; p coefficients (..., m) lowest first, T (...)."""
-    m = p.shape[-1]
-    cand = [np.zeros_like(T), np.ones_like(T)]
+def _peak(D):
+    """Max of ``|D(s)|`` over s in [0, 1] and the s where it is attained; D (..., m) coefficients in s, lowest first.
+
+    The maximum of a polynomial's magnitude on an interval is at an end or at a root of its derivative; the roots
+    are batched companion-matrix eigenvalues.
+    """
+    m = D.shape[-1]
+    cand = [np.zeros(D.shape[:-1]), np.ones(D.shape[:-1])]
     if m >= 3:
-        # critical points: roots of p' in normalised time s = tau / T (companion eigenvalues)
-        d = _deriv_coeffs(p, 1) * T[..., None] ** np.arange(m - 1)
+        d = _deriv_coeffs(D, 1)
         r = m - 2
         scale = np.abs(d).max(axis=-1) + 1e-300
         lead = d[..., -1]
@@ -606,7 +609,14 @@ def _abs_max(p, T):
         roots = np.clip(np.linalg.eigvals(C).real, 0.0, 1.0)
         cand += [roots[..., j] for j in range(r)]
     s = np.stack(cand, axis=-1)
-    return np.abs(_horner(p[..., None, :], s * T[..., None])).max(axis=-1)
+    v = np.abs(_horner(D[..., None, :], s))
+    i = v.argmax(axis=-1)[..., None]
+    return np.take_along_axis(v, i, -1)[..., 0], np.take_along_axis(s, i, -1)[..., 0]
+
+
+def _abs_max(p, T):
+    """Exact max of |p(tau)| over tau in [0, T]; p coefficients (..., m) lowest first, T (...)."""
+    return _peak(p * T[..., None] ** np.arange(p.shape[-1]))[0]
 
 
 def segment_peaks(traj):
@@ -770,6 +780,118 @@ def _ratios(wp, d, L, via):
     return tr, r ** (1.0 / _ORDER)[:, None, None]
 
 
+def _via_values(wp, h, via):
+    """Via-point velocities and accelerations of a rest-to-rest plan and their derivatives with respect to h.
+
+    The lean, unchecked path of :func:`plan_quintic` (``v0 = vf = a0 = af = 0``) inside :func:`minimum_time`.
+    wp (K+1, n) waypoints, h (K,) durations. Returns V, A (K+1, n) and dV, dA (K, K+1, n), the derivative with
+    respect to ``h[j]`` in row j.
+    """
+    K, n = h.size, wp.shape[1]
+    V, A = np.zeros((K + 1, n)), np.zeros((K + 1, n))
+    dV, dA = np.zeros((K, K + 1, n)), np.zeros((K, K + 1, n))
+    if via == "stop" or K < 2:  # no interior via point (K = 1: the clamped spline is the single segment)
+        return V, A, dV, dA
+    delta = np.diff(wp, axis=0) / h[:, None]  # segment slopes
+    i = np.arange(1, K)  # interior knots
+    hl, hr = h[:-1, None], h[1:, None]  # durations left and right of each interior knot
+    if via == "heuristic":
+        same = np.sign(delta[:-1]) * np.sign(delta[1:]) > 0
+        V[i] = np.where(same, 0.5 * (delta[:-1] + delta[1:]), 0.0)
+        dV[i - 1, i] = np.where(same, -0.5 * delta[:-1] / hl, 0.0)  # d delta_k / d h_k = -delta_k / h_k
+        dV[i, i] = np.where(same, -0.5 * delta[1:] / hr, 0.0)
+        return V, A, dV, dA
+    # C2 cubic spline with zero end slopes: h_i S_{i-1} + 2 (h_{i-1} + h_i) S_i + h_{i-1} S_{i+1}
+    # = 3 (h_i delta_{i-1} + h_{i-1} delta_i) at interior knots (the system scipy's CubicSpline solves)
+    B = np.eye(K + 1)
+    B[i, i - 1], B[i, i], B[i, i + 1] = h[1:], 2.0 * (h[:-1] + h[1:]), h[:-1]
+    r = np.zeros((K + 1, n))
+    r[i] = 3.0 * (hr * delta[:-1] + hl * delta[1:])
+    Binv = np.linalg.inv(B)
+    V = Binv @ r
+    # differentiate B V = r with respect to h_j: B dV = dr - dB V (only the rows of knots next to segment j)
+    rhs = np.zeros((K, K + 1, n))
+    rhs[i, i] = 3.0 * (delta[:-1] - hl * delta[1:] / hr) - (V[:-2] + 2.0 * V[1:-1])  # j = i (right segment)
+    rhs[i - 1, i] = 3.0 * (delta[1:] - hr * delta[:-1] / hl) - (2.0 * V[1:-1] + V[2:])  # j = i - 1 (left)
+    dV = Binv @ rhs
+    # knot acceleration from the right segment's cubic: (6 delta_i - 4 V_i - 2 V_{i+1}) / h_i
+    A[i] = (6.0 * delta[1:] - 4.0 * V[1:-1] - 2.0 * V[2:]) / hr
+    dA[:, i] = (-4.0 * dV[:, 1:-1] - 2.0 * dV[:, 2:]) / hr
+    dA[i, i] -= (6.0 * delta[1:] / hr + A[i]) / hr
+    return V, A, dV, dA
+
+
+# Normalised quintic on s = tau / T in [0, 1]: coefficients _QN @ b with b = [q0, T v0, T^2 a0, qf, T vf, T^2 af]
+_QN = quintic_coeffs(*np.eye(6)[[0, 3]], 1.0, v0=np.eye(6)[1], vf=np.eye(6)[4], a0=np.eye(6)[2], af=np.eye(6)[5]).T
+
+
+class _TimeConstraints:
+    """``1 - ratio^(1/p)`` of :func:`minimum_time` and its exact Jacobian in the scaled durations ``x``.
+
+    Each peak is ``|f(s*)|`` at its maximiser s* in normalised time; by Danskin's theorem its derivative is that of
+    ``f(s*)`` with s* held fixed (s* is an end of [0, 1] or a critical point), through the segment's duration and
+    the via values the rule ``via`` makes of all durations (:func:`_via_values`). The last point's values are
+    kept for the Jacobian, which SLSQP asks for at the point it has just evaluated.
+    """
+
+    def __init__(self, wp, L, via, d0):
+        self.wp, self.L, self.via, self.d0 = wp, L, via, d0
+        self._x = None
+
+    def _eval(self, x):
+        if self._x is not None and np.array_equal(x, self._x):
+            return
+        wp, h = self.wp, x * self.d0
+        V, A, dV, dA = _via_values(wp, h, self.via)
+        T = h[:, None]
+        b = np.stack([wp[:-1], T * V[:-1], T * T * A[:-1], wp[1:], T * V[1:], T * T * A[1:]], axis=-1)  # (K, n, 6)
+        C = b @ _QN.T
+        g, parts = [], []
+        for p in (1, 2, 3):
+            peak, s_star = _peak(_deriv_coeffs(C, p))
+            r = peak / T**p / self.L[p - 1]
+            g.append(r ** (1.0 / p))
+            parts.append((p, r, s_star))
+        self._x, self._g = x.copy(), 1.0 - np.stack(g).ravel()
+        self._jac_data = (h, V, A, dV, dA, C, parts)
+        self._jac = None
+
+    def fun(self, x):
+        self._eval(x)
+        return self._g
+
+    def jac(self, x):
+        self._eval(x)
+        if self._jac is None:
+            self._jac = self._jacobian(*self._jac_data)
+        return self._jac
+
+    def _jacobian(self, h, V, A, dV, dA, C, parts):
+        K, n = C.shape[:2]
+        T = h[:, None]
+        Vl, Vr, Al, Ar = V[:-1], V[1:], A[:-1], A[1:]  # (K, n) at each segment's start and end
+        dVl, dVr = dV[:, :-1].transpose(1, 2, 0), dV[:, 1:].transpose(1, 2, 0)  # (K, n, K): d / d h_m
+        dAl, dAr = dA[:, :-1].transpose(1, 2, 0), dA[:, 1:].transpose(1, 2, 0)
+        rows = []
+        for p, r, s_star in parts:
+            E = _deriv_coeffs(_QN.T, p).T  # (6 - p, 6): p-th s-derivative of each boundary value's basis
+            H = (s_star[..., None] ** np.arange(6 - p)) @ E  # (K, n, 6) at s*
+            f = _horner(_deriv_coeffs(C, p), s_star)  # signed d^p q / ds^p at s*
+            Tp = T**-p
+            dT = Tp * (-p * f / T + H[..., 1] * Vl + 2 * T * Al * H[..., 2] + H[..., 4] * Vr + 2 * T * Ar * H[..., 5])
+            dpk = Tp[..., None] * (
+                T[..., None] * (H[..., 1, None] * dVl + H[..., 4, None] * dVr)
+                + (T * T)[..., None] * (H[..., 2, None] * dAl + H[..., 5, None] * dAr)
+            )
+            dpk[np.arange(K), :, np.arange(K)] += dT
+            dpeak = np.sign(f)[..., None] * dpk  # d |f| / T^p by d h, (K, n, K)
+            # d (1 - r^(1/p)) = -(1/p) r^(1/p - 1) d r, r = peak / L; zero where the peak is 0 or the limit infinite
+            with np.errstate(divide="ignore", invalid="ignore"):
+                w = np.where(r > 0, -(1.0 / p) * r ** (1.0 / p - 1.0) / self.L[p - 1], 0.0)
+            rows.append(w[..., None] * dpeak)
+        return (np.stack(rows) * self.d0).reshape(3 * K * n, K)
+
+
 def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_joint", max_total=None, maxiter=100):
     """Shortest segment durations of a rest-to-rest piecewise quintic under joint limits.
 
@@ -782,8 +904,10 @@ def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_jo
     solved with ``scipy.optimize.minimize(method="SLSQP")`` from the initial
     allocation scaled until its first limit binds. Each constraint is written as
     ``1 - ratio**(1/p) >= 0``, which is homogeneous of degree -1 in the durations
-    (well conditioned). Peaks are exact (:func:`segment_peaks`). Afterwards the
-    durations are rescaled so the most loaded constraint sits exactly at its limit,
+    (well conditioned). Peaks are exact (:func:`segment_peaks`), and so is the
+    constraint Jacobian given to SLSQP: a peak's derivative is that of the polynomial
+    at the peak's (fixed) location, through the segment's duration and the via values
+    the rule makes of all durations. Afterwards the durations are rescaled so the most loaded constraint sits exactly at its limit,
     and the limits are re-checked on a dense grid (:func:`check_limits`).
 
     The result is the shortest plan *for that via rule* (a local optimum of SLSQP).
@@ -842,16 +966,14 @@ def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_jo
     d0 = d0 * r.max()  # uniform scaling: first limit exactly active
     scaled_total = float(d0.sum())
 
-    def cons(x):
-        return 1.0 - _ratios(wp, x * d0, L, via)[1].ravel()
-
+    cons = _TimeConstraints(wp, L, via, d0)  # values and exact Jacobian (finite differences cost K+1 plans)
     res = minimize(
         lambda x: x @ d0 / scaled_total,
         np.ones_like(d0),
         jac=lambda x: d0 / scaled_total,
         method="SLSQP",
         bounds=[(1e-3, None)] * d0.size,
-        constraints=[{"type": "ineq", "fun": cons}],
+        constraints=[{"type": "ineq", "fun": cons.fun, "jac": cons.jac}],
         options={"maxiter": int(maxiter), "ftol": 1e-10},
     )
     d = np.maximum(res.x, 1e-3) * d0

@@ -405,6 +405,57 @@ def test_branch_sequence_bad_max_step():
             tj.branch_sequence(qb, v, max_step=bad)
 
 
+@pytest.mark.parametrize("via", ["spline", "heuristic", "stop"])
+@pytest.mark.parametrize("K", [1, 2, 5])
+def test_minimum_time_constraint_jacobian_is_exact(via, K):
+    """The SLSQP constraints and their analytic Jacobian (issue #19) against plan_quintic and central differences."""
+    rng = np.random.default_rng(K)
+    wp = np.cumsum(rng.normal(size=(K + 1, 3)), axis=0)
+    L = tj._limits(3, [1.0, 1.5, 0.7], 2.0, [10.0, np.inf, 5.0])  # an unlimited jerk too
+    d0 = rng.uniform(0.3, 2.0, K)
+    # the lean via values are plan_quintic's (which uses scipy's CubicSpline for the spline rule)
+    tr = tj.plan_quintic(wp, np.concatenate([[0.0], np.cumsum(d0)]), via=via)
+    _, V, A, _ = tr.evaluate(tr.times)
+    V_l, A_l, _, _ = tj._via_values(wp, d0, via)
+    np.testing.assert_allclose(V_l, V, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(A_l, A, rtol=0, atol=1e-11)
+    cons = tj._TimeConstraints(wp, L, via, d0)
+    x = rng.uniform(0.7, 1.3, K)
+    np.testing.assert_allclose(cons.fun(x), 1.0 - tj._ratios(wp, x * d0, L, via)[1].ravel(), rtol=0, atol=1e-12)
+    J = cons.jac(x)
+    assert J.shape == (3 * K * 3, K)
+    eps = 1e-5
+    fd = np.stack([(cons.fun(x + eps * e) - cons.fun(x - eps * e)) / (2 * eps) for e in np.eye(K)], axis=-1)
+    np.testing.assert_allclose(J, fd, rtol=0, atol=1e-6 * (1 + np.abs(J).max()))
+    assert np.all(J.reshape(3, K, 3, K)[2, :, 1] == 0)  # joint 2 has no jerk limit: that constraint never moves
+
+
+def test_minimum_time_same_optimum_as_with_finite_differences():
+    """The exact Jacobian changes the cost of the solve, not its answer (the solve of issue #19 before the change)."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(12)
+    wp = np.cumsum(rng.normal(size=(6, 4)), axis=0)
+    lim = dict(vmax=[1.0, 1.5, 2.0, 1.0], amax=3.0, jmax=20.0)
+    res = tj.minimum_time(wp, **lim)
+    L = tj._limits(4, lim["vmax"], lim["amax"], lim["jmax"])
+    d0 = np.diff(tj.allocate_times(wp, 1.0, method="max_joint", vmax=L[0]))
+    d0 = d0 * tj._ratios(wp, d0, L, "spline")[1].max()
+    fd = minimize(
+        lambda x: x @ d0,
+        np.ones_like(d0),
+        jac=lambda x: d0,
+        method="SLSQP",
+        bounds=[(1e-3, None)] * d0.size,
+        constraints=[{"type": "ineq", "fun": lambda x: 1.0 - tj._ratios(wp, x * d0, L, "spline")[1].ravel()}],
+        options={"maxiter": 100, "ftol": 1e-10},
+    )
+    d = fd.x * d0
+    d = d * tj._ratios(wp, d, L, "spline")[1].max()
+    assert res.success and abs(res.total - d.sum()) < 1e-6 * d.sum()
+    np.testing.assert_allclose(res.traj.durations, d, rtol=1e-5)
+
+
 def test_free_via_never_longer_and_shorter_here():
     rng = np.random.default_rng(8)
     wp = np.cumsum(rng.normal(size=(5, 3)), axis=0)

@@ -72,6 +72,9 @@ _BRANCHES = tuple(
 #: poses perturbed by 1e-9..1e-6, the FK residual of the analytic branches stays below ~4 e_in
 #: (tests/test_ur5.py); 10 is the margin.
 INPUT_ERROR_GAIN = 10.0
+#: Poses per chunk of :meth:`UR5Arm.ik` (at most ``transforms._CHUNK``): the temporaries of 8 branches then stay in
+#: the CPU cache, about twice as fast per pose as 8192-pose chunks (benchmarks/bench_ur5.py).
+_IK_CHUNK = 1024
 
 
 class UR5Arm(SerialArm):
@@ -194,7 +197,8 @@ class UR5Arm(SerialArm):
           (:func:`wrist_singular` flags it).
         * Elbow: ``theta3 = 0`` (arm stretched) merges the two elbow branches.
         * One branch costs about an eighth of all eight, and equals the corresponding slice of ``branch="all"``.
-        * Large batches are solved in chunks of a few thousand poses (bounded memory, flat time per pose).
+        * Large batches are solved in chunks of 1024 poses (bounded memory, cache-sized temporaries, flat time per
+          pose).
 
         Examples
         --------
@@ -238,7 +242,9 @@ class UR5Arm(SerialArm):
         res = np.empty((N, k))
         sing = np.empty((N, k), bool)
         near1 = np.empty((N, k), bool)
-        for sl in _tf._chunks(N):
+        step = max(min(int(_tf._CHUNK), _IK_CHUNK), 1)
+        for i in range(0, N, step):
+            sl = slice(i, min(i + step, N))
             q[sl], valid[sl], res[sl], sing[sl], near1[sl] = _ik_flat(
                 self, Tf[sl], ef[sl], hf[sl], float(tol), float(singular_tol), S, E, W
             )
@@ -524,26 +530,27 @@ def _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6, t4, full):
     """theta2..4 for given theta1, theta5, theta6 (planar 3R), and the FK residual of every branch."""
     m, k = full[0], full[1] * full[2] * full[3]
     # planar 3R: T14 = A1^-1 T (A5 A6)^-1 is Rz(theta2+theta3+theta4) Rx(pi/2) with origin (x, y, d4)
-    x, y, x4x, x4y = _planar_t14(d1, R, p, s1, c1, th5, th6)
+    x, y, x4x, x4y, cs5, ss5, c6, s6 = _planar_t14(d1, R, p, s1, c1, th5, th6)
     c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     # near the wrist singularity a theta6 (the hint, or one blurred by e_in / |s5|) may put the wrist out of the
     # planar step's reach although the pose is reachable: move it to the nearest reachable theta6 (FK judges)
     fix = (np.abs(c3) > 1 + t4) & (np.abs(s5) < 1e-3)
     if np.any(fix):
         th6 = np.where(fix, _theta6_singular(d1, R, p, s1, c1, th6), th6)
-        x, y, x4x, x4y = _planar_t14(d1, R, p, s1, c1, th5, th6)
+        x, y, x4x, x4y, cs5, ss5, c6, s6 = _planar_t14(d1, R, p, s1, c1, th5, th6)
         c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     ok3 = np.abs(c3) <= 1 + t4
     th3 = E * S * np.arccos(np.clip(c3, -1.0, 1.0))
-    th2 = np.arctan2(y, x) - np.arctan2(A3 * np.sin(th3), A2 + A3 * np.cos(th3))
+    ct3, st3 = np.cos(th3), np.sin(th3)
+    th2 = np.arctan2(y, x) - np.arctan2(A3 * st3, A2 + A3 * ct3)
     th4 = np.arctan2(x4y, x4x) - th2 - th3
 
     ths = [th1, th2, th3, th4, th5, th6]
     q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths], axis=-1).reshape(m, k, 6)
     exists = np.broadcast_to(ok3, full).reshape(m, k)
-    # confirm every branch by forward kinematics (cos/sin of the very angles returned)
-    cs = [np.cos(t) for t in ths]
-    ss = [np.sin(t) for t in ths]
+    # confirm every branch by forward kinematics (cos/sin of the very angles returned, each computed once)
+    cs = [c1, np.cos(th2), ct3, np.cos(th4), cs5, c6]
+    ss = [s1, np.sin(th2), st3, np.sin(th4), ss5, s6]
     res = np.broadcast_to(_residual_cols(arm, cs, ss, R, p), full).reshape(m, k)
     return q, exists, res
 
@@ -580,8 +587,8 @@ def _theta6_singular(d1, R, p, s1, c1, hint):
 def _planar_t14(d1, R, p, s1, c1, th5, th6):
     """Entries of ``T14 = A1^-1 T A6^-1 A5^-1`` needed by the planar 3R step.
 
-    Returns the origin ``(x, y)`` of frame 4 in frame 1 and ``(cos, sin)`` of
-    theta2 + theta3 + theta4. Written per component (no 4x4 products):
+    Returns the origin ``(x, y)`` of frame 4 in frame 1, ``(cos, sin)`` of
+    theta2 + theta3 + theta4, and the cos and sin of theta5 and theta6 (reused by the FK check). Written per component (no 4x4 products):
     ``A6^-1 = Tz(-d6) Rz(-theta6)``, ``A5^-1 = Rx(pi/2) Tz(-d5) Rz(-theta5)``,
     ``A1^-1 = Rx(-pi/2) Tz(-d1) Rz(-theta1)``.
     """
@@ -595,7 +602,7 @@ def _planar_t14(d1, R, p, s1, c1, th5, th6):
         X3.append(c5 * x1 - s5 * R[..., j, 2])
     x = c1 * P[0] + s1 * P[1]
     y = P[2] - d1
-    return x, y, c1 * X3[0] + s1 * X3[1], X3[2]
+    return x, y, c1 * X3[0] + s1 * X3[1], X3[2], c5, s5, c6, s6
 
 
 def _residual_cols(arm, c, s, R, p):

@@ -15,8 +15,9 @@ import time
 
 import numpy as np
 
-from robokin.control import demo_setup, quintic_reference, sample_arms, simulate, simulate_ivp, tracking_controller
+from robokin.control import quintic_reference, sample_arms, simulate, simulate_ivp, tracking_controller
 from robokin.ur5 import UR5, inertial_parameters
+from robokin.validation.control import scenario  # the chapter-12 set-up (ARM2 and its move)
 
 
 def _fmt_row(name, value, unit, ratio=""):
@@ -24,15 +25,13 @@ def _fmt_row(name, value, unit, ratio=""):
 
 
 def bench_monte_carlo(n, n_ivp):
-    s = demo_setup()
+    s = scenario()
     nom = s["nominal"]
     ctl = tracking_controller(nom, kind="computed_torque", kp=300.0, kd=30.0, ki=1000.0)
     ref = quintic_reference(s["q0"], s["qf"], s["t_move"])
     arms, fv, fc = sample_arms(nom, n, rng=np.random.default_rng(0))
     t0 = time.perf_counter()
-    res = simulate(
-        arms, ctl, q0=s["q0"], qd0=[0, 0], ref=ref, t_final=s["t_final"], dt=1e-3, fv=fv, fc=fc, record_every=10
-    )
+    res = simulate(arms, ctl, q0=s["q0"], qd0=[0, 0], ref=ref, t_end=s["t_end"], dt=1e-3, fv=fv, fc=fc, record_every=10)
     t_batch = time.perf_counter() - t0
     t_ivp, worst = {}, 0.0
     for method in ("RK45", "LSODA"):  # explicit and stiff-switching: the baseline is the faster one
@@ -47,7 +46,7 @@ def bench_monte_carlo(n, n_ivp):
                 q0=s["q0"],
                 qd0=[0, 0],
                 ref=ref,
-                t_final=s["t_final"],
+                t_end=s["t_end"],
                 t_eval=res.t,
                 fv=fv[k],
                 fc=fc[k],

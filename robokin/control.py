@@ -5,10 +5,14 @@ a fixed-step RK4 simulator that is vectorised across a *batch of plants* (the dy
 Monte Carlo), a ``solve_ivp`` reference simulator for one plant, the predicted
 steady-state error under parameter mismatch, and tracking metrics.
 
+Both simulators return a :class:`robokin.results.SimResult`: ``q``, ``qd``, ``u`` (the controller's torque, N m),
+``stable``, and the signals ``"q_ref"`` (reference angles, rad, shape (K, 2), shared by all plants) and ``"z"``
+(error integral, rad s, shape (B..., K, 2)). :func:`tracking_error` gives ``q_ref - q``.
+
 Conventions: the plant is a :class:`robokin.dynamics.TwoLinkArm` (possibly batched, one arm per
 Monte Carlo sample) plus joint friction ``tau_f = fv * qd + fc * tanh(qd / v_eps)`` that the
-controller does not know. The tracking error is ``e = q_ref - q`` (rad); the integral state is
-``z = int e dt`` (rad s).
+controller does not know (:func:`friction_torque`). The tracking error is ``e = q_ref - q`` (rad); the
+integral state is ``z = int e dt`` (rad s).
 """
 
 from __future__ import annotations
@@ -17,19 +21,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._primitives import smoothed_friction
 from ._validate import as_array, choice, finite_scalar, positive
 from .dynamics import TwoLinkArm
+from .results import SimResult
+from .trajectory import quintic_step
 
 __all__ = [
-    "quintic",
     "quintic_reference",
     "friction_torque",
     "gravity_compensation",
     "Controller",
     "tracking_controller",
-    "SimResult",
     "simulate",
     "simulate_ivp",
+    "tracking_error",
     "steady_state_error",
     "sample_arms",
     "tracking_metrics",
@@ -37,64 +43,40 @@ __all__ = [
     "clopper_pearson",
     "MonteCarloResult",
     "monte_carlo",
-    "validate",
 ]
 
 V_EPS = 0.01  # rad/s, smoothing of the Coulomb term (keeps the ODE smooth for RK4 and solve_ivp)
 
 
 # ---------------------------------------------------------------------------- references
-def quintic(q0, qf, T, t):
-    """Rest-to-rest quintic from ``q0`` to ``qf`` in time ``T``, held at ``qf`` afterwards.
+def quintic_reference(q0, qf, T):
+    """Callable ``ref(t) -> (q_ref, qd_ref, qdd_ref)`` for :func:`simulate`: a rest-to-rest move held at the goal.
 
-    ``q(s) = q0 + (qf - q0)(10 s^3 - 15 s^4 + 6 s^5)``, ``s = t / T`` clipped to [0, 1]: zero
-    velocity and acceleration at both ends.
+    The move from ``q0`` to ``qf`` takes ``T`` seconds from ``t = 0`` (:func:`robokin.trajectory.quintic_step`:
+    zero rate and acceleration at both ends); before ``t = 0`` the reference stays at ``q0``, after ``T`` at ``qf``.
 
     Parameters
     ----------
     q0, qf : array_like, shape (n,)
         Start and goal (rad).
     T : float
-        Duration (s).
-    t : array_like, shape (...)
-        Times (s).
-
-    Returns
-    -------
-    q, qd, qdd : ndarray, shape (..., n)
-
-    Examples
-    --------
-    >>> q, qd, qdd = quintic([0.0], [1.0], 2.0, [0.0, 1.0, 2.0, 3.0])
-    >>> q[:, 0].tolist(), qd[:, 0].tolist()
-    ([0.0, 0.5, 1.0, 1.0], [0.0, 0.9375, 0.0, 0.0])
-    """
-    q0 = as_array(q0, "q0", trailing=(None,))
-    qf = as_array(qf, "qf", trailing=(q0.shape[-1],))
-    T = positive(T, "T")
-    t = as_array(t, "t")
-    s = np.clip(t / T, 0.0, 1.0)[..., None]
-    inside = ((t >= 0) & (t <= T))[..., None]
-    dq = qf - q0
-    p = 10 * s**3 - 15 * s**4 + 6 * s**5
-    dp = (30 * s**2 - 60 * s**3 + 30 * s**4) / T
-    ddp = (60 * s - 180 * s**2 + 120 * s**3) / T**2
-    return q0 + dq * p, dq * dp * inside, dq * ddp * inside
-
-
-def quintic_reference(q0, qf, T):
-    """Callable ``ref(t) -> (q_ref, qd_ref, qdd_ref)`` for :func:`simulate` (see :func:`quintic`).
+        Duration of the move (s).
 
     Examples
     --------
     >>> ref = quintic_reference([0.0, 0.0], [1.0, -1.0], 2.0)
     >>> ref(5.0)[0]
     array([ 1., -1.])
+    >>> q, qd, qdd = ref(np.array([0.0, 1.0, 2.0]))
+    >>> q[:, 0].tolist(), qd[:, 0].tolist()
+    ([0.0, 0.5, 1.0], [0.0, 0.9375, 0.0])
     """
     q0 = as_array(q0, "q0", trailing=(None,))
     qf = as_array(qf, "qf", trailing=(q0.shape[-1],))
+    if q0.ndim != 1 or qf.ndim != 1:
+        raise ValueError(f"q0 and qf must have shape (n,), got {q0.shape} and {qf.shape}")
     T = positive(T, "T")
-    return lambda t: quintic(q0, qf, T, t)
+    return lambda t: quintic_step(t, t0=0.0, t1=T, v0=q0, v1=qf)
 
 
 # ---------------------------------------------------------------------------- torques
@@ -117,8 +99,7 @@ def friction_torque(qd, fv, fc, *, v_eps=V_EPS):
     """
     qd = as_array(qd, "qd", trailing=(2,))
     fv, fc = _friction(fv, fc)
-    positive(v_eps, "v_eps")
-    return fv * qd + fc * np.tanh(qd / v_eps)
+    return smoothed_friction(qd, fv, fc, positive(v_eps, "v_eps"))
 
 
 def _friction(fv, fc):
@@ -137,11 +118,11 @@ def gravity_compensation(model, q):
     Examples
     --------
     >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-    >>> np.allclose(gravity_compensation(arm, [0.2, 0.3]), arm.G([0.2, 0.3]))
+    >>> np.allclose(gravity_compensation(arm, [0.2, 0.3]), arm.gravity([0.2, 0.3]))
     True
     """
     _check_arm(model, "model", scalar=True)
-    return model.G(q)
+    return model.gravity(q)
 
 
 def _check_arm(arm, name, *, scalar=False):
@@ -195,7 +176,7 @@ class Controller:
         >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
         >>> ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
         >>> zero = np.zeros(2)
-        >>> np.allclose(ctl.torque([0.1, 0.2], zero, zero, [0.1, 0.2], zero, zero), arm.G([0.1, 0.2]))
+        >>> np.allclose(ctl.torque([0.1, 0.2], zero, zero, [0.1, 0.2], zero, zero), arm.gravity([0.1, 0.2]))
         True
         """
         args = [
@@ -212,11 +193,10 @@ class Controller:
         if self.kind == "pd":
             return u1, u2
         m = self.model
-        m11, m12, m22, h, g1, g2 = m._terms(q1, q2) if cs is None else m._terms_cs(*cs)
         if self.kind == "pd_gravity":
+            *_, g1, g2 = m._terms(q1, q2) if cs is None else m._terms_cs(*cs)
             return u1 + g1, u2 + g2
-        a1, a2 = rdd1 + u1, rdd2 + u2
-        return (m11 * a1 + m12 * a2 + h * (2 * v1 * v2 + v2 * v2) + g1, m12 * a1 + m22 * a2 - h * v1 * v1 + g2)
+        return m._inverse(q1, q2, v1, v2, rdd1 + u1, rdd2 + u2, cs=cs)  # M_hat a + C_hat qd + G_hat
 
 
 def tracking_controller(model, *, kind, kp, kd, ki=0.0):
@@ -244,38 +224,23 @@ def tracking_controller(model, *, kind, kp, kd, ki=0.0):
 
 
 # ---------------------------------------------------------------------------- simulation
-@dataclass(frozen=True, eq=False)
-class SimResult:
-    """Recorded closed-loop run.
+def tracking_error(res):
+    """Tracking error ``e = q_ref - q`` (rad), shape (B..., K, 2), of a run of :func:`simulate` or :func:`simulate_ivp`.
 
-    Attributes
-    ----------
-    t : ndarray, shape (K,)
-        Recorded times (s).
-    q, qd, z : ndarray, shape (B..., K, 2)
-        Joint angles (rad), rates (rad/s), error integral (rad s); ``B...`` is the plant batch
-        (absent for a single arm).
-    q_ref : ndarray, shape (K, 2)
-        Reference at the recorded times.
-    stable : ndarray of bool, shape (B...)
-        Bounded run: finite state throughout and never more than pi from the reference. (Whether
-        and when it settles is measured by :func:`tracking_metrics`.)
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> ctl = tracking_controller(arm, kind="pd", kp=10.0, kd=5.0)
+    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_end=1.0)
+    >>> bool(np.array_equal(tracking_error(res), res.signals["q_ref"] - res.q))
+    True
     """
-
-    t: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    z: np.ndarray
-    q_ref: np.ndarray
-    stable: np.ndarray
-
-    @property
-    def error(self):
-        """Tracking error ``q_ref - q`` (rad), shape (B..., K, 2)."""
-        return self.q_ref - self.q
+    if not isinstance(res, SimResult) or "q_ref" not in res.signals:
+        raise ValueError("res must be a SimResult from robokin.control.simulate or simulate_ivp (signal 'q_ref')")
+    return res.signals["q_ref"] - res.q
 
 
-def _plant_args(plant, controller, q0, qd0, t_final, dt, fv, fc):
+def _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc):
     _check_arm(plant, "plant")
     if not isinstance(controller, Controller):
         raise ValueError(f"controller must be a robokin.control.Controller, got {type(controller).__name__}")
@@ -283,10 +248,10 @@ def _plant_args(plant, controller, q0, qd0, t_final, dt, fv, fc):
     qd0 = as_array(qd0, "qd0", trailing=(2,))
     if q0.ndim != 1 or qd0.ndim != 1:
         raise ValueError("q0 and qd0 must have shape (2,): every plant starts from the same state")
-    t_final = positive(t_final, "t_final")
+    t_end = positive(t_end, "t_end")
     dt = positive(dt, "dt")
     fv, fc = _friction(fv, fc)
-    return q0, qd0, t_final, dt, fv, fc
+    return q0, qd0, t_end, dt, fv, fc
 
 
 def _batch_shape(plant, fv, fc):
@@ -300,25 +265,25 @@ def _batch_shape(plant, fv, fc):
     return (S,) if batched else ()
 
 
-def _step_count(t_final, dt, record_every):
+def _step_count(t_end, dt, record_every):
     """Number of RK4 steps; the horizon must be a whole number of steps and of recording intervals.
 
-    A step that does not divide the horizon would end the run before or after ``t_final`` while the
-    result claims ``t_final`` (and ``dt > t_final`` would take no step at all), so both raise.
+    A step that does not divide the horizon would end the run before or after ``t_end`` while the
+    result claims ``t_end`` (and ``dt > t_end`` would take no step at all), so both raise.
     """
-    ratio = t_final / dt
+    ratio = t_end / dt
     nsteps = int(round(ratio))
     if nsteps < 1:
-        raise ValueError(f"dt = {dt:g} s is longer than the horizon t_final = {t_final:g} s: no step would be taken")
+        raise ValueError(f"dt = {dt:g} s is longer than the horizon t_end = {t_end:g} s: no step would be taken")
     if abs(ratio - nsteps) > 1e-9 * max(1.0, ratio):
         raise ValueError(
-            f"dt = {dt:g} s does not divide t_final = {t_final:g} s into whole steps "
-            f"(t_final / dt = {ratio:.6g}); use e.g. dt = {t_final / max(1, int(np.ceil(ratio))):.6g}"
+            f"dt = {dt:g} s does not divide t_end = {t_end:g} s into whole steps "
+            f"(t_end / dt = {ratio:.6g}); use e.g. dt = {t_end / max(1, int(np.ceil(ratio))):.6g}"
         )
     if nsteps % record_every:
         raise ValueError(
             f"record_every = {record_every} does not divide the {nsteps} steps: the last record would "
-            f"not be at t_final; choose a divisor of {nsteps}"
+            f"not be at t_end; choose a divisor of {nsteps}"
         )
     return nsteps
 
@@ -340,7 +305,7 @@ def _call_ref(ref, t):
     return R
 
 
-def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.0, record_every=10):
+def simulate(plant, controller, *, q0, qd0, ref, t_end, dt=1e-3, fv=0.0, fc=0.0, record_every=10):
     """Closed-loop simulation with fixed-step RK4, vectorised across a batch of plants.
 
     Parameters
@@ -354,39 +319,43 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
     ref : callable
         ``ref(t) -> (q_ref, qd_ref, qdd_ref)``, vectorised over ``t`` (shape (...) -> (..., 2)),
         e.g. :func:`quintic_reference`.
-    t_final, dt : float
-        Duration and step (s); ``dt`` must divide ``t_final`` into a whole number of steps (else
-        ``ValueError``: the run would not end at ``t_final``). The reference is sampled at the RK4
+    t_end, dt : float
+        Duration and step (s); ``dt`` must divide ``t_end`` into a whole number of steps (else
+        ``ValueError``: the run would not end at ``t_end``). The reference is sampled at the RK4
         stage times and must be finite there (else ``ValueError``).
     fv, fc : float or array_like, shape (2,) or (S, 2)
         True viscous / Coulomb friction (unknown to the controller).
     record_every : int
         Keep every k-th step (memory: S x K x 6 floats); must divide the number of steps, so that the
-        last record is the state at ``t_final``.
+        last record is the state at ``t_end``.
 
     Returns
     -------
-    SimResult
+    robokin.results.SimResult
+        ``t`` (K,), ``q``, ``qd`` (B..., K, 2); ``u`` (B..., K, 2): the controller's torque at the recorded
+        states (N m, before friction); ``stable`` (B...): finite state throughout and never more than pi from the
+        reference (whether and when it settles is measured by :func:`tracking_metrics` and :func:`converged`);
+        ``signals["q_ref"]`` (K, 2): the reference (rad); ``signals["z"]`` (B..., K, 2): the error integral (rad s).
 
     Examples
     --------
     >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     >>> ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
-    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=2.0)
-    >>> bool(np.abs(res.error).max() < 1e-6)   # exact model: tracking is exact
+    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_end=2.0)
+    >>> bool(np.abs(tracking_error(res)).max() < 1e-6)   # exact model: tracking is exact
     True
-    >>> simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=1.0, dt=10.0)
+    >>> simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_end=1.0, dt=10.0)
     Traceback (most recent call last):
     ...
-    ValueError: dt = 10 s is longer than the horizon t_final = 1 s: no step would be taken
+    ValueError: dt = 10 s is longer than the horizon t_end = 1 s: no step would be taken
     """
-    q0, qd0, t_final, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_final, dt, fv, fc)
+    q0, qd0, t_end, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc)
     if not callable(ref):
         raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
     if isinstance(record_every, bool) or not isinstance(record_every, (int, np.integer)) or record_every < 1:
         raise ValueError(f"record_every must be a positive integer, got {record_every!r}")
     shape = _batch_shape(plant, fv, fc)
-    nsteps = _step_count(t_final, dt, record_every)
+    nsteps = _step_count(t_end, dt, record_every)
     th = np.arange(2 * nsteps + 1) * (dt / 2)
     R = _call_ref(ref, th)
     rc = [R[0][:, 0], R[0][:, 1], R[1][:, 0], R[1][:, 1], R[2][:, 0], R[2][:, 1]]
@@ -399,8 +368,8 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
         r = [c[k] for c in rc]
         cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))  # shared by controller and plant
         t1, t2 = controller._torque(q1, q2, v1, v2, z1, z2, *r, cs=cs)
-        t1 = t1 - fv1 * v1 - fc1 * np.tanh(v1 * (1 / V_EPS))
-        t2 = t2 - fv2 * v2 - fc2 * np.tanh(v2 * (1 / V_EPS))
+        t1 = t1 - smoothed_friction(v1, fv1, fc1, V_EPS)
+        t2 = t2 - smoothed_friction(v2, fv2, fc2, V_EPS)
         a1, a2 = plant._accel(q1, q2, v1, v2, t1, t2, cs=cs)
         return np.array([v1, v2, a1, a2, r[0] - q1, r[1] - q2])  # rows all have the batch shape
 
@@ -424,42 +393,46 @@ def simulate(plant, controller, *, q0, qd0, ref, t_final, dt=1e-3, fv=0.0, fc=0.
     rec = np.moveaxis(rec, 0, -1)  # (6, B..., K)
     idx = np.arange(K) * record_every
     t = idx * dt
-    q_ref = R[0][2 * idx]
-    return _result(t, rec, q_ref)
+    return _result(controller, t, rec, [x[2 * idx] for x in R])
 
 
-def _result(t, rec, q_ref):
+def _result(controller, t, rec, R):
+    """The :class:`SimResult` of a run: ``rec`` (6, B..., K) recorded states, ``R`` the reference at ``t``."""
     q = np.moveaxis(rec[0:2], 0, -1)
     qd = np.moveaxis(rec[2:4], 0, -1)
     z = np.moveaxis(rec[4:6], 0, -1)
-    with np.errstate(invalid="ignore"):
+    q_ref = R[0]
+    with np.errstate(all="ignore"):
         finite = np.all(np.isfinite(rec), axis=(0, -1))
         max_err = np.abs(q_ref - q).max(axis=(-2, -1))
         stable = finite & (max_err < np.pi)
-    return SimResult(t=t, q=q, qd=qd, z=z, q_ref=q_ref, stable=np.asarray(stable))
+        refs = [x[:, j] for x in R for j in (0, 1)]  # (K,) each, broadcast against (B..., K)
+        u = np.stack(controller._torque(*rec, *refs), -1)  # the law at the recorded states
+    return SimResult(t=t, q=q, qd=qd, u=u, stable=np.asarray(stable), signals={"q_ref": q_ref, "z": z})
 
 
 def simulate_ivp(
-    plant, controller, *, q0, qd0, ref, t_final, t_eval, fv=0.0, fc=0.0, rtol=1e-10, atol=1e-10, method="DOP853"
+    plant, controller, *, q0, qd0, ref, t_end, t_eval, fv=0.0, fc=0.0, rtol=1e-10, atol=1e-10, method="DOP853"
 ):
     """Reference simulation of ONE plant with adaptive ``scipy.integrate.solve_ivp``.
 
     Same model as :func:`simulate` (used to validate it and as the per-sample baseline of the
-    benchmark). ``t_eval`` (s) are the recorded times.
+    benchmark). ``t_eval`` (s) are the recorded times, within ``[0, t_end]``. Returns a
+    :class:`robokin.results.SimResult` with the same fields and signals as :func:`simulate`.
 
     Examples
     --------
     >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     >>> ctl = tracking_controller(arm.replace(m2=1.1), kind="pd_gravity", kp=50.0, kd=10.0)
     >>> ref = quintic_reference([0, 0], [1, -1], 1.0)
-    >>> a = simulate_ivp(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0, t_eval=[0.5, 1.0])
-    >>> b = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0, record_every=500)
+    >>> a = simulate_ivp(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=1.0, t_eval=[0.5, 1.0])
+    >>> b = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=1.0, record_every=500)
     >>> bool(np.abs(a.q - b.q[1:]).max() < 1e-8)
     True
     """
     from scipy.integrate import solve_ivp
 
-    q0, qd0, t_final, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_final, 1.0, fv, fc)
+    q0, qd0, t_end, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_end, 1.0, fv, fc)
     _check_arm(plant, "plant", scalar=True)
     t_eval = as_array(t_eval, "t_eval")
     fv = np.broadcast_to(fv, (2,))
@@ -474,15 +447,15 @@ def simulate_ivp(
         if not (np.all(np.isfinite(qr)) and np.all(np.isfinite(qdr)) and np.all(np.isfinite(qddr))):
             raise ValueError(f"ref(t) returned a non-finite value at t = {t:.6g} s")
         tau = controller.torque(x[0:2], x[2:4], x[4:6], qr, qdr, qddr)
-        tau = tau - fv * x[2:4] - fc * np.tanh(x[2:4] / V_EPS)
+        tau = tau - smoothed_friction(x[2:4], fv, fc, V_EPS)
         qdd = plant._accel(x[0], x[1], x[2], x[3], tau[0], tau[1])
         return np.r_[x[2:4], qdd, qr - x[0:2]]
 
-    sol = solve_ivp(rhs, (0.0, t_final), np.r_[q0, qd0, 0.0, 0.0], method=method, rtol=rtol, atol=atol, t_eval=t_eval)
+    sol = solve_ivp(rhs, (0.0, t_end), np.r_[q0, qd0, 0.0, 0.0], method=method, rtol=rtol, atol=atol, t_eval=t_eval)
     if not sol.success:  # pragma: no cover - only for pathological gains
         raise RuntimeError(f"solve_ivp failed: {sol.message}")
     rec = sol.y.reshape(6, -1)
-    return _result(sol.t, rec, np.asarray(ref(sol.t)[0], dtype=float))
+    return _result(controller, sol.t, rec, [np.asarray(x, dtype=float) for x in ref(sol.t)])
 
 
 # ---------------------------------------------------------------------------- error prediction
@@ -519,7 +492,7 @@ def steady_state_error(plant, controller, q_ref):
     def residual(e):
         q = q_ref - e
         tau = controller.torque(q, zero, zero, q_ref, zero, zero)
-        return tau - plant.G(q)
+        return tau - plant.gravity(q)
 
     sol = root(residual, zero, tol=1e-13)
     if np.max(np.abs(residual(sol.x))) > 1e-9:
@@ -572,7 +545,7 @@ def tracking_metrics(res, *, q_start, band=0.02):
     ----------
     res : SimResult
     q_start : array_like, shape (2,)
-        Start of the move; the step is ``q_goal - q_start`` with ``q_goal = res.q_ref[-1]``.
+        Start of the move; the step is ``q_goal - q_start`` with ``q_goal = res.signals["q_ref"][-1]``.
     band : float
         Settling band as a fraction of the step size per joint.
 
@@ -588,21 +561,20 @@ def tracking_metrics(res, *, q_start, band=0.02):
     --------
     >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     >>> ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
-    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=2.0)
+    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_end=2.0)
     >>> m = tracking_metrics(res, q_start=[0, 0])
     >>> float(m["overshoot"]) < 1e-9 and float(m["settling_time"]) < 1.0
     True
     """
-    if not isinstance(res, SimResult):
-        raise ValueError("res must be a SimResult from simulate or simulate_ivp")
+    e = tracking_error(res)
     q_start = as_array(q_start, "q_start", trailing=(2,))
     band = positive(band, "band")
-    goal = res.q_ref[-1]
+    goal = res.signals["q_ref"][-1]
     step = goal - q_start
     if np.any(np.abs(step) < 1e-9):
         raise ValueError("tracking_metrics needs a non-zero step on both joints")
     with np.errstate(invalid="ignore"):
-        err = np.abs(res.error)
+        err = np.abs(e)
         max_error = np.max(np.where(np.isfinite(err), err, np.inf), axis=(-2, -1))
         beyond = (res.q - goal) * np.sign(step)  # > 0: past the goal
         overshoot = np.max(np.clip(beyond / np.abs(step), 0, None), axis=(-2, -1))
@@ -640,12 +612,11 @@ def converged(res, *, tol, hold):
     --------
     >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     >>> ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
-    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_final=2.0)
+    >>> res = simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 1.0), t_end=2.0)
     >>> bool(converged(res, tol=1e-3, hold=0.5))
     True
     """
-    if not isinstance(res, SimResult):
-        raise ValueError("res must be a SimResult from simulate or simulate_ivp")
+    e = tracking_error(res)
     tol = positive(tol, "tol")
     hold = positive(hold, "hold")
     span = res.t[-1] - res.t[0]
@@ -653,7 +624,7 @@ def converged(res, *, tol, hold):
         raise ValueError(f"hold = {hold:g} s is longer than the recorded horizon ({span:g} s)")
     window = res.t >= res.t[-1] - hold - 1e-12
     with np.errstate(invalid="ignore"):
-        err = np.abs(res.error[..., window, :])
+        err = np.abs(e[..., window, :])
         ok = np.all(np.isfinite(err), axis=(-2, -1)) & np.all(err < tol, axis=(-2, -1))
     return np.asarray(ok & res.stable)
 
@@ -706,24 +677,24 @@ class MonteCarloResult:
 
     @property
     def stability_rate(self):
-        """Fraction of bounded runs (finite, never more than pi from the reference; see :class:`SimResult`)."""
+        """Fraction of bounded runs (finite, never more than pi from the reference; ``SimResult.stable``)."""
         return float(np.mean(self.sim.stable))
 
 
 def monte_carlo(
-    nominal, controller, *, n, rng, q0, qf, t_move, t_final, dt=1e-3, rel=0.1, fv_max=0.5, fc_max=0.3, record_every=10
+    nominal, controller, *, n, rng, q0, qf, t_move, t_end, dt=1e-3, rel=0.1, fv_max=0.5, fc_max=0.3, record_every=10
 ):
     """Dynamics Monte Carlo: ``n`` perturbed plants, one vectorised RK4 run, metrics per run.
 
     The controller keeps the nominal model; each plant is sampled by :func:`sample_arms`; the
-    reference is a quintic from ``q0`` to ``qf`` in ``t_move`` seconds, then held until ``t_final``.
+    reference is a quintic from ``q0`` to ``qf`` in ``t_move`` seconds, then held until ``t_end``.
 
     Examples
     --------
     >>> nom = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     >>> ctl = tracking_controller(nom, kind="computed_torque", kp=100.0, kd=20.0)
     >>> mc = monte_carlo(nom, ctl, n=20, rng=np.random.default_rng(1), q0=[0, 0], qf=[1, -1],
-    ...                  t_move=1.0, t_final=2.0)
+    ...                  t_move=1.0, t_end=2.0)
     >>> mc.stability_rate, mc.metrics["max_error"].shape
     (1.0, (20,))
     """
@@ -735,93 +706,10 @@ def monte_carlo(
         q0=q0,
         qd0=np.zeros(2),
         ref=quintic_reference(q0, qf, t_move),
-        t_final=t_final,
+        t_end=t_end,
         dt=dt,
         fv=fv,
         fc=fc,
         record_every=record_every,
     )
     return MonteCarloResult(arms, fv, fc, sim, tracking_metrics(sim, q_start=q0))
-
-
-# ---------------------------------------------------------------------------- validation
-def demo_setup():
-    """Nominal arm, a plant with +10 % on link 2's mass, and the chapter's set-point move.
-
-    Returns
-    -------
-    dict with keys ``nominal``, ``plant``, ``q0``, ``qf``, ``t_move``, ``t_final``.
-    """
-    nominal = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
-    return dict(
-        nominal=nominal,
-        plant=nominal.replace(m2=0.88, m1=1.26),
-        q0=np.array([-np.pi / 2, 0.0]),
-        qf=np.array([0.2, 0.9]),
-        t_move=2.0,
-        t_final=5.0,
-    )
-
-
-def validate(*, rng=None, fast=False):
-    """Headline checks of chapter 12: RK4 vs solve_ivp, predicted vs simulated steady-state error, integral action.
-
-    Examples
-    --------
-    >>> all(r.passed for r in validate(fast=True))
-    True
-    """
-    from .checks import check_close, check_errors
-
-    rng = np.random.default_rng(12) if rng is None else rng
-    s = demo_setup()
-    ctl = tracking_controller(s["nominal"], kind="computed_torque", kp=100.0, kd=20.0)
-    # 1. the fixed-step batch integrator against solve_ivp, with friction, on a few sampled plants
-    arms, fv, fc = sample_arms(s["nominal"], 2, rng=rng)
-    T1 = 0.3 if fast else 0.6
-    ref = quintic_reference(s["q0"], s["qf"], 1.0)
-    common = dict(q0=s["q0"], qd0=[0, 0], ref=ref, t_final=T1)
-    rk = simulate(arms, ctl, **common, fv=fv, fc=fc, record_every=50)
-    err = []
-    for k in range(1 if fast else 2):
-        one = arms.replace(
-            **{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2")}
-        )
-        iv = simulate_ivp(one, ctl, **common, t_eval=rk.t, fv=fv[k], fc=fc[k], rtol=1e-8, atol=1e-8)
-        err.append(np.abs(rk.q[k] - iv.q))
-    reps = [
-        check_errors(
-            "RK4 (1 ms, batch) vs solve_ivp, sampled plants with friction",
-            np.array(err),
-            tol=1e-6,
-            unit="rad",
-            raise_on_fail=False,
-        )
-    ]
-    # 2. predicted steady-state error vs simulation (coarser step: the error dynamics are slow)
-    ref = quintic_reference(s["q0"], s["qf"], 1.0)
-    common = dict(q0=s["q0"], qd0=[0, 0], ref=ref, t_final=4.0, dt=0.01 if fast else 0.005, record_every=10)
-    run = simulate(s["plant"], ctl, **common)
-    e_pred = steady_state_error(s["plant"], ctl, s["qf"])
-    reps.append(
-        check_close(
-            "predicted vs simulated steady-state error",
-            run.error[-1],
-            e_pred,
-            tol=1e-6,
-            unit="rad",
-            raise_on_fail=False,
-        )
-    )
-    ctl_i = tracking_controller(s["nominal"], kind="computed_torque", kp=300.0, kd=30.0, ki=1000.0)
-    run_i = simulate(s["plant"], ctl_i, **common)
-    reps.append(
-        check_errors(
-            "integral action removes the steady-state error",
-            np.abs(run_i.error[-1]),
-            tol=1e-6,
-            unit="rad",
-            raise_on_fail=False,
-        )
-    )
-    return reps

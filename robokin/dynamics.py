@@ -1,8 +1,13 @@
-"""Rigid-body dynamics: the planar 2-link arm in M/C/G form and recursive Newton-Euler.
+"""Rigid-body dynamics: the planar 2-link arm in M/C/G form and serial-arm dynamics (RNEA, CRBA).
 
 Chapter 11 derives the 2-link equations with sympy (and ``sympy.physics.mechanics``);
-this module keeps the hand-written vectorised result, and a recursive
-Newton-Euler algorithm (RNEA) for revolute DH chains that is checked against it.
+this module keeps the hand-written vectorised result (:class:`TwoLinkArm`), and
+:class:`SerialDynamics`, the recursive Newton-Euler algorithm (RNEA) and composite-rigid-body
+mass matrix for revolute DH chains, which is checked against it.
+
+Both are model objects of the mechanism protocol (``book/conventions.md``): parameters are checked once
+when the object is built; ``mass_matrix(q)``, ``bias(q, qd)`` (``C(q, qd) qd``, without gravity),
+``gravity(q)``, ``inverse_dynamics(q, qd, qdd)`` and ``forward_dynamics(q, qd, tau)``.
 
 Conventions of :class:`TwoLinkArm`
 ----------------------------------
@@ -13,7 +18,7 @@ Conventions of :class:`TwoLinkArm`
 * ``lc1``, ``lc2``: distance from the joint to the link's centre of mass, along the link.
   ``I1``, ``I2``: moment of inertia about the z-axis through the centre of mass (kg m^2).
 * Equation of motion: ``M(q) qdd + C(q, qd) qd + G(q) = tau`` with ``C`` in Christoffel
-  form, so ``Mdot - 2 C`` is skew-symmetric.
+  form (:meth:`TwoLinkArm.coriolis_matrix`), so ``Mdot - 2 C`` is skew-symmetric.
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels as _k
+from ._primitives import dh_rotation_origin
 from ._validate import as_array, check_inertias, choice, integer, positive, solve_ivp_guarded
 from .errors import SingularityError
 from .serial import SerialArm
 
-__all__ = ["TwoLinkArm", "SerialDynamics", "rnea", "rnea_mass_matrix", "energy_drift", "validate"]
+__all__ = ["TwoLinkArm", "SerialDynamics", "energy_drift"]
 
 
 def _param(value, name, *, allow_zero=False):
@@ -80,10 +86,10 @@ class TwoLinkArm:
     Examples
     --------
     >>> arm = TwoLinkArm(m1=1.0, m2=1.0, l1=1.0, l2=1.0, lc1=0.5, lc2=0.5, I1=0.1, I2=0.1)
-    >>> np.round(arm.M([0.0, 0.0]), 4)
+    >>> np.round(arm.mass_matrix([0.0, 0.0]), 4)
     array([[2.7 , 0.85],
            [0.85, 0.35]])
-    >>> np.round(arm.G([0.0, 0.0]), 4)    # holding torque, both links horizontal
+    >>> np.round(arm.gravity([0.0, 0.0]), 4)    # holding torque, both links horizontal
     array([19.62 ,  4.905])
     """
 
@@ -144,12 +150,23 @@ class TwoLinkArm:
         return m11, m12, m22, h, g1, g2
 
     @staticmethod
+    def _velocity_terms(h, v1, v2):
+        """``C(q, qd) qd`` from the factor ``h = -m2 l1 lc2 sin q2`` (the one copy of the formula)."""
+        return h * (2 * v1 * v2 + v2 * v2), -h * v1 * v1
+
+    def _inverse(self, q1, q2, v1, v2, a1, a2, cs=None):
+        """``M qdd + C qd + G`` on unpacked arrays (inverse dynamics, and computed torque in robokin.control)."""
+        m11, m12, m22, h, g1, g2 = self._terms(q1, q2) if cs is None else self._terms_cs(*cs)
+        b1, b2 = self._velocity_terms(h, v1, v2)
+        return m11 * a1 + m12 * a2 + b1 + g1, m12 * a1 + m22 * a2 + b2 + g2
+
+    @staticmethod
     def _q(q, name="q"):
         return as_array(q, name, trailing=(2,))
 
     # ----------------------------------------------------------------- public API
-    def M(self, q):
-        """Joint-space mass matrix, symmetric positive definite.
+    def mass_matrix(self, q):
+        """Joint-space mass matrix ``M(q)``, symmetric positive definite.
 
         Parameters
         ----------
@@ -163,20 +180,20 @@ class TwoLinkArm:
         Examples
         --------
         >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-        >>> arm.M(np.zeros((5, 2))).shape
+        >>> arm.mass_matrix(np.zeros((5, 2))).shape
         (5, 2, 2)
         """
         q = self._q(q)
         m11, m12, m22, *_ = self._terms(q[..., 0], q[..., 1])
         return np.stack([np.stack([m11, m12], -1), np.stack([m12, m22], -1)], -2)
 
-    def M_dot(self, q, qd):
+    def mass_matrix_dot(self, q, qd):
         """Time derivative of ``M(q(t))`` along a motion with rates ``qd``, shape (..., 2, 2).
 
         Examples
         --------
         >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-        >>> np.round(arm.M_dot([0.0, np.pi / 2], [0.0, 1.0]), 3) + 0.0
+        >>> np.round(arm.mass_matrix_dot([0.0, np.pi / 2], [0.0, 1.0]), 3) + 0.0
         array([[-1. , -0.5],
                [-0.5,  0. ]])
         """
@@ -186,8 +203,11 @@ class TwoLinkArm:
         d12 = h * qd[..., 1]
         return np.stack([np.stack([2 * d12, d12], -1), np.stack([d12, 0 * d12], -1)], -2)
 
-    def C(self, q, qd):
-        """Coriolis/centrifugal matrix in Christoffel form (``M_dot - 2 C`` is skew).
+    def coriolis_matrix(self, q, qd):
+        """Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form (``Mdot - 2 C`` is skew).
+
+        ``C(q, qd) @ qd`` is :meth:`bias`; the matrix itself matters for the skew property that passivity-based
+        controllers and Lyapunov proofs use.
 
         Parameters
         ----------
@@ -201,7 +221,7 @@ class TwoLinkArm:
         Examples
         --------
         >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-        >>> np.round(arm.C([0.0, np.pi / 2], [1.0, 0.0]), 3) + 0.0
+        >>> np.round(arm.coriolis_matrix([0.0, np.pi / 2], [1.0, 0.0]), 3) + 0.0
         array([[ 0. , -0.5],
                [ 0.5,  0. ]])
         """
@@ -211,13 +231,29 @@ class TwoLinkArm:
         a, b = qd[..., 0], qd[..., 1]
         return np.stack([np.stack([h * b, h * (a + b)], -1), np.stack([-h * a, 0 * h], -1)], -2)
 
-    def G(self, q):
-        """Gravity torque ``dV/dq`` (N m), shape (..., 2): the torque that holds the arm still.
+    def bias(self, q, qd):
+        """Velocity torques ``C(q, qd) qd`` (N m), shape (..., 2): Coriolis and centrifugal, without gravity.
 
         Examples
         --------
         >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-        >>> np.round(arm.G([np.pi / 2, 0.0]), 12)    # pointing straight up: no torque
+        >>> np.round(arm.bias([0.0, np.pi / 2], [1.0, 0.0]), 3) + 0.0   # centrifugal pull of link 1's spin
+        array([0. , 0.5])
+        >>> bool(np.all(arm.bias([0.3, 0.2], [0.0, 0.0]) == 0))          # no motion, no bias (gravity excluded)
+        True
+        """
+        q = self._q(q)
+        qd = self._q(qd, "qd")
+        q, qd = np.broadcast_arrays(q, qd)
+        return np.stack(self._velocity_terms(-self._p[2] * np.sin(q[..., 1]), qd[..., 0], qd[..., 1]), -1)
+
+    def gravity(self, q):
+        """Gravity torque ``G(q) = dV/dq`` (N m), shape (..., 2): the torque that holds the arm still.
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> np.round(arm.gravity([np.pi / 2, 0.0]), 12)    # pointing straight up: no torque
         array([0., 0.])
         """
         q = self._q(q)
@@ -225,25 +261,21 @@ class TwoLinkArm:
         return np.stack([g1, g2], -1)
 
     def inverse_dynamics(self, q, qd, qdd):
-        """Joint torques ``tau = M qdd + C qd + G`` (N m), shape (..., 2).
+        """Joint torques ``tau = M(q) qdd + bias(q, qd) + gravity(q)`` (N m), shape (..., 2).
 
         Examples
         --------
         >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-        >>> np.allclose(arm.inverse_dynamics([0.3, 0.2], [0.0, 0.0], [0.0, 0.0]), arm.G([0.3, 0.2]))
+        >>> np.allclose(arm.inverse_dynamics([0.3, 0.2], [0.0, 0.0], [0.0, 0.0]), arm.gravity([0.3, 0.2]))
         True
         """
         q = self._q(q)
         qd = self._q(qd, "qd")
         qdd = self._q(qdd, "qdd")
-        m11, m12, m22, h, g1, g2 = self._terms(q[..., 0], q[..., 1])
-        a, b = qd[..., 0], qd[..., 1]
-        t1 = m11 * qdd[..., 0] + m12 * qdd[..., 1] + h * (2 * a * b + b * b) + g1
-        t2 = m12 * qdd[..., 0] + m22 * qdd[..., 1] - h * a * a + g2
-        return np.stack([t1, t2], -1)
+        return np.stack(self._inverse(q[..., 0], q[..., 1], qd[..., 0], qd[..., 1], qdd[..., 0], qdd[..., 1]), -1)
 
     def forward_dynamics(self, q, qd, tau):
-        """Joint accelerations ``qdd = M^{-1} (tau - C qd - G)`` (rad/s^2), shape (..., 2).
+        """Joint accelerations ``qdd = M^{-1} (tau - bias - gravity)`` (rad/s^2), shape (..., 2).
 
         The 2x2 solve is written in closed form, so it vectorises over any batch shape
         without ``np.linalg``. ``det M > 0`` for every physical arm; parameters so lopsided that
@@ -280,8 +312,9 @@ class TwoLinkArm:
     def _accel(self, q1, q2, v1, v2, t1, t2, cs=None):
         """Closed-form forward dynamics on unpacked arrays (used by the fast simulators)."""
         m11, m12, m22, h, g1, g2 = self._terms(q1, q2) if cs is None else self._terms_cs(*cs)
-        r1 = t1 - h * (2 * v1 * v2 + v2 * v2) - g1
-        r2 = t2 + h * v1 * v1 - g2
+        b1, b2 = self._velocity_terms(h, v1, v2)
+        r1 = t1 - b1 - g1
+        r2 = t2 - b2 - g2
         det = m11 * m22 - m12 * m12
         return (m22 * r1 - m12 * r2) / det, (m11 * r2 - m12 * r1) / det
 
@@ -320,7 +353,7 @@ class TwoLinkArm:
         return elbow, tip
 
     def rnea_params(self):
-        """Arguments that describe this arm to :func:`rnea` (standard DH, frame i at the tip of link i).
+        """Keyword arguments of :meth:`SerialDynamics.from_dh` for this arm (standard DH, frame i at the tip of link i).
 
         Link i's centre of mass sits at ``(lc_i - l_i, 0, 0)`` in frame i, its inertia is
         ``diag(0, I_i, I_i)`` about the centre of mass (a thin rod along x: physically
@@ -331,6 +364,9 @@ class TwoLinkArm:
         >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
         >>> sorted(arm.rnea_params())
         ['a', 'alpha', 'coms', 'convention', 'd', 'gravity', 'inertias', 'masses']
+        >>> dyn = SerialDynamics.from_dh(**arm.rnea_params())
+        >>> bool(np.allclose(dyn.mass_matrix([0.3, -0.7]), arm.mass_matrix([0.3, -0.7]), atol=1e-12))
+        True
         """
         if self.batch_size != 1:
             raise ValueError("rnea_params needs scalar parameters (one arm)")
@@ -347,34 +383,6 @@ class TwoLinkArm:
 
 
 # ------------------------------------------------------------------------- RNEA
-def _link_frames(a, alpha, d, theta, convention):
-    """Rotation ``R`` (..., 3, 3) of frame i in frame i-1 and origin ``p`` (..., 3) of frame i in i-1."""
-    ct, st = np.cos(theta), np.sin(theta)
-    ca, sa = np.cos(alpha), np.sin(alpha)
-    z, o = np.zeros_like(ct), np.ones_like(ct)
-    if convention == "standard":  # Rz(theta) Tz(d) Tx(a) Rx(alpha)
-        R = np.stack(
-            [
-                np.stack([ct, -st * ca, st * sa], -1),
-                np.stack([st, ct * ca, -ct * sa], -1),
-                np.stack([z, sa * o, ca * o], -1),
-            ],
-            -2,
-        )
-        p = np.stack([a * ct, a * st, d * o], -1)
-    else:  # modified (Craig): Rx(alpha) Tx(a) Rz(theta) Tz(d)
-        R = np.stack(
-            [
-                np.stack([ct, -st, z], -1),
-                np.stack([ca * st, ca * ct, -sa * o], -1),
-                np.stack([sa * st, sa * ct, ca * o], -1),
-            ],
-            -2,
-        )
-        p = np.stack([a * o, -d * sa * o, d * ca * o], -1)
-    return R, p
-
-
 def _rnea_inputs(a, alpha, d, offset, masses, coms, inertias, convention):
     a = as_array(a, "a", trailing=(None,))
     n = a.shape[-1]
@@ -427,9 +435,11 @@ class SerialDynamics:
 
     Notes
     -----
-    Equation of motion ``M(q) qdd + h(q, qd) + G(q) = tau``. :meth:`rnea` is the recursive Newton-Euler algorithm
-    (``O(n)``), :meth:`mass_matrix` the composite-rigid-body algorithm (CRBA, one backward pass of composite
-    inertias, not ``n`` RNEA passes), :meth:`forward_dynamics` solves ``M qdd = tau - h - G`` after a Cholesky
+    Equation of motion ``M(q) qdd + C(q, qd) qd + G(q) = tau``. :meth:`inverse_dynamics` is the recursive
+    Newton-Euler algorithm (``O(n)``); :meth:`bias` (``C qd``) and :meth:`gravity` are the same pass with
+    ``qdd = 0`` and without gravity, or with ``qd = qdd = 0``; :meth:`mass_matrix` is the composite-rigid-body
+    algorithm (CRBA, one backward pass of composite inertias, not ``n`` RNEA passes);
+    :meth:`forward_dynamics` solves ``M qdd = tau - C qd - G`` after a Cholesky
     check that ``M`` is positive definite. Each algorithm is written once on scalar components and specialised to
     the arm's structure (``robokin._kernels``); the readable matrix form is ``dynamics._rnea_reference``, which
     the tests compare it with (and with pinocchio).
@@ -439,13 +449,15 @@ class SerialDynamics:
     >>> arm2 = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     >>> p = arm2.rnea_params()
     >>> dyn = SerialDynamics.from_dh(p["a"], p["alpha"], p["d"], convention="standard", masses=p["masses"],
-    ...                              coms=p["coms"], inertias=p["inertias"], gravity=p["gravity"])
+    ...                              coms=p["coms"], inertias=p["inertias"], gravity=p["gravity"])  # or **p
     >>> q, qd, qdd = [0.3, -0.7], [1.0, 2.0], [0.5, -1.5]
-    >>> bool(np.allclose(dyn.rnea(q, qd, qdd), arm2.inverse_dynamics(q, qd, qdd), atol=1e-12))
+    >>> bool(np.allclose(dyn.inverse_dynamics(q, qd, qdd), arm2.inverse_dynamics(q, qd, qdd), atol=1e-12))
     True
-    >>> bool(np.allclose(dyn.mass_matrix(q), arm2.M(q), atol=1e-12))
+    >>> bool(np.allclose(dyn.mass_matrix(q), arm2.mass_matrix(q), atol=1e-12))
     True
-    >>> bool(np.allclose(dyn.forward_dynamics(q, qd, dyn.rnea(q, qd, qdd)), qdd, atol=1e-12))
+    >>> bool(np.allclose(dyn.bias(q, qd), arm2.bias(q, qd), atol=1e-12))
+    True
+    >>> bool(np.allclose(dyn.forward_dynamics(q, qd, dyn.inverse_dynamics(q, qd, qdd)), qdd, atol=1e-12))
     True
     """
 
@@ -491,6 +503,7 @@ class SerialDynamics:
             + tuple(float(x) for x in g0)
         )
         object.__setattr__(self, "_K", K)
+        object.__setattr__(self, "_K0", K[:-3] + (0.0, 0.0, 0.0))  # gravity-free constants: bias = C qd only
         object.__setattr__(self, "_kern", {})
         # entry (r, c) of M is entry (min, max) of the kernel's row-major upper triangle
         tri = {rc: k for k, rc in enumerate((r, c) for r in range(n) for c in range(r, n))}
@@ -507,39 +520,45 @@ class SerialDynamics:
         """Number of joints."""
         return self.arm.n
 
-    def _kernel(self, kind, *, arrays, terms="full"):
-        key = (kind, arrays, terms)
+    def _kernel(self, kind, *, arrays, terms="full", K=None):
+        K = self._K if K is None else K
+        key = (kind, arrays, terms, K is self._K0)
         kern = self._kern.get(key)
         if kern is None:
             extra = (("terms", terms),) if kind == "rnea" else ()
             kern = self._kern[key] = _k._compile(
-                kind, self.n, self.arm.convention, _k._structure(self._K), extra, arrays=arrays
+                kind, self.n, self.arm.convention, _k._structure(K), extra, arrays=arrays
             )
         return kern
 
     def _joint(self, x, name):
         return as_array(x, name, trailing=(self.n,))
 
-    def _call(self, kind, terms, args, width):
-        """Run a kernel on checked joint arrays ``args`` (q first); returns (batch shape, (m, width) or tuple)."""
+    def _call(self, kind, terms, args, width, K=None):
+        """Run a kernel on checked joint arrays ``args`` (q first); returns (batch shape, (m, width) or tuple).
+
+        ``K``: the constants (default ``self._K``; ``self._K0`` drops gravity).
+        """
         n = self.n
+        K = self._K if K is None else K
         fast = [_k.floats_or_none(x, n) for x in args]
         if all(f is not None for f in fast):
             c, s = _k.cos_sin(fast[0], self.arm._offsets)
-            return None, self._kernel(kind, arrays=False, terms=terms)(self._K, c, s, *fast[1:])
+            return None, self._kernel(kind, arrays=False, terms=terms, K=K)(K, c, s, *fast[1:])
         names = ("q", "qd", "qdd", "tau")
         arrs = np.broadcast_arrays(*[self._joint(x, nm) for x, nm in zip(args, names)])
         lead = arrs[0].shape[:-1]
         if not lead:
             c, s = _k.cos_sin(arrs[0].tolist(), self.arm._offsets)
-            return None, self._kernel(kind, arrays=False, terms=terms)(self._K, c, s, *[x.tolist() for x in arrs[1:]])
+            kern = self._kernel(kind, arrays=False, terms=terms, K=K)
+            return None, kern(K, c, s, *[x.tolist() for x in arrs[1:]])
         flat = [x.reshape(-1, n) for x in arrs]
         out = np.empty((len(flat[0]), width))
-        _k.run_batched(self._kernel(kind, arrays=True, terms=terms), self._K, flat[0], self.arm.offset, out, *flat[1:])
+        _k.run_batched(self._kernel(kind, arrays=True, terms=terms, K=K), K, flat[0], self.arm.offset, out, *flat[1:])
         return lead, out
 
-    def rnea(self, q, qd, qdd):
-        """Inverse dynamics ``tau = M(q) qdd + h(q, qd) + G(q)`` by recursive Newton-Euler.
+    def inverse_dynamics(self, q, qd, qdd):
+        """Inverse dynamics ``tau = M(q) qdd + C(q, qd) qd + G(q)`` by recursive Newton-Euler.
 
         Parameters
         ----------
@@ -554,7 +573,7 @@ class SerialDynamics:
         n = self.n
         a, b, c = _k.floats_or_none(q, n), _k.floats_or_none(qd, n), _k.floats_or_none(qdd, n)
         if a is not None and b is not None and c is not None:  # one configuration: the float kernel directly
-            kern = self._kern.get(("rnea", False, "full")) or self._kernel("rnea", arrays=False)
+            kern = self._kern.get(("rnea", False, "full", False)) or self._kernel("rnea", arrays=False)
             return _k.to_array(kern(self._K, *_k.cos_sin(a, self.arm._offsets), b, c), (n,))
         lead, out = self._call("rnea", "full", (q, qd, qdd), n)
         return _k.to_array(out, (n,)) if lead is None else out.reshape(lead + (n,))
@@ -573,8 +592,19 @@ class SerialDynamics:
         return _k.to_array(out, (self.n,)) if lead is None else out.reshape(lead + (self.n,))
 
     def bias(self, q, qd):
-        """Velocity and gravity torques ``h(q, qd) + G(q)`` (N m), shape (..., n): RNEA with ``qdd = 0``."""
-        lead, out = self._call("rnea", "bias", (q, qd), self.n)
+        """Velocity torques ``C(q, qd) qd`` (N m), shape (..., n), without gravity: RNEA with ``qdd = 0``, ``g = 0``.
+
+        Examples
+        --------
+        >>> dyn = SerialDynamics.from_dh([1.0], [0.0], [0.0], convention="standard", masses=[2.0],
+        ...                              coms=[[-0.5, 0.0, 0.0]], inertias=np.zeros((1, 3, 3)), gravity=[0, -9.81, 0])
+        >>> dyn.bias([0.3], [2.0]) + 0.0   # one joint: no Coriolis or centrifugal torque, and no gravity
+        array([0.])
+        """
+        return self._bias(q, qd, self._K0)
+
+    def _bias(self, q, qd, K):
+        lead, out = self._call("rnea", "bias", (q, qd), self.n, K=K)
         return _k.to_array(out, (self.n,)) if lead is None else out.reshape(lead + (self.n,))
 
     def mass_matrix(self, q):
@@ -594,9 +624,9 @@ class SerialDynamics:
         return out[:, self._sym].reshape(lead + (n, n))
 
     def forward_dynamics(self, q, qd, tau):
-        """Joint accelerations ``qdd = M^{-1} (tau - h - G)`` (rad/s^2), shape (..., n).
+        """Joint accelerations ``qdd = M^{-1} (tau - C qd - G)`` (rad/s^2), shape (..., n).
 
-        ``M`` from CRBA, ``h + G`` from RNEA with ``qdd = 0``. A Cholesky factorisation checks that ``M`` is
+        ``M`` from CRBA, ``C qd + G`` from one RNEA pass with ``qdd = 0``. A Cholesky factorisation checks that ``M`` is
         numerically positive definite (squared smallest to largest pivot ratio above 1e-13); then ``M qdd = rhs``
         is solved.
 
@@ -607,7 +637,7 @@ class SerialDynamics:
         """
         q, qd, tau = np.broadcast_arrays(self._joint(q, "q"), self._joint(qd, "qd"), self._joint(tau, "tau"))
         M = self.mass_matrix(q)
-        rhs = tau - self.bias(q, qd)
+        rhs = tau - self._bias(q, qd, self._K)  # C qd + G in one pass
         try:
             L = np.linalg.cholesky(M)
         except np.linalg.LinAlgError:
@@ -624,114 +654,10 @@ class SerialDynamics:
         return np.linalg.solve(M, rhs[..., None])[..., 0]
 
 
-def rnea(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertias, gravity):
-    """Recursive Newton-Euler inverse dynamics of a revolute DH chain, vectorised.
-
-    Parameters
-    ----------
-    a, alpha, d : array_like, shape (n,)
-        DH parameters (m, rad, m). For ``convention="standard"`` row i is
-        ``T_{i-1,i} = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)`` and joint i turns about
-        ``z_{i-1}``; for ``"modified"`` (Craig) row i is ``Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)``
-        (the arrays hold ``alpha_{i-1}``, ``a_{i-1}``) and joint i turns about ``z_i``.
-        In both, frame i is fixed to link i and ``theta_i = q_i + offset_i``.
-    q, qd, qdd : array_like, shape (..., n)
-        Joint angles (rad), rates (rad/s), accelerations (rad/s^2).
-    convention : {"standard", "modified"}
-        Required: the DH convention of the table.
-    offset : float or array_like, shape (n,)
-        Joint zero offsets (rad).
-    masses : array_like, shape (n,)
-        Link masses (kg).
-    coms : array_like, shape (n, 3)
-        Centre of mass of link i in frame i (m).
-    inertias : array_like, shape (n, 3, 3)
-        Inertia tensor of link i about its centre of mass, axes of frame i (kg m^2).
-    gravity : array_like, shape (3,)
-        Gravity acceleration in the base frame (m/s^2), e.g. ``(0, 0, -9.81)``.
-
-    Returns
-    -------
-    ndarray, shape (..., n)
-        Joint torques (N m), ``tau = M(q) qdd + C(q, qd) qd + G(q)``.
-
-    Notes
-    -----
-    Gravity enters as a base acceleration ``-gravity`` (Luh-Walker-Paul). Moments of link i
-    are taken about a point of joint i's axis, so ``tau_i`` is their component along that axis.
-
-    Examples
-    --------
-    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-    >>> q, qd, qdd = [0.3, -0.7], [1.0, 2.0], [0.5, -1.5]
-    >>> tau = rnea(q=q, qd=qd, qdd=qdd, **arm.rnea_params())
-    >>> np.allclose(tau, arm.inverse_dynamics(q, qd, qdd), atol=1e-12)
-    True
-    """
-    model = _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, gravity)
-    return model.rnea(q, qd, qdd)
-
-
-def rnea_mass_matrix(a, alpha, d, q, *, convention, offset=0, masses, coms, inertias):
-    """Mass matrix of a revolute DH chain by the composite-rigid-body algorithm (``SerialDynamics.mass_matrix``).
-
-    Returns
-    -------
-    ndarray, shape (..., n, n), kg m^2 (column j equals ``rnea(q, 0, e_j)`` without gravity).
-
-    Examples
-    --------
-    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-    >>> kw = arm.rnea_params(); del kw["gravity"]
-    >>> np.allclose(rnea_mass_matrix(q=[0.3, -0.7], **kw), arm.M([0.3, -0.7]))
-    True
-    """
-    model = _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, np.zeros(3))
-    return model.mass_matrix(q)
-
-
-_MODELS = {}  # models built by the free functions, keyed by the exact argument values (bounded)
-
-
-def _model_from_args(a, alpha, d, offset, masses, coms, inertias, convention, gravity):
-    """A :class:`SerialDynamics` from the free functions' arguments (checked as they always were).
-
-    The model of the same argument values (exact bytes, shapes and convention) is reused: they passed the checks
-    when it was built, so a repeated call skips them (as a model object does) and pays only for the joint arrays.
-    """
-    try:
-        arrs = [np.asarray(v) for v in (a, alpha, d, offset, masses, coms, inertias, gravity)]
-    except (TypeError, ValueError):  # ragged or odd input: the full checks raise the proper error
-        arrs = [np.asarray(None)]
-    key = None
-    if isinstance(convention, str) and all(x.dtype.kind in "fi" for x in arrs):  # anything else: full checks
-        key = (convention,) + tuple((x.dtype.str, x.shape, x.tobytes()) for x in arrs)
-    model = _MODELS.get(key) if key is not None else None
-    if model is not None:
-        return model
-    model = _build_model(a, alpha, d, offset, masses, coms, inertias, convention, gravity)
-    if key is not None:
-        if len(_MODELS) >= 64:
-            _MODELS.pop(next(iter(_MODELS)))
-        _MODELS[key] = model
-    return model
-
-
-def _build_model(a, alpha, d, offset, masses, coms, inertias, convention, gravity):
-    a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(
-        a, alpha, d, offset, masses, coms, inertias, convention
-    )
-    gravity = as_array(gravity, "gravity", trailing=(3,))
-    if gravity.ndim != 1:
-        raise ValueError(f"gravity must have shape (3,), got {gravity.shape}")
-    arm = SerialArm.from_dh(a, alpha, d, offset=offset, convention=convention)
-    return SerialDynamics(arm, masses=masses, coms=coms, inertias=inertias, gravity=gravity)
-
-
 def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertias, gravity):
     """Readable matrix form of RNEA (3x3 rotations, ``np.cross``): the reference the fast kernels are tested on.
 
-    Same arguments, frames and result as :func:`rnea`.
+    Same frames and result as :meth:`SerialDynamics.inverse_dynamics` of ``SerialDynamics.from_dh(a, alpha, d, ...)``.
     """
     a, alpha, d, offset, masses, coms, inertias, n = _rnea_inputs(
         a, alpha, d, offset, masses, coms, inertias, convention
@@ -744,7 +670,7 @@ def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, co
         raise ValueError(f"gravity must have shape (3,), got {gravity.shape}")
     q, qd, qdd = np.broadcast_arrays(q, qd, qdd)
     batch = q.shape[:-1]
-    R, p = _link_frames(a, alpha, d, q + offset, convention)  # (..., n, 3, 3), (..., n, 3)
+    R, p = dh_rotation_origin(a, alpha, d, q + offset, convention == "standard")  # (..., n, 3, 3), (..., n, 3)
     Rt = np.swapaxes(R, -1, -2)
     e3 = np.array([0.0, 0.0, 1.0])
     std = convention == "standard"
@@ -819,12 +745,8 @@ def _rnea_mass_matrix_reference(a, alpha, d, q, *, convention, offset=0, masses,
     return np.swapaxes(cols, -1, -2)  # cols[..., j, :] is column j
 
 
-# ------------------------------------------------------------------------- validation
-def _demo_arm():
-    return TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
-
-
-def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="DOP853", max_nfev=2_000_000):
+# ------------------------------------------------------------------------- energy
+def energy_drift(arm, q0, qd0, *, t_end=5.0, rtol=1e-12, atol=1e-12, method="DOP853", max_nfev=2_000_000):
     """Simulate the unforced arm with ``solve_ivp`` and return the relative energy drift.
 
     The drift is ``max_t |E(t) - E(0)| / (E(0) - V_min)``: relative to the mechanical energy
@@ -840,7 +762,8 @@ def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="D
 
     Examples
     --------
-    >>> drift, _ = energy_drift(_demo_arm(), [0.3, 0.5], [0.0, 1.0], t_final=0.5)
+    >>> arm = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
+    >>> drift, _ = energy_drift(arm, [0.3, 0.5], [0.0, 1.0], t_end=0.5)
     >>> drift < 1e-9
     True
     """
@@ -850,7 +773,7 @@ def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="D
     qd0 = as_array(qd0, "qd0", trailing=(2,))
     if q0.ndim != 1 or qd0.ndim != 1:
         raise ValueError("energy_drift simulates one initial state: q0 and qd0 must have shape (2,)")
-    t_final = positive(t_final, "t_final")
+    t_end = positive(t_end, "t_end")
     rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
     choice(method, "method", ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"))
     max_nfev = integer(max_nfev, "max_nfev", minimum=1)
@@ -862,73 +785,15 @@ def energy_drift(arm, q0, qd0, *, t_final=5.0, rtol=1e-12, atol=1e-12, method="D
 
     sol = solve_ivp_guarded(
         rhs,
-        (0.0, t_final),
+        (0.0, t_end),
         np.r_[q0, qd0],
         name="energy_drift",
         max_nfev=max_nfev,
         method=method,
         rtol=rtol,
         atol=atol,
-        t_eval=np.linspace(0.0, t_final, 501),
+        t_eval=np.linspace(0.0, t_end, 501),
     )
     E = arm.energy(sol.y[:2].T, sol.y[2:].T)
     scale = E[0] - arm.potential_min()
     return float(np.max(np.abs(E - E[0])) / scale), sol
-
-
-def validate(*, rng=None, fast=False):
-    """Headline checks of chapter 11 (M SPD, skew property, RNEA vs Lagrange, energy drift).
-
-    Examples
-    --------
-    >>> all(r.passed for r in validate(fast=True))
-    True
-    """
-    from .checks import check_close, check_errors
-
-    rng = np.random.default_rng(11) if rng is None else rng
-    arm = _demo_arm()
-    N = 200 if fast else 2000
-    q = rng.uniform(-np.pi, np.pi, (N, 2))
-    qd = rng.uniform(-3, 3, (N, 2))
-    qdd = rng.uniform(-10, 10, (N, 2))
-    M = arm.M(q)
-    lam = np.linalg.eigvalsh(M)
-    reps = [
-        check_errors(
-            "M(q) symmetric", np.abs(M - np.swapaxes(M, -1, -2)).max(axis=(-2, -1)), tol=0.0, raise_on_fail=False
-        ),
-        check_errors(
-            "M(q) positive definite (1 if min eigenvalue <= 0)",
-            (lam[:, 0] <= 0).astype(float),
-            tol=0.0,
-            raise_on_fail=False,
-        ),
-    ]
-    S = arm.M_dot(q, qd) - 2 * arm.C(q, qd)
-    reps.append(
-        check_errors(
-            "Mdot - 2C skew-symmetric",
-            np.abs(S + np.swapaxes(S, -1, -2)).max(axis=(-2, -1)),
-            tol=1e-12,
-            raise_on_fail=False,
-        )
-    )
-    reps.append(
-        check_close(
-            "RNEA vs Lagrangian 2-link torques",
-            rnea(q=q, qd=qd, qdd=qdd, **arm.rnea_params()),
-            arm.inverse_dynamics(q, qd, qdd),
-            tol=1e-12,
-            scale=1.0,
-            unit="N m",
-            raise_on_fail=False,
-        )
-    )
-    drift, _ = energy_drift(arm, [0.4, 0.6], [1.0, -2.0], t_final=1.0 if fast else 5.0)
-    reps.append(
-        check_errors(
-            "energy drift, tau=0 (relative, solve_ivp DOP853 rtol=1e-12)", [drift], tol=1e-6, raise_on_fail=False
-        )
-    )
-    return reps

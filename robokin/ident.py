@@ -38,7 +38,6 @@ __all__ = [
     "lowpass",
     "IdentResult",
     "least_squares",
-    "validate",
 ]
 
 PARAM_NAMES = ("θ1", "θ2", "θ3", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")
@@ -123,7 +122,7 @@ def gravity_regressor(q, *, g=9.81):
     --------
     >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     >>> q = [0.3, -0.4]
-    >>> np.allclose(gravity_regressor(q) @ base_parameters(arm)[3:], arm.G(q))
+    >>> np.allclose(gravity_regressor(q) @ base_parameters(arm)[3:], arm.gravity(q))
     True
     """
     q = as_array(q, "q", trailing=(2,))
@@ -462,49 +461,3 @@ def least_squares(Y, tau):
     if batched:
         return IdentResult(theta=theta.T, std=std, cond=cond, residual_rms=rms)
     return IdentResult(theta=theta[:, 0], std=std[0], cond=cond, residual_rms=float(rms[0]))
-
-
-def validate(*, rng=None, fast=False):
-    """Headline checks: regressor vs inverse dynamics, noise-free recovery, noisy static gravity fit.
-
-    Examples
-    --------
-    >>> all(r.passed for r in validate(fast=True))
-    True
-    """
-    from .checks import check_close, check_errors
-    from .control import demo_setup, friction_torque
-
-    rng = np.random.default_rng(13) if rng is None else rng
-    arm = demo_setup()["nominal"]
-    N = 200 if fast else 2000
-    q = rng.uniform(-np.pi, np.pi, (N, 2))
-    qd = rng.uniform(-3, 3, (N, 2))
-    qdd = rng.uniform(-10, 10, (N, 2))
-    fv, fc = np.array([0.2, 0.1]), np.array([0.3, 0.15])
-    th = base_parameters(arm, fv=fv, fc=fc)
-    Y = regressor(q, qd, qdd, friction=True)
-    tau = arm.inverse_dynamics(q, qd, qdd) + friction_torque(qd, fv, fc)
-    reps = [
-        check_close(
-            "regressor Y θ vs inverse dynamics + friction", Y @ th, tau, tol=1e-12, unit="N m", raise_on_fail=False
-        )
-    ]
-    est = least_squares(Y, tau)
-    reps.append(
-        check_close(
-            "noise-free least squares recovers θ (relative)", est.theta / th, 1.0, tol=1e-9, raise_on_fail=False
-        )
-    )
-    qs = rng.uniform(-np.pi, np.pi, (N, 2))
-    noisy = arm.G(qs) + rng.normal(0, 0.01, (N, 2))
-    fit = least_squares(gravity_regressor(qs), noisy)
-    reps.append(
-        check_errors(
-            "static gravity fit, 0.01 N m noise: |θ̂ - θ| within 5 standard errors",
-            np.abs(fit.theta - th[3:5]) / (5 * fit.std),
-            tol=1.0,
-            raise_on_fail=False,
-        )
-    )
-    return reps

@@ -9,28 +9,32 @@ from hypothesis import strategies as st
 
 from robokin.control import (
     Controller,
-    SimResult,
     clopper_pearson,
     converged,
-    demo_setup,
     friction_torque,
     gravity_compensation,
     monte_carlo,
-    quintic,
     quintic_reference,
     sample_arms,
     simulate,
     simulate_ivp,
     steady_state_error,
     tracking_controller,
+    tracking_error,
     tracking_metrics,
-    validate,
 )
+from robokin.results import SimResult
+from robokin.validation.control import scenario, validate
 
-S = demo_setup()
+S = scenario()
 NOM, PLANT, Q0, QF = S["nominal"], S["plant"], S["q0"], S["qf"]
 CT = tracking_controller(NOM, kind="computed_torque", kp=100.0, kd=20.0)
 HSET = settings(deadline=None)  # example count and seeding come from the profile (tests/conftest.py)
+
+
+def quintic(q0, qf, T, t):
+    """The reference of a rest-to-rest move, evaluated at ``t``."""
+    return quintic_reference(q0, qf, T)(np.asarray(t, dtype=float))
 
 
 def test_quintic_boundary_conditions_and_derivatives():
@@ -67,45 +71,45 @@ def test_gravity_compensation_holds_exact_model_still():
         q0=q,
         qd0=[0, 0],
         ref=lambda t: (np.broadcast_to(q, np.shape(t) + (2,)),) + (np.zeros(np.shape(t) + (2,)),) * 2,
-        t_final=1.0,
+        t_end=1.0,
     )
     assert np.max(np.abs(res.q - q)) < 1e-12
-    assert np.allclose(gravity_compensation(NOM, q), NOM.G(q))
+    assert np.allclose(gravity_compensation(NOM, q), NOM.gravity(q))
 
 
 def test_computed_torque_with_exact_model_tracks_exactly_pd_does_not():
     ref = quintic_reference(Q0, QF, 1.0)
-    ct = simulate(NOM, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=1.5)
-    M = NOM.M(QF)
+    ct = simulate(NOM, CT, q0=Q0, qd0=[0, 0], ref=ref, t_end=1.5)
+    M = NOM.mass_matrix(QF)
     pd = tracking_controller(NOM, kind="pd_gravity", kp=np.diag(M) * 100, kd=np.diag(M) * 20)
-    pdr = simulate(NOM, pd, q0=Q0, qd0=[0, 0], ref=ref, t_final=1.5)
-    assert np.max(np.abs(ct.error)) < 1e-9
-    assert np.max(np.abs(pdr.error)) > 1e-3
+    pdr = simulate(NOM, pd, q0=Q0, qd0=[0, 0], ref=ref, t_end=1.5)
+    assert np.max(np.abs(tracking_error(ct))) < 1e-9
+    assert np.max(np.abs(tracking_error(pdr))) > 1e-3
 
 
 def test_batch_simulation_equals_individual_runs():
     arms, fv, fc = sample_arms(NOM, 3, rng=np.random.default_rng(0))
     ref = quintic_reference(Q0, QF, 0.5)
-    batch = simulate(arms, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.5, fv=fv, fc=fc, record_every=50)
+    batch = simulate(arms, CT, q0=Q0, qd0=[0, 0], ref=ref, t_end=0.5, fv=fv, fc=fc, record_every=50)
     for k in range(3):
         one = arms.replace(
             **{f: float(getattr(arms, f)[k]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2")}
         )
-        single = simulate(one, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.5, fv=fv[k], fc=fc[k], record_every=50)
+        single = simulate(one, CT, q0=Q0, qd0=[0, 0], ref=ref, t_end=0.5, fv=fv[k], fc=fc[k], record_every=50)
         assert np.max(np.abs(single.q - batch.q[k])) < 1e-13
     assert batch.q.shape == (3, 11, 2) and batch.stable.shape == (3,)
 
 
 def test_rk4_matches_solve_ivp_with_friction():
     ref = quintic_reference(Q0, QF, 1.0)
-    rk = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.6, fv=[0.3, 0.2], fc=[0.2, 0.1], record_every=20)
+    rk = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=ref, t_end=0.6, fv=[0.3, 0.2], fc=[0.2, 0.1], record_every=20)
     iv = simulate_ivp(
         PLANT,
         CT,
         q0=Q0,
         qd0=[0, 0],
         ref=ref,
-        t_final=0.6,
+        t_end=0.6,
         t_eval=rk.t,
         fv=[0.3, 0.2],
         fc=[0.2, 0.1],
@@ -118,12 +122,12 @@ def test_rk4_matches_solve_ivp_with_friction():
 @pytest.mark.parametrize("kind,kp", [("pd", 200.0), ("pd_gravity", 100.0), ("computed_torque", 100.0)])
 def test_predicted_steady_state_error_matches_simulation(kind, kp):
     # PD gains are torques: scale by the diagonal of the model's mass matrix at the goal
-    scale = 1.0 if kind == "computed_torque" else np.diag(NOM.M(QF))
+    scale = 1.0 if kind == "computed_torque" else np.diag(NOM.mass_matrix(QF))
     ctl = tracking_controller(NOM, kind=kind, kp=kp * scale, kd=2 * np.sqrt(kp) * scale)
-    res = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 1.0), t_final=6.0, dt=0.004)
+    res = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 1.0), t_end=6.0, dt=0.004)
     e_pred = steady_state_error(PLANT, ctl, QF)
     assert np.max(np.abs(e_pred)) > 1e-4  # the mismatch really causes an error
-    assert np.max(np.abs(res.error[-1] - e_pred)) < 1e-6
+    assert np.max(np.abs(tracking_error(res)[-1] - e_pred)) < 1e-6
 
 
 def test_steady_state_error_sign_follows_the_mismatch():
@@ -137,8 +141,8 @@ def test_steady_state_error_sign_follows_the_mismatch():
 
 def test_integral_action_removes_the_error():
     ctl = tracking_controller(NOM, kind="computed_torque", kp=300.0, kd=30.0, ki=1000.0)
-    res = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 1.0), t_final=4.0, dt=0.004)
-    assert np.max(np.abs(res.error[-1])) < 1e-6
+    res = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 1.0), t_end=4.0, dt=0.004)
+    assert np.max(np.abs(tracking_error(res)[-1])) < 1e-6
     assert np.allclose(steady_state_error(PLANT, ctl, QF), 0)
 
 
@@ -157,8 +161,9 @@ def test_tracking_metrics_on_a_known_response():
     t = np.linspace(0, 2, 201)
     y = 1 - np.exp(-3 * t) * np.cos(6 * t)  # overshooting step, goal 1
     q = np.stack([y, 2 * y], -1)
+    zero = np.zeros_like(q)
     res = SimResult(
-        t=t, q=q, qd=np.zeros_like(q), z=np.zeros_like(q), q_ref=np.tile([1.0, 2.0], (201, 1)), stable=np.array(True)
+        t=t, q=q, qd=zero, u=zero, stable=np.array(True), signals={"q_ref": np.tile([1.0, 2.0], (201, 1)), "z": zero}
     )
     m = tracking_metrics(res, q_start=[0, 0])
     true_os = np.max(y - 1)
@@ -169,7 +174,7 @@ def test_tracking_metrics_on_a_known_response():
 
 
 def test_monte_carlo_small_and_unstable_sample_flagged():
-    mc = monte_carlo(NOM, CT, n=8, rng=np.random.default_rng(4), q0=Q0, qf=QF, t_move=1.0, t_final=2.0)
+    mc = monte_carlo(NOM, CT, n=8, rng=np.random.default_rng(4), q0=Q0, qf=QF, t_move=1.0, t_end=2.0)
     assert mc.stability_rate == 1.0
     assert np.all(np.isfinite(mc.metrics["settling_time"]))
     # a step far too large for RK4 with stiff gains diverges: flagged, not raised (and no warning)
@@ -182,7 +187,7 @@ def test_monte_carlo_small_and_unstable_sample_flagged():
             q0=Q0,
             qd0=[0, 0],
             ref=quintic_reference(Q0, QF, 1.0),
-            t_final=1.0,
+            t_end=1.0,
             dt=0.05,
             record_every=1,
         )
@@ -199,17 +204,23 @@ def test_validate_reports_pass():
 def test_bad_inputs_raise_value_error():
     ref = quintic_reference(Q0, QF, 1.0)
     with pytest.raises(ValueError):
-        quintic([0, 0], [1, 1], -1.0, [0.5])
+        quintic_reference([0, 0], [1, 1], -1.0)
     with pytest.raises(ValueError):
-        quintic([0, np.nan], [1, 1], 1.0, [0.5])
+        quintic_reference([0, np.nan], [1, 1], 1.0)
     with pytest.raises(ValueError):
-        quintic([0, 0], [1, 1, 1], 1.0, [0.5])
+        quintic_reference([0, 0], [1, 1, 1], 1.0)
+    with pytest.raises(ValueError):
+        quintic_reference([[0, 0]], [[1, 1]], 1.0)
     with pytest.raises(ValueError):
         quintic_reference([0, 0], [1, np.nan], 1.0)
     with pytest.raises(ValueError):
-        monte_carlo(NOM, CT, n=0, rng=np.random.default_rng(0), q0=Q0, qf=QF, t_move=1.0, t_final=2.0)
+        tracking_error(
+            SimResult(t=np.zeros(1), q=np.zeros((1, 2)), qd=np.zeros((1, 2)), u=np.zeros((1, 2)), stable=True)
+        )
     with pytest.raises(ValueError):
-        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0, fv=np.ones((1, 2)))
+        monte_carlo(NOM, CT, n=0, rng=np.random.default_rng(0), q0=Q0, qf=QF, t_move=1.0, t_end=2.0)
+    with pytest.raises(ValueError):
+        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=1.0, fv=np.ones((1, 2)))
     with pytest.raises(ValueError):
         friction_torque([1.0, 1.0], -0.1, 0.0)
     with pytest.raises(ValueError):
@@ -227,21 +238,21 @@ def test_bad_inputs_raise_value_error():
     with pytest.raises(ValueError):
         CT.torque([0, np.inf], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0])
     with pytest.raises(ValueError):
-        simulate(PLANT, CT, q0=[0, np.nan], qd0=[0, 0], ref=ref, t_final=1.0)
+        simulate(PLANT, CT, q0=[0, np.nan], qd0=[0, 0], ref=ref, t_end=1.0)
     with pytest.raises(ValueError):
-        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=0.0)
+        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=0.0)
     with pytest.raises(ValueError):
-        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref="quintic", t_final=1.0)
+        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref="quintic", t_end=1.0)
     with pytest.raises(ValueError):
-        simulate(PLANT, "ct", q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0)
+        simulate(PLANT, "ct", q0=[0, 0], qd0=[0, 0], ref=ref, t_end=1.0)
     with pytest.raises(ValueError):
-        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0, record_every=0)
+        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=1.0, record_every=0)
     with pytest.raises(ValueError):
-        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0, fv=np.ones((3, 2)))
+        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=1.0, fv=np.ones((3, 2)))
     with pytest.raises(ValueError):
-        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=lambda t: (t, t, t), t_final=0.01)
+        simulate(PLANT, CT, q0=[0, 0], qd0=[0, 0], ref=lambda t: (t, t, t), t_end=0.01)
     with pytest.raises(ValueError):
-        simulate_ivp(PLANT.replace(m1=np.ones(2)), CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_final=1.0, t_eval=[1.0])
+        simulate_ivp(PLANT.replace(m1=np.ones(2)), CT, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=1.0, t_eval=[1.0])
     with pytest.raises(ValueError):
         steady_state_error(PLANT, CT, [0, 0, 0])
     with pytest.raises(ValueError):
@@ -256,9 +267,9 @@ def test_bad_inputs_raise_value_error():
         sample_arms(NOM, 10, rng=np.random.default_rng(0), fv_max=-1)
     with pytest.raises(ValueError):
         tracking_metrics("res", q_start=[0, 0])
-    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=ref, t_final=0.1)
+    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=ref, t_end=0.1)
     with pytest.raises(ValueError, match="non-zero step"):
-        tracking_metrics(res, q_start=res.q_ref[-1])
+        tracking_metrics(res, q_start=res.signals["q_ref"][-1])
     assert isinstance(CT, Controller)
 
 
@@ -267,18 +278,18 @@ REF = quintic_reference(Q0, QF, 1.0)
 
 
 @pytest.mark.parametrize(
-    "t_final,dt,match", [(1.0, 10.0, "no step"), (1.0, 0.3, "whole steps"), (0.5, 0.0007, "whole steps")]
+    "t_end,dt,match", [(1.0, 10.0, "no step"), (1.0, 0.3, "whole steps"), (0.5, 0.0007, "whole steps")]
 )
-def test_simulate_refuses_a_horizon_it_would_not_simulate(t_final, dt, match):
-    # the old code took round(t_final / dt) steps: none for dt > t_final, yet reported stable=True
+def test_simulate_refuses_a_horizon_it_would_not_simulate(t_end, dt, match):
+    # the old code took round(t_end / dt) steps: none for dt > t_end, yet reported stable=True
     with pytest.raises(ValueError, match=match):
-        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=t_final, dt=dt)
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_end=t_end, dt=dt)
 
 
-def test_simulate_last_record_is_t_final():
+def test_simulate_last_record_is_t_end():
     with pytest.raises(ValueError, match="record_every"):
-        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.1, dt=1e-3, record_every=30)
-    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.1, dt=1e-3, record_every=25)
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.1, dt=1e-3, record_every=30)
+    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.1, dt=1e-3, record_every=25)
     assert res.t[-1] == pytest.approx(0.1) and res.t.size == 5
 
 
@@ -293,11 +304,11 @@ def _nan_after(t_bad):
 
 def test_non_finite_reference_fails_fast_with_the_time():
     with pytest.raises(ValueError, match=r"non-finite q_ref .* t = 0\.30"):
-        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=_nan_after(0.3), t_final=1.0)
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=_nan_after(0.3), t_end=1.0)
     with pytest.raises(ValueError, match="non-finite"):
-        simulate_ivp(PLANT, CT, q0=Q0, qd0=[0, 0], ref=_nan_after(0.3), t_final=1.0, t_eval=[0.5, 1.0])
+        simulate_ivp(PLANT, CT, q0=Q0, qd0=[0, 0], ref=_nan_after(0.3), t_end=1.0, t_eval=[0.5, 1.0])
     with pytest.raises(ValueError, match="tuple"):
-        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=lambda t: np.zeros((np.size(t), 2)), t_final=0.01)
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=lambda t: np.zeros((np.size(t), 2)), t_end=0.01)
 
 
 # ------------------------------------------------------------------------ mutation-proofing against closed forms
@@ -346,13 +357,13 @@ def test_simulators_apply_the_documented_friction():
         tau = ctl.torque(x[:2], x[2:4], x[4:], qr, qdr, qddr) - friction_torque(x[2:4], fv, fc)
         return np.r_[x[2:4], PLANT.forward_dynamics(x[:2], x[2:4], tau), qr - x[:2]]
 
-    rk = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.6, fv=fv, fc=fc, record_every=20)
+    rk = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.6, fv=fv, fc=fc, record_every=20)
     sol = solve_ivp(rhs, (0, 0.6), np.r_[Q0, 0, 0, 0, 0], method="DOP853", rtol=1e-10, atol=1e-10, t_eval=rk.t)
-    iv = simulate_ivp(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.6, t_eval=rk.t, fv=fv, fc=fc)
+    iv = simulate_ivp(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.6, t_eval=rk.t, fv=fv, fc=fc)
     assert np.max(np.abs(rk.q - sol.y[:2].T)) < 1e-7
     assert np.max(np.abs(iv.q - sol.y[:2].T)) < 1e-8
     # and friction matters here (a flipped sign would not go unnoticed)
-    nofric = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.6, record_every=20)
+    nofric = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.6, record_every=20)
     assert np.max(np.abs(nofric.q - rk.q)) > 1e-3
 
 
@@ -366,7 +377,7 @@ def test_control_laws_match_their_formulas(kind):
     if kind == "pd":
         want = u
     elif kind == "pd_gravity":
-        want = u + NOM.G(q)
+        want = u + NOM.gravity(q)
     else:
         want = NOM.inverse_dynamics(q, qd, qddr + u)
     assert np.allclose(ctl.torque(q, qd, z, qr, qdr, qddr), want, atol=1e-12)
@@ -374,8 +385,8 @@ def test_control_laws_match_their_formulas(kind):
 
 # ------------------------------------------------------------------------ success criterion and rate intervals
 def test_converged_is_stricter_than_bounded():
-    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=2.0, dt=1e-3)
-    e_ss = float(np.abs(res.error[-1]).max())
+    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_end=2.0, dt=1e-3)
+    e_ss = float(np.abs(tracking_error(res)[-1]).max())
     assert e_ss > 1e-3 and bool(res.stable)
     assert converged(res, tol=2 * e_ss, hold=0.5) and not converged(res, tol=0.5 * e_ss, hold=0.5)
     # a decaying oscillation: settled by t = 6 s, not yet in the last 0.5 s of a 2 s run
@@ -383,7 +394,7 @@ def test_converged_is_stricter_than_bounded():
         t = np.linspace(0, t_end, 601)
         e = np.exp(-t) * np.cos(10 * t)
         q = np.stack([1 - e, 1 - e], -1)
-        osc = SimResult(t=t, q=q, qd=0 * q, z=0 * q, q_ref=np.ones_like(q), stable=np.array(True))
+        osc = SimResult(t=t, q=q, qd=0 * q, u=0 * q, stable=np.array(True), signals={"q_ref": np.ones_like(q)})
         assert bool(converged(osc, tol=0.01, hold=0.5)) is want
     with pytest.raises(ValueError, match="longer"):
         converged(res, tol=0.1, hold=5.0)
@@ -420,3 +431,52 @@ def test_controller_built_directly_is_checked_like_tracking_controller():
             Controller(arm, "pd", bad, 1.0, 0.0)
     with pytest.raises(ValueError, match="kind"):
         Controller(arm, "pid", 1.0, 1.0, 0.0)
+
+
+# ------------------------------------------------------------------------ protocol: SimResult and t_end
+def test_simresult_fields_and_signals():
+    fv, fc = np.array([0.3, 0.2]), np.array([0.2, 0.1])
+    arms, _, _ = sample_arms(NOM, 3, rng=np.random.default_rng(8))
+    ctl = tracking_controller(NOM, kind="computed_torque", kp=100.0, kd=20.0, ki=50.0)
+    res = simulate(arms, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.5, fv=fv, fc=fc, record_every=1)
+    assert isinstance(res, SimResult) and set(res.signals) == {"q_ref", "z"}
+    K = res.t.size
+    assert res.t.shape == (501,) and res.t[-1] == pytest.approx(0.5)
+    assert res.q.shape == res.qd.shape == res.u.shape == res.signals["z"].shape == (3, K, 2)
+    assert res.signals["q_ref"].shape == (K, 2) and res.stable.shape == (3,)
+    q_ref, qd_ref, qdd_ref = REF(res.t)
+    np.testing.assert_array_equal(res.signals["q_ref"], q_ref)
+    np.testing.assert_array_equal(tracking_error(res), q_ref - res.q)
+    # u: the control law at the recorded states (before friction)
+    want = ctl.torque(res.q, res.qd, res.signals["z"], q_ref, qd_ref, qdd_ref)
+    np.testing.assert_allclose(res.u, want, atol=1e-12)
+    # z: the integral of the error (trapezoid on the 1 ms records, against the RK4 state)
+    e = tracking_error(res)
+    z_trap = np.concatenate([np.zeros((3, 1, 2)), np.cumsum(0.5 * (e[:, 1:] + e[:, :-1]) * 1e-3, axis=1)], axis=1)
+    assert np.abs(res.signals["z"]).max() > 1e-4
+    np.testing.assert_allclose(res.signals["z"], z_trap, atol=1e-7)  # trapezoid error O(h^2): 2e-8 here
+    # simulate_ivp returns the same type, fields and signals
+    one = arms.replace(**{f: float(getattr(arms, f)[0]) for f in ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2")})
+    iv = simulate_ivp(one, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.5, t_eval=res.t, fv=fv, fc=fc)
+    assert isinstance(iv, SimResult) and set(iv.signals) == {"q_ref", "z"} and iv.u.shape == (K, 2)
+    np.testing.assert_allclose(iv.u, res.u[0], atol=1e-5)
+    np.testing.assert_allclose(iv.signals["z"], res.signals["z"][0], atol=1e-8)
+
+
+def test_simulators_take_t_end_not_t_final():
+    with pytest.raises(TypeError):
+        simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.1)
+    with pytest.raises(TypeError):
+        simulate_ivp(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_final=0.1, t_eval=[0.1])
+    with pytest.raises(TypeError):
+        monte_carlo(NOM, CT, n=2, rng=np.random.default_rng(0), q0=Q0, qf=QF, t_move=1.0, t_final=2.0)
+    res = simulate(PLANT, CT, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.2, record_every=20)
+    assert res.t[-1] == pytest.approx(0.2)
+
+
+def test_scenario_is_arm2_with_heavier_links():
+    from robokin.robots import ARM2
+
+    assert S["nominal"] is ARM2
+    assert S["plant"].m1 / ARM2.m1 == pytest.approx(1.05) and S["plant"].m2 / ARM2.m2 == pytest.approx(1.10)
+    assert S["t_move"] == 2.0 and S["t_end"] == 5.0

@@ -1,4 +1,4 @@
-"""Tests for robokin.dynamics: TwoLinkArm (M, C, G, dynamics, energy) and RNEA on DH chains."""
+"""Tests for robokin.dynamics: TwoLinkArm (M, C, G, dynamics, energy) and SerialDynamics (RNEA) on DH chains."""
 
 import numpy as np
 import pytest
@@ -7,12 +7,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robokin.checks import jacobian_fd
-from robokin.dynamics import TwoLinkArm, energy_drift, rnea, rnea_mass_matrix, validate
+from robokin.dynamics import SerialDynamics, TwoLinkArm, energy_drift
+from robokin.robots import ARM2 as ARM
+from robokin.validation.dynamics import validate
 
-ARM = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
 HSET = settings(deadline=None)
 angles = st.floats(-np.pi, np.pi)
 rates = st.floats(-5, 5)
+
+
+def rnea(*, q, qd, qdd, gravity, offset=0.0, **kw):
+    """Inverse dynamics of the chain described by ``kw`` (``SerialDynamics.from_dh`` keywords)."""
+    return SerialDynamics.from_dh(**kw, offset=offset, gravity=gravity).inverse_dynamics(q, qd, qdd)
+
+
+def crba(*, q, **kw):
+    """Mass matrix of the chain described by ``kw``."""
+    kw.pop("gravity", None)
+    return SerialDynamics.from_dh(**kw).mass_matrix(q)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +63,7 @@ def test_inverse_dynamics_matches_independent_lagrange(lagrange_sympy, rng=np.ra
 @HSET
 @given(angles, angles)
 def test_mass_matrix_spd(a, b):
-    M = ARM.M([a, b])
+    M = ARM.mass_matrix([a, b])
     assert np.array_equal(M, M.T)
     assert np.linalg.eigvalsh(M).min() > 0
 
@@ -60,17 +72,17 @@ def test_mass_matrix_spd(a, b):
 @given(angles, angles, rates, rates)
 def test_mdot_minus_2c_skew_and_mdot_is_derivative(a, b, u, v):
     q, qd = np.array([a, b]), np.array([u, v])
-    S = ARM.M_dot(q, qd) - 2 * ARM.C(q, qd)
+    S = ARM.mass_matrix_dot(q, qd) - 2 * ARM.coriolis_matrix(q, qd)
     assert np.max(np.abs(S + S.T)) < 1e-12
     h = 1e-6
-    fd = (ARM.M(q + h * qd) - ARM.M(q - h * qd)) / (2 * h)
-    assert np.max(np.abs(fd - ARM.M_dot(q, qd))) < 1e-7
+    fd = (ARM.mass_matrix(q + h * qd) - ARM.mass_matrix(q - h * qd)) / (2 * h)
+    assert np.max(np.abs(fd - ARM.mass_matrix_dot(q, qd))) < 1e-7
 
 
 def test_gravity_is_gradient_of_potential():
     q = np.random.default_rng(2).uniform(-3, 3, (100, 2))
     J = jacobian_fd(lambda x: ARM.potential(x)[..., None], q)[..., 0, :]
-    assert np.max(np.abs(J - ARM.G(q))) < 1e-7
+    assert np.max(np.abs(J - ARM.gravity(q))) < 1e-7
 
 
 def test_power_balance_dE_dt_equals_qd_dot_tau():
@@ -88,18 +100,18 @@ def test_forward_inverse_roundtrip_and_broadcast():
     tau = ARM.inverse_dynamics(q, qd, qdd)
     assert tau.shape == (4, 5, 2)
     assert np.max(np.abs(ARM.forward_dynamics(q, qd, tau) - qdd)) < 1e-10
-    assert ARM.M(q).shape == (4, 5, 2, 2) and ARM.C(q, qd).shape == (4, 5, 2, 2)
+    assert ARM.mass_matrix(q).shape == (4, 5, 2, 2) and ARM.coriolis_matrix(q, qd).shape == (4, 5, 2, 2)
 
 
 def test_energy_conserved_without_torque():
-    drift, sol = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=1.0)
+    drift, sol = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_end=1.0)
     assert drift < 1e-8
     assert np.ptp(sol.y[0]) > 0.1  # the arm really moved
 
 
 def test_loose_integrator_drifts_more():
-    tight, _ = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=1.0)
-    loose, _ = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=1.0, rtol=1e-3, atol=1e-6, method="RK45")
+    tight, _ = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_end=1.0)
+    loose, _ = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_end=1.0, rtol=1e-3, atol=1e-6, method="RK45")
     assert loose > 100 * tight
 
 
@@ -107,17 +119,17 @@ def test_batched_parameters_equal_per_arm_results():
     m2 = np.array([0.5, 0.8, 1.1])
     batch = ARM.replace(m2=m2)
     q = np.random.default_rng(5).uniform(-3, 3, (3, 2))
-    M = batch.M(q)
+    M = batch.mass_matrix(q)
     for k in range(3):
-        assert np.allclose(M[k], ARM.replace(m2=float(m2[k])).M(q[k]), rtol=0, atol=1e-15)
+        assert np.allclose(M[k], ARM.replace(m2=float(m2[k])).mass_matrix(q[k]), rtol=0, atol=1e-15)
     assert batch.batch_size == 3
 
 
 def test_point_mass_arm_hanging_has_known_holding_torque():
     arm = TwoLinkArm(m1=1.0, m2=2.0, l1=1.0, l2=1.0, lc1=1.0, lc2=1.0, I1=0.0, I2=0.0, g=10.0)
     # horizontal along +x: mass 1 at 1 m, mass 2 at 2 m -> tau1 = 10 * (1 + 4), tau2 = 10 * 2 * 1
-    assert np.allclose(arm.G([0.0, 0.0]), [50.0, 20.0])
-    assert np.allclose(arm.G([-np.pi / 2, 0.0]), [0.0, 0.0], atol=1e-12)
+    assert np.allclose(arm.gravity([0.0, 0.0]), [50.0, 20.0])
+    assert np.allclose(arm.gravity([-np.pi / 2, 0.0]), [0.0, 0.0], atol=1e-12)
 
 
 # ------------------------------------------------------------------------ RNEA
@@ -147,24 +159,57 @@ def test_rnea_offset_and_out_of_plane_axes():
 
 def test_rnea_mass_matrix_symmetric_and_equals_M():
     q = np.random.default_rng(8).uniform(-3, 3, (30, 2))
-    kw = ARM.rnea_params()
-    del kw["gravity"]
-    M = rnea_mass_matrix(q=q, **kw)
-    assert np.max(np.abs(M - ARM.M(q))) < 1e-13
+    M = crba(q=q, **ARM.rnea_params())
+    assert np.max(np.abs(M - np.swapaxes(M, -1, -2))) == 0
+    assert np.max(np.abs(M - ARM.mass_matrix(q))) < 1e-13
 
 
 def test_validate_reports_pass():
     reps = validate(fast=True)
-    assert len(reps) == 5 and all(r.passed for r in reps)
+    assert len(reps) == 6 and all(r.passed for r in reps)
+
+
+# ------------------------------------------------------------------------ protocol
+def test_bias_is_coriolis_times_rate_without_gravity():
+    rng = np.random.default_rng(21)
+    q, qd = rng.uniform(-3, 3, (2, 50, 2))
+    np.testing.assert_allclose(
+        ARM.bias(q, qd), np.einsum("...ij,...j->...i", ARM.coriolis_matrix(q, qd), qd), atol=1e-14
+    )
+    assert np.all(ARM.bias(q, np.zeros_like(qd)) == 0)  # at rest: no bias, whatever gravity does
+    assert np.abs(ARM.gravity(q)).max() > 1  # ... while the arm does feel gravity
+    dyn = SerialDynamics.from_dh(**ARM.rnea_params())
+    np.testing.assert_allclose(dyn.bias(q, qd), ARM.bias(q, qd), atol=1e-12)
+    np.testing.assert_allclose(dyn.bias(q, np.zeros_like(qd)), 0.0, atol=1e-15)
+    np.testing.assert_allclose(dyn.gravity(q), ARM.gravity(q), atol=1e-12)
+    assert dyn.bias(q[0], qd[0]).shape == (2,) and ARM.bias(q[0], qd[0]).shape == (2,)
+
+
+@pytest.mark.parametrize("model", ["two_link", "serial", "serial_spatial"])
+def test_inverse_dynamics_is_mass_matrix_bias_gravity(model):
+    """The protocol identity ``inverse_dynamics = M qdd + bias + gravity``, and ``forward_dynamics`` inverts it."""
+    if model == "two_link":
+        dyn, n = ARM, 2
+    elif model == "serial":
+        dyn, n = SerialDynamics.from_dh(**ARM.rnea_params()), 2
+    else:
+        dyn, n = SerialDynamics.from_dh(**_chain(), gravity=[0.3, -1.0, -9.81]), 3
+    rng = np.random.default_rng(22)
+    q, qd, qdd = rng.uniform(-3, 3, (3, 40, n))
+    lhs = dyn.inverse_dynamics(q, qd, qdd)
+    rhs = np.einsum("...ij,...j->...i", dyn.mass_matrix(q), qdd) + dyn.bias(q, qd) + dyn.gravity(q)
+    np.testing.assert_allclose(lhs, rhs, atol=1e-11)
+    np.testing.assert_allclose(dyn.forward_dynamics(q, qd, lhs), qdd, atol=1e-9)
+    assert np.abs(dyn.bias(q, qd)).max() > 1e-3 and np.abs(dyn.gravity(q)).max() > 1e-3  # both terms present
 
 
 # ------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("bad", [[np.nan, 0.0], [0.0, np.inf], [0.0, 0.0, 0.0], [[0.0], [1.0]]])
 def test_two_link_rejects_bad_q(bad):
-    for fn in (ARM.M, ARM.G, ARM.potential, ARM.fk):
+    for fn in (ARM.mass_matrix, ARM.gravity, ARM.potential, ARM.fk):
         with pytest.raises(ValueError):
             fn(bad)
-    for fn in (ARM.C, ARM.M_dot, ARM.energy):
+    for fn in (ARM.coriolis_matrix, ARM.mass_matrix_dot, ARM.bias, ARM.energy):
         with pytest.raises(ValueError):
             fn(bad, [0.0, 0.0])
     with pytest.raises(ValueError):
@@ -202,44 +247,37 @@ def test_energy_drift_rejects_bad_input():
     with pytest.raises(ValueError):
         energy_drift(ARM, [[0, 0], [1, 1]], [0, 0])
     with pytest.raises(ValueError):
-        energy_drift(ARM, [0, 0], [0, 0], t_final=-1.0)
+        energy_drift(ARM, [0, 0], [0, 0], t_end=-1.0)
 
 
-def test_rnea_rejects_bad_input():
+def test_serial_dynamics_rejects_bad_input():
     kw = ARM.rnea_params()
     z = np.zeros(2)
-    with pytest.raises(ValueError, match="convention"):
-        rnea(q=z, qd=z, qdd=z, **{**kw, "convention": "craig"})
-    with pytest.raises(ValueError, match="symmetric"):
-        rnea(q=z, qd=z, qdd=z, **{**kw, "inertias": [np.triu(np.ones((3, 3)))] * 2})
-    with pytest.raises(ValueError):
-        rnea(q=[0.0, np.nan], qd=z, qdd=z, **kw)
-    with pytest.raises(ValueError):
-        rnea(q=np.zeros(3), qd=z, qdd=z, **kw)
-    with pytest.raises(ValueError):
-        rnea(q=z, qd=z, qdd=z, **{**kw, "masses": [1.0, -1.0]})
-    with pytest.raises(ValueError):
-        rnea(q=z, qd=z, qdd=z, **{**kw, "coms": [[0, 0, 0]]})
-    with pytest.raises(ValueError):
-        rnea(q=z, qd=z, qdd=z, **{**kw, "gravity": [0, -9.81]})
-    with pytest.raises(ValueError):
-        rnea(q=z, qd=z, qdd=z, **{**kw, "a": [[0.5, 0.4]]})
+    bad_models = [
+        ({**kw, "convention": "craig"}, "convention"),
+        ({**kw, "inertias": [np.triu(np.ones((3, 3)))] * 2}, "symmetric"),
+        ({**kw, "masses": [1.0, -1.0]}, "masses"),
+        ({**kw, "coms": [[0, 0, 0]]}, "coms"),
+        ({**kw, "gravity": [0, -9.81]}, "gravity"),
+        ({**kw, "a": [[0.5, 0.4]]}, None),
+    ]
+    for bad, match in bad_models:
+        with pytest.raises(ValueError, match=match):
+            SerialDynamics.from_dh(**bad)
     with pytest.raises(TypeError):  # convention is required
-        rnea(
-            kw["a"],
-            kw["alpha"],
-            kw["d"],
-            z,
-            z,
-            z,
-            masses=kw["masses"],
-            coms=kw["coms"],
-            inertias=kw["inertias"],
-            gravity=kw["gravity"],
+        SerialDynamics.from_dh(
+            kw["a"], kw["alpha"], kw["d"], masses=kw["masses"], coms=kw["coms"], inertias=kw["inertias"]
         )
-    kw.pop("gravity")
-    with pytest.raises(ValueError):
-        rnea_mass_matrix(q=[np.inf, 0], **kw)
+    dyn = SerialDynamics.from_dh(**kw)
+    for call in (
+        lambda: dyn.inverse_dynamics([0.0, np.nan], z, z),
+        lambda: dyn.inverse_dynamics(np.zeros(3), z, z),
+        lambda: dyn.bias(z, [np.inf, 0.0]),
+        lambda: dyn.gravity([[0.0], [1.0]]),
+        lambda: dyn.mass_matrix([np.inf, 0]),
+    ):
+        with pytest.raises(ValueError):
+            call()
 
 
 # ------------------------------------------------------------------ issue 16: impossible inertias, singular M
@@ -315,8 +353,8 @@ def test_forward_dynamics_threshold_is_relative_1e13():
 
 def test_energy_drift_guarded():
     with pytest.raises(IntegrationError, match="max_nfev=30"):
-        energy_drift(ARM, [0.3, 0.5], [0.0, 1.0], t_final=0.5, max_nfev=30)
-    for bad in (dict(rtol=1j), dict(method="Euler"), dict(max_nfev=1.5), dict(t_final="1")):
+        energy_drift(ARM, [0.3, 0.5], [0.0, 1.0], t_end=0.5, max_nfev=30)
+    for bad in (dict(rtol=1j), dict(method="Euler"), dict(max_nfev=1.5), dict(t_end="1")):
         with pytest.raises(ValueError):
             energy_drift(ARM, [0.3, 0.5], [0.0, 1.0], **bad)
     with pytest.raises(ValueError, match="one arm"):
@@ -334,7 +372,7 @@ def test_arm_accepts_numpy_zero_inertia():
 
 
 def test_energy_drift_is_relative_to_energy_above_the_lowest_potential():
-    drift, sol = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_final=0.3, rtol=1e-6, atol=1e-6, method="RK45")
+    drift, sol = energy_drift(ARM, [0.4, 0.6], [1.0, -2.0], t_end=0.3, rtol=1e-6, atol=1e-6, method="RK45")
     E = ARM.energy(sol.y[:2].T, sol.y[2:].T)
     assert drift == pytest.approx(np.max(np.abs(E - E[0])) / (E[0] - ARM.potential_min()), rel=1e-12)
     assert drift > 0
@@ -368,12 +406,10 @@ def test_rnea_velocity_terms_match_lagrange_from_the_mass_matrix():
     for _ in range(5):
         q, qd = rng.uniform(-2, 2, 3), rng.uniform(-2, 2, 3)
         h = rnea(q=q, qd=qd, qdd=np.zeros(3), gravity=np.zeros(3), **kw)
+        np.testing.assert_allclose(SerialDynamics.from_dh(**kw).bias(q, qd), h, atol=1e-12)  # bias: no gravity
         eps = 1e-6
         dM = np.stack(
-            [
-                (rnea_mass_matrix(q=q + eps * e, **kw_m) - rnea_mass_matrix(q=q - eps * e, **kw_m)) / (2 * eps)
-                for e in np.eye(3)
-            ],
+            [(crba(q=q + eps * e, **kw_m) - crba(q=q - eps * e, **kw_m)) / (2 * eps) for e in np.eye(3)],
             -1,
         )  # dM[i, j, k] = dM_ij / dq_k
         ref = np.einsum("ijk,j,k->i", dM, qd, qd) - 0.5 * np.einsum("jki,j,k->i", dM, qd, qd)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robokin.control import demo_setup, friction_torque
+from robokin.control import friction_torque
 from robokin.dynamics import TwoLinkArm
 from robokin.errors import SingularityWarning
 from robokin.ident import (
@@ -18,10 +18,10 @@ from robokin.ident import (
     least_squares,
     lowpass,
     regressor,
-    validate,
 )
+from robokin.robots import ARM2 as ARM
+from robokin.validation.ident import validate
 
-ARM = demo_setup()["nominal"]
 HSET = settings(deadline=None)  # example count and seeding come from the profile (tests/conftest.py)
 val = st.floats(-4, 4)
 
@@ -41,7 +41,7 @@ def test_regressor_reproduces_inverse_dynamics_for_any_arm(x, m2, lc2):
 def test_gravity_regressor_matches_G_and_full_regressor():
     q = np.random.default_rng(0).uniform(-3, 3, (100, 2))
     th = base_parameters(ARM)
-    assert np.allclose(gravity_regressor(q) @ th[3:], ARM.G(q), atol=1e-13)
+    assert np.allclose(gravity_regressor(q) @ th[3:], ARM.gravity(q), atol=1e-13)
     z = np.zeros_like(q)
     assert np.allclose(regressor(q, z, z)[..., 3:], gravity_regressor(q))
 

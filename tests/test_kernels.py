@@ -10,14 +10,7 @@ import numpy as np
 import pytest
 
 from robokin import _kernels as K
-from robokin.dynamics import (
-    SerialDynamics,
-    TwoLinkArm,
-    _rnea_mass_matrix_reference,
-    _rnea_reference,
-    rnea,
-    rnea_mass_matrix,
-)
+from robokin.dynamics import SerialDynamics, _rnea_mass_matrix_reference, _rnea_reference
 from robokin.errors import SingularityError
 from robokin.serial import SerialArm, dh_transform
 from robokin.transforms import make_transform, rotx, rotz
@@ -121,20 +114,24 @@ def test_rnea_and_crba_match_the_reference(convention, generic, rng=np.random.de
     q, qd, qdd = rng.uniform(-np.pi, np.pi, (3, 200, 6))
     ref = _rnea_reference(a, alpha, d, q, qd, qdd, gravity=G, **kw)
     assert np.abs(ref).max() > 1.0  # not vacuous
-    assert np.abs(dyn.rnea(q, qd, qdd) - ref).max() <= 1e-12
-    assert np.abs(rnea(a, alpha, d, q, qd, qdd, gravity=G, **kw) - ref).max() <= 1e-12
-    assert np.abs(np.array([dyn.rnea(q[k], qd[k], qdd[k]) for k in range(10)]) - ref[:10]).max() <= 1e-12
+    assert np.abs(dyn.inverse_dynamics(q, qd, qdd) - ref).max() <= 1e-12
+    assert np.abs(np.array([dyn.inverse_dynamics(q[k], qd[k], qdd[k]) for k in range(10)]) - ref[:10]).max() <= 1e-12
     zero = np.zeros_like(q)
-    assert np.abs(dyn.gravity(q) - _rnea_reference(a, alpha, d, q, zero, zero, gravity=G, **kw)).max() <= 1e-12
-    assert np.abs(dyn.bias(q, qd) - _rnea_reference(a, alpha, d, q, qd, zero, gravity=G, **kw)).max() <= 1e-12
+    G_ref = _rnea_reference(a, alpha, d, q, zero, zero, gravity=G, **kw)
+    assert np.abs(dyn.gravity(q) - G_ref).max() <= 1e-12
+    assert np.abs(dyn.gravity(q[0]) - G_ref[0]).max() <= 1e-12
+    # bias = C(q, qd) qd: velocity terms only, gravity excluded
+    h_ref = _rnea_reference(a, alpha, d, q, qd, zero, gravity=np.zeros(3), **kw)
+    assert np.abs(dyn.bias(q, qd) - h_ref).max() <= 1e-12
+    assert np.abs(dyn.bias(q[0], qd[0]) - h_ref[0]).max() <= 1e-12
+    assert np.abs(dyn.bias(q, zero)).max() <= 1e-12 < np.abs(G_ref).max()
     M_ref = _rnea_mass_matrix_reference(a, alpha, d, q, **kw)
     M = dyn.mass_matrix(q)
     assert np.abs(M - M_ref).max() <= 1e-12
-    assert np.abs(rnea_mass_matrix(a, alpha, d, q, **kw) - M_ref).max() <= 1e-12
     assert np.abs(dyn.mass_matrix(q[3]) - M_ref[3]).max() <= 1e-12
     assert np.all(np.linalg.eigvalsh(M) > 0)
     # forward dynamics inverts inverse dynamics
-    tau = dyn.rnea(q, qd, qdd)
+    tau = dyn.inverse_dynamics(q, qd, qdd)
     assert np.abs(dyn.forward_dynamics(q, qd, tau) - qdd).max() <= 1e-9
     assert np.abs(dyn.forward_dynamics(q[0], qd[0], tau[0]) - qdd[0]).max() <= 1e-9
 
@@ -150,20 +147,13 @@ def test_base_rotation_turns_gravity_into_the_chain_frame(rng=np.random.default_
 
 
 def test_two_link_arm_agrees_with_serial_dynamics(rng=np.random.default_rng(5)):
-    arm = TwoLinkArm(1.2, 0.8, 0.5, 0.4, 0.22, 0.17, 0.03, 0.012)
-    pr = arm.rnea_params()
-    dyn = SerialDynamics.from_dh(
-        pr["a"],
-        pr["alpha"],
-        pr["d"],
-        convention="standard",
-        masses=pr["masses"],
-        coms=pr["coms"],
-        inertias=pr["inertias"],
-        gravity=pr["gravity"],
-    )
+    from robokin.robots import ARM2 as arm
+
+    dyn = SerialDynamics.from_dh(**arm.rnea_params())
     q, qd, tau = rng.uniform(-3, 3, (3, 100, 2))
-    assert np.abs(dyn.mass_matrix(q) - arm.M(q)).max() <= 1e-12
+    assert np.abs(dyn.mass_matrix(q) - arm.mass_matrix(q)).max() <= 1e-12
+    assert np.abs(dyn.bias(q, qd) - arm.bias(q, qd)).max() <= 1e-12
+    assert np.abs(dyn.gravity(q) - arm.gravity(q)).max() <= 1e-12
     assert np.abs(dyn.forward_dynamics(q, qd, tau) - arm.forward_dynamics(q, qd, tau)).max() <= 1e-10
 
 
@@ -180,7 +170,7 @@ def test_serial_dynamics_rejects_bad_input():
         SerialDynamics(UR5, **p, gravity=[0.0, -9.81])
     for bad in ([0.0] * 5, [np.nan] + [0.0] * 5, [1e300] + [0.0] * 5, ["a"] * 6):
         with pytest.raises(ValueError):
-            dyn.rnea(bad, [0.0] * 6, [0.0] * 6)
+            dyn.inverse_dynamics(bad, [0.0] * 6, [0.0] * 6)
         with pytest.raises(ValueError):
             dyn.mass_matrix(bad)
         with pytest.raises(ValueError):
@@ -188,7 +178,7 @@ def test_serial_dynamics_rejects_bad_input():
         with pytest.raises(ValueError):
             UR5.jacobian(bad)
     with pytest.raises(ValueError):
-        dyn.rnea(np.zeros((4, 6)), np.zeros((3, 6)), np.zeros(6))  # batch shapes that do not broadcast
+        dyn.inverse_dynamics(np.zeros((4, 6)), np.zeros((3, 6)), np.zeros(6))  # batch shapes that do not broadcast
     # a massless distal chain has a singular mass matrix: forward dynamics refuses it
     light = SerialDynamics(
         UR5,
@@ -210,7 +200,7 @@ def test_matches_pinocchio_per_call_and_batched(rng=np.random.default_rng(9)):
     data = model.createData()
     dyn = SerialDynamics(UR5, **p, gravity=G)
     q, qd, qdd = rng.uniform(-np.pi, np.pi, (3, 50, 6))
-    tau = dyn.rnea(q, qd, qdd)
+    tau = dyn.inverse_dynamics(q, qd, qdd)
     M = dyn.mass_matrix(q)
     for k in range(len(q)):
         assert np.abs(tau[k] - pin.rnea(model, data, q[k], qd[k], qdd[k])).max() <= 1e-12
@@ -218,31 +208,6 @@ def test_matches_pinocchio_per_call_and_batched(rng=np.random.default_rng(9)):
         assert np.abs(np.triu(M[k]) - np.triu(Mp)).max() <= 1e-12
         assert (
             np.abs(dyn.forward_dynamics(q[k], qd[k], tau[k]) - pin.aba(model, data, q[k], qd[k], tau[k])).max() <= 1e-9
-        )
-
-
-def test_free_functions_reuse_a_model_only_for_identical_arguments(rng=np.random.default_rng(4)):
-    p = inertial_parameters()
-    kw = dict(convention="standard", coms=p["coms"], inertias=p["inertias"], gravity=G)
-    q, qd, qdd = rng.uniform(-3, 3, (3, 5, 6))
-    for masses in (p["masses"], p["masses"] * 1.5, p["masses"]):  # the third call hits the cached model
-        ref = _rnea_reference(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=masses, **kw)
-        assert np.abs(rnea(UR5.a, UR5.alpha, UR5.d, q, qd, qdd, masses=masses, **kw) - ref).max() <= 1e-12
-    bad = p["inertias"].copy()
-    bad[0] = np.diag([0.1, 0.1, 0.3])  # never cached: the checks still run for new values
-    with pytest.raises(ValueError, match="triangle"):
-        rnea(
-            UR5.a,
-            UR5.alpha,
-            UR5.d,
-            q,
-            qd,
-            qdd,
-            masses=p["masses"],
-            convention="standard",
-            coms=p["coms"],
-            inertias=bad,
-            gravity=G,
         )
 
 

@@ -1,4 +1,4 @@
-"""Peer cross-check: robokin.dynamics.rnea against pinocchio on the UR5 (standard DH) and a modified-DH chain.
+"""Peer cross-check: robokin.dynamics.SerialDynamics against pinocchio on the UR5 (standard DH) and a modified-DH chain.
 
 The pinocchio models are built by hand (JointModelRZ plus SE3 placements) from the DH tables, so the
 check exercises our RNEA, not a shared model loader.
@@ -12,7 +12,7 @@ estimate of ``robokin.ur5.inertial_parameters`` plus small products of inertia (
 import numpy as np
 import pytest
 
-from robokin.dynamics import rnea, rnea_mass_matrix
+from robokin.dynamics import SerialDynamics
 from robokin.ur5 import UR5, inertial_parameters
 
 pin = pytest.importorskip("pinocchio")
@@ -71,12 +71,18 @@ def _compare(convention, a, alpha, d, masses, coms, inertias, samples):
     model = _pin_model(a, alpha, d, masses, coms, inertias, convention)
     data = model.createData()
     q, qd, qdd = samples
-    ours = rnea(
-        a, alpha, d, q, qd, qdd, convention=convention, masses=masses, coms=coms, inertias=inertias, gravity=GRAVITY
+    dyn = SerialDynamics.from_dh(
+        a, alpha, d, convention=convention, masses=masses, coms=coms, inertias=inertias, gravity=GRAVITY
     )
+    ours = dyn.inverse_dynamics(q, qd, qdd)
     theirs = np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]).copy() for k in range(len(q))])
     assert np.max(np.abs(ours - theirs)) <= 1e-9
-    M_ours = rnea_mass_matrix(a, alpha, d, q, convention=convention, masses=masses, coms=coms, inertias=inertias)
+    # protocol split: gravity(q) = pinocchio's generalized gravity, bias(q, qd) = nonLinearEffects - gravity
+    g_theirs = np.array([pin.computeGeneralizedGravity(model, data, q[k]).copy() for k in range(len(q))])
+    nle = np.array([pin.nonLinearEffects(model, data, q[k], qd[k]).copy() for k in range(len(q))])
+    assert np.max(np.abs(dyn.gravity(q) - g_theirs)) <= 1e-9
+    assert np.max(np.abs(dyn.bias(q, qd) - (nle - g_theirs))) <= 1e-9
+    M_ours = dyn.mass_matrix(q)
     M_theirs = []
     for k in range(len(q)):
         M = pin.crba(model, data, q[k]).copy()
@@ -103,18 +109,15 @@ def test_wrong_convention_is_caught(samples):
     model = _pin_model(UR5_A, UR5_ALPHA, UR5_D, UR5_MASSES, UR5_COMS, UR5_INERTIAS, "standard")
     data = model.createData()
     q, qd, qdd = (s[:5] for s in samples)
-    wrong = rnea(
+    wrong = SerialDynamics.from_dh(
         UR5_A,
         UR5_ALPHA,
         UR5_D,
-        q,
-        qd,
-        qdd,
         convention="modified",
         masses=UR5_MASSES,
         coms=UR5_COMS,
         inertias=UR5_INERTIAS,
         gravity=GRAVITY,
-    )
+    ).inverse_dynamics(q, qd, qdd)
     theirs = np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]).copy() for k in range(len(q))])
     assert np.max(np.abs(wrong - theirs)) > 1e-2

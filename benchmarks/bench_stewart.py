@@ -1,4 +1,4 @@
-"""Stewart platform: batched IK and batched Newton FK against per-pose loops.
+"""Stewart platform: batched IK and batched Newton FK against per-pose loops (``robokin.robots.STEWART``).
 
 Prints solves per second for the batched (vectorised) call and for a Python loop
 calling the same method one pose at a time, and their ratio. Both paths run the
@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from _timing import median_time  # benchmarks/ is on sys.path when a script runs
 
-from robokin.stewart import Stewart, default_platform
+from robokin.robots import STEWART
+from robokin.stewart import Stewart
 
 
 def _rate(fn, n, *, repeat=3):
@@ -22,16 +23,15 @@ def _rate(fn, n, *, repeat=3):
 
 def main(n_batch=100_000, n_loop=2_000, n_fk=20_000, n_fk_loop=500, seed=0):
     rng = np.random.default_rng(seed)
-    s0 = default_platform()
-    st = Stewart(s0.base, s0.top)
+    st = Stewart(STEWART.base, STEWART.top)  # no stroke limits: every sampled pose is solved
     lo = np.array([-0.05, -0.05, 0.37, -0.2, -0.2, -0.3])
     hi = np.array([0.05, 0.05, 0.47, 0.2, 0.2, 0.3])
     Q = rng.uniform(lo, hi, size=(n_batch, 6))
 
-    ik_batch = _rate(lambda: st.ik(Q), n_batch)
+    ik_batch = _rate(lambda: st.ik(Q), n_batch)  # the IKResult, as a user gets it
     ik_loop = _rate(lambda: [st.ik(q) for q in Q[:n_loop]], n_loop)
 
-    L = st.ik(Q[:n_fk])
+    L = st.ik(Q[:n_fk]).q
     guess = st.home_guess(L)
     out = st.fk(L, guess=guess)
     err = np.abs(out - Q[:n_fk]).max()

@@ -16,29 +16,39 @@ Conventions (chapters 9 and 10):
 
 Everything is vectorised over leading batch axes: poses ``(..., 6)`` map to leg
 lengths ``(..., 6)`` and Jacobians ``(..., 6, 6)``.
+
+Protocol (``book/conventions.md``): :meth:`Stewart.ik` always returns an
+:class:`~robokin.results.IKResult` (one branch, ``"unique"``: a pose has exactly one set
+of leg lengths); :meth:`Stewart.fk` always returns the pose and raises
+:class:`~robokin.errors.ConvergenceError` when Newton fails, :meth:`Stewart.fk_solve`
+always returns an :class:`FKResult`. The forward problem has many assembly modes, which
+are not enumerable by name: the Newton start ``guess`` selects one.
+:class:`StewartDynamics` is built once and checks its parameters then.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
+from ._primitives import cross, smoothed_friction
 from ._validate import (
+    MAX_ABS,
     MAX_THRESHOLD,
     as_array,
     callback_output,
     check_inertias,
+    choice,
     finite_scalar,
     integer,
     on_unreachable_mode,
     positive,
-    solve_ivp_guarded,
 )
-from .checks import CheckReport, check_close, check_errors, check_jacobian
 from .errors import ConvergenceError, SingularityError, SingularityWarning, UnreachableError
-from .transforms import hat, rpy_to_matrix, zyx_rate_matrix
+from .results import IKResult
 
 __all__ = [
     "Stewart",
@@ -48,8 +58,6 @@ __all__ = [
     "PlatformParams",
     "StewartDynamics",
     "leg_friction",
-    "default_platform",
-    "validate",
 ]
 
 SINGULAR_COND = 1e8  # condition number above which rate solves warn
@@ -63,11 +71,41 @@ def _anchors(a, name):
     return a
 
 
-def _cross(a, b):
-    """Cross product over the last axis (np.cross is slow for small arrays: it moves axes)."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
+# ---- unchecked kernels for already-validated arrays (candidates for robokin._primitives) -------------------------
+def _rpy_matrix(a):
+    """``Rz(yaw) Ry(pitch) Rx(roll)`` of ``a = [roll, pitch, yaw]`` (..., 3) -> (..., 3, 3); no input checks.
+
+    The same matrix as :func:`robokin.transforms.rpy_to_matrix` (to round-off), without its per-call validation.
+    """
+    cr, cp, cy = np.cos(a[..., 0]), np.cos(a[..., 1]), np.cos(a[..., 2])
+    sr, sp, sy = np.sin(a[..., 0]), np.sin(a[..., 1]), np.sin(a[..., 2])
+    R = np.empty(a.shape[:-1] + (3, 3))
+    R[..., 0, 0], R[..., 0, 1], R[..., 0, 2] = cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr
+    R[..., 1, 0], R[..., 1, 1], R[..., 1, 2] = sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr
+    R[..., 2, 0], R[..., 2, 1], R[..., 2, 2] = -sp, cp * sr, cp * cr
+    return R
+
+
+def _rate_world(a):
+    """World-frame ZYX rate matrix ``E`` (omega = E rpy_dot) of ``a`` (..., 3) -> (..., 3, 3); no input checks.
+
+    The same matrix as :func:`robokin.transforms.zyx_rate_matrix` with ``frame="world"``.
+    """
+    cp, sp, cy, sy = np.cos(a[..., 1]), np.sin(a[..., 1]), np.cos(a[..., 2]), np.sin(a[..., 2])
+    E = np.zeros(a.shape[:-1] + (3, 3))
+    E[..., 0, 0], E[..., 1, 0], E[..., 2, 0] = cy * cp, sy * cp, -sp
+    E[..., 0, 1], E[..., 1, 1] = -sy, cy
+    E[..., 2, 2] = 1.0
+    return E
+
+
+def _hat(w):
+    """Skew matrix ``[w]x`` of (..., 3) -> (..., 3, 3); no input checks (see :func:`robokin.transforms.hat`)."""
+    S = np.zeros(w.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2] = -w[..., 2], w[..., 1]
+    S[..., 1, 0], S[..., 1, 2] = w[..., 2], -w[..., 0]
+    S[..., 2, 0], S[..., 2, 1] = -w[..., 1], w[..., 0]
+    return S
 
 
 def _check_legs(L):
@@ -153,23 +191,30 @@ def paired_layout(r_base, r_top, *, base_pair_angle, top_pair_angle):
     return _circle(r_base, base_ang), _circle(r_top, top_ang)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FKResult:
-    """Outcome of :meth:`Stewart.fk` with ``full_output=True``.
+    """Outcome of :meth:`Stewart.fk_solve` (Newton forward kinematics), the same for every sample.
 
     Attributes
     ----------
     pose : ndarray, shape (..., 6)
-        Last Newton iterate ``[x, y, z, roll, pitch, yaw]``.
-    converged : ndarray of bool, shape (...)
+        Last Newton iterate ``[x, y, z, roll, pitch, yaw]`` (m, rad); where ``valid`` is False it is not a solution.
+    valid : ndarray of bool, shape (...)
+        True where Newton converged: ``residual <= tol``.
     residual : ndarray, shape (...)
-        ``max_i |L_i(pose) - L_i|`` (m).
+        ``max_i |L_i(pose) - L_i|`` (m), the leg-length error of ``pose``.
     iterations : ndarray of int, shape (...)
         Newton steps taken per sample.
+
+    Examples
+    --------
+    >>> r = FKResult(np.zeros(6), np.array(True), np.array(0.0), np.array(3))
+    >>> bool(r.valid), int(r.iterations)
+    (True, 3)
     """
 
     pose: np.ndarray
-    converged: np.ndarray
+    valid: np.ndarray
     residual: np.ndarray
     iterations: np.ndarray
 
@@ -188,10 +233,17 @@ class Stewart:
         ``(l_min, l_max)`` leg length limits (m). Without it every pose with
         non-zero leg lengths is reachable.
 
+    Attributes
+    ----------
+    branches : tuple of str
+        ``("unique",)``: a pose has exactly one set of leg lengths, so the IK has one branch.
+    default_branch : str
+        ``"unique"``.
+
     Examples
     --------
     >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
-    >>> L = st.ik([0, 0, 0.4, 0, 0, 0])
+    >>> L = st.ik([0, 0, 0.4, 0, 0, 0]).q
     >>> L.shape, bool(np.allclose(L, L[0]))
     ((6,), True)
     """
@@ -199,6 +251,9 @@ class Stewart:
     base: np.ndarray
     top: np.ndarray
     stroke: tuple | None = field(default=None, kw_only=True)
+
+    branches: ClassVar[tuple[str, ...]] = ("unique",)
+    default_branch: ClassVar[str] = "unique"
 
     def __post_init__(self):
         b = _anchors(self.base, "base").copy()
@@ -224,15 +279,22 @@ class Stewart:
         array([0.35, 0.  , 0.4 ])
         """
         q = as_array(pose, "pose", trailing=(6,))
-        R = rpy_to_matrix(q[..., 3:])
-        return np.swapaxes(R @ self.top, -1, -2) + q[..., None, :3]
+        return np.swapaxes(_rpy_matrix(q[..., 3:]) @ self.top, -1, -2) + q[..., None, :3]
 
     def _legs(self, q):
-        R = rpy_to_matrix(q[..., 3:])
+        """``R p_i`` (..., 6, 3), leg vectors ``s_i`` (..., 6, 3) and lengths (..., 6) of checked poses."""
+        R = _rpy_matrix(q[..., 3:])
         Rp = np.swapaxes(R @ self.top, -1, -2)  # (..., 6, 3): R p_i, world frame, from the centre
         s = Rp + q[..., None, :3] - self.base.T
         L = np.linalg.norm(s, axis=-1)
         return Rp, s, L
+
+    def _jq(self, q):
+        """``dL/dq = J S`` (..., 6, 6) of checked poses; raises on a zero-length leg."""
+        Rp, s, L = self._legs(q)
+        _check_legs(L)
+        n = s / L[..., None]
+        return np.concatenate([n, cross(Rp, n) @ _rate_world(q[..., 3:])], axis=-1)
 
     def leg_vectors(self, pose):
         """Leg vectors ``s_i = x + R p_i - b_i`` (world frame, m): ``(..., 6) -> (..., 6, 3)``.
@@ -246,32 +308,60 @@ class Stewart:
         q = as_array(pose, "pose", trailing=(6,))
         return self._legs(q)[1]
 
-    def ik(self, pose, *, on_unreachable="raise"):
+    def leg_lengths(self, pose):
+        """Leg lengths ``L_i = |x + R p_i - b_i|`` (m) of any pose, stroke limits ignored: ``(..., 6) -> (..., 6)``.
+
+        The map of equation :eq:`eq-ch09-ik` as a plain array function (its derivative is
+        :meth:`jacobian_pose_rates`); :meth:`ik` is the same map with the stroke check and an
+        :class:`~robokin.results.IKResult`.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0), stroke=(0.3, 0.6))
+        >>> st.leg_lengths([[0, 0, 0.4, 0, 0, 0], [0, 0, 1.0, 0, 0, 0]]).round(4)
+        array([[0.4272, 0.4272, 0.4272, 0.4272, 0.4272, 0.4272],
+               [1.0112, 1.0112, 1.0112, 1.0112, 1.0112, 1.0112]])
+        """
+        q = as_array(pose, "pose", trailing=(6,))
+        return self._legs(q)[2]
+
+    def ik(self, pose, *, branch="unique", on_unreachable="raise") -> IKResult:
         """Leg lengths of a pose (equation :eq:`eq-ch09-ik`): ``L_i = |x + R p_i - b_i|``.
 
         Parameters
         ----------
         pose : array_like, shape (..., 6)
             ``[x, y, z, roll, pitch, yaw]`` of the platform centre (m, rad), world frame.
-        on_unreachable : {"raise", "nan"}
-            What to do with poses whose lengths leave the ``stroke`` limits (or
-            a zero-length leg): raise :class:`~robokin.errors.UnreachableError`,
-            or return ``(lengths, mask)`` with NaN rows where ``mask`` is False.
+        branch : {"unique", "all"}, keyword-only
+            The IK of a Stewart platform has one branch, ``"unique"``; ``"all"`` adds a branch axis of size 1
+            (protocol of ``book/conventions.md``).
+        on_unreachable : {"raise", "nan"}, keyword-only
+            Poses with a leg length outside ``stroke`` (or a zero-length leg): raise
+            :class:`~robokin.errors.UnreachableError` (default), or give NaN rows with ``valid`` False.
 
         Returns
         -------
-        ndarray, shape (..., 6)
-            Leg lengths (m); with ``on_unreachable="nan"`` a tuple ``(lengths, mask)``.
+        IKResult
+            ``q``: leg lengths (m), shape (..., 6) (``(..., 1, 6)`` for ``"all"``), NaN where not ``valid``;
+            ``valid``: within the stroke, shape (...) (``(..., 1)``); ``residual``: ``max_i |L_i(pose) - q_i|``
+            (m) from the leg lengths recomputed at ``pose``, zero for this closed-form map and NaN where ``q`` is
+            NaN; ``branch``: ``"unique"`` (``("unique",)`` for ``"all"``).
+
+        Raises
+        ------
+        robokin.errors.UnreachableError
+            With ``on_unreachable="raise"``, when a pose is outside the stroke limits.
 
         Examples
         --------
         >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0), stroke=(0.3, 0.6))
-        >>> st.ik([0, 0, 0.4, 0, 0, 0]).round(6)
+        >>> st.ik([0, 0, 0.4, 0, 0, 0]).q.round(6)
         array([0.4272, 0.4272, 0.4272, 0.4272, 0.4272, 0.4272])
-        >>> L, ok = st.ik([[0, 0, 0.4, 0, 0, 0], [0, 0, 1.0, 0, 0, 0]], on_unreachable="nan")
-        >>> ok
-        array([ True, False])
+        >>> res = st.ik([[0, 0, 0.4, 0, 0, 0], [0, 0, 1.0, 0, 0, 0]], on_unreachable="nan")
+        >>> res.valid, bool(np.isnan(res.q[1]).all())
+        (array([ True, False]), True)
         """
+        branch = choice(branch, "branch", self.branches + ("all",))
         mode = on_unreachable_mode(on_unreachable)
         q = as_array(pose, "pose", trailing=(6,))
         L = self._legs(q)[2]
@@ -280,17 +370,22 @@ class Stewart:
         if self.stroke is not None:
             ok &= np.all((L >= self.stroke[0]) & (L <= self.stroke[1]), axis=-1)
             reason = f"leg length outside stroke [{self.stroke[0]:g}, {self.stroke[1]:g}] m"
-        if mode == "nan":
-            return np.where(ok[..., None], L, np.nan), ok
-        if not np.all(ok):
+        if mode == "raise" and not np.all(ok):
             bad = q[~ok] if q.ndim > 1 else q[None]
             raise UnreachableError(
                 int(np.size(ok) - np.count_nonzero(ok)), bad[0], total=int(np.size(ok)), reason=reason
             )
-        return L
+        lengths = np.where(ok[..., None], L, np.nan)
+        # closed form: the returned lengths are the leg lengths of the pose, so the recomputed error is 0
+        residual = np.where(ok, 0.0, np.nan)
+        if branch == "all":
+            return IKResult(lengths[..., None, :], ok[..., None], residual[..., None], self.branches)
+        return IKResult(lengths, ok, residual, branch)
 
     def reachable(self, pose):
         """True where all six lengths lie within ``stroke``: ``(..., 6) -> (...)`` bool.
+
+        The ``valid`` mask of ``ik(pose, on_unreachable="nan")``.
 
         Examples
         --------
@@ -298,7 +393,7 @@ class Stewart:
         >>> st.reachable([[0, 0, 0.4, 0, 0, 0], [0, 0, 0.7, 0, 0, 0]])
         array([ True, False])
         """
-        return self.ik(pose, on_unreachable="nan")[1]
+        return self.ik(pose, on_unreachable="nan").valid
 
     # ---------------------------------------------------------------- Jacobians
     def jacobian(self, pose):
@@ -328,7 +423,7 @@ class Stewart:
         Rp, s, L = self._legs(q)
         _check_legs(L)
         n = s / L[..., None]
-        return np.concatenate([n, _cross(Rp, n)], axis=-1)
+        return np.concatenate([n, cross(Rp, n)], axis=-1)
 
     def rate_map(self, pose):
         """``S(q) = blockdiag(I, E(rpy))`` with ``[v; omega] = S(q) dq/dt``: ``(..., 6, 6)``.
@@ -344,13 +439,13 @@ class Stewart:
         q = as_array(pose, "pose", trailing=(6,))
         S = np.zeros(q.shape[:-1] + (6, 6))
         S[..., :3, :3] = np.eye(3)
-        S[..., 3:, 3:] = zyx_rate_matrix(q[..., 3:], frame="world")
+        S[..., 3:, 3:] = _rate_world(q[..., 3:])
         return S
 
     def jacobian_pose_rates(self, pose):
         """``dL/dq``: leg rates from pose rates, ``J(q) @ S(q)`` (equation :eq:`eq-ch09-jq`).
 
-        Equals the finite-difference derivative of :meth:`ik` with respect to
+        Equals the finite-difference derivative of :meth:`leg_lengths` with respect to
         ``[x, y, z, roll, pitch, yaw]``.
 
         Parameters
@@ -365,11 +460,11 @@ class Stewart:
         --------
         >>> from robokin.checks import check_jacobian
         >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
-        >>> check_jacobian(st.jacobian_pose_rates, st.ik, [0.01, 0.02, 0.4, 0.1, -0.2, 0.3]).passed
+        >>> check_jacobian(st.jacobian_pose_rates, st.leg_lengths, [0.01, 0.02, 0.4, 0.1, -0.2, 0.3]).passed
         True
         """
         q = as_array(pose, "pose", trailing=(6,))
-        return self.jacobian(q) @ self.rate_map(q)
+        return self._jq(q)
 
     def twist_from_leg_rates(self, pose, leg_rates, *, damping=0.0, warn_cond=SINGULAR_COND):
         """Platform twist ``[v; omega]`` from leg rates (forward velocity problem).
@@ -416,73 +511,35 @@ class Stewart:
             warnings.warn(SingularityWarning(worst, "twist_from_leg_rates"), stacklevel=2)
         return (np.linalg.pinv(J) @ ld)[..., 0]
 
-    # ---------------------------------------------------------------- forward kinematics
+        # ---------------------------------------------------------------- forward kinematics
+
     def home_guess(self, lengths):
         """Level pose ``[0, 0, z, 0, 0, 0]`` whose RMS leg length matches ``lengths``: ``(..., 6)``.
 
         Examples
         --------
         >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
-        >>> st.home_guess(st.ik([0, 0, 0.4, 0, 0, 0])).round(12)
+        >>> st.home_guess(st.ik([0, 0, 0.4, 0, 0, 0]).q).round(12)
         array([0. , 0. , 0.4, 0. , 0. , 0. ])
         """
         L = as_array(lengths, "lengths", trailing=(6,))
+        return self._home_guess(L)
+
+    def _home_guess(self, L):
         d2 = np.mean(np.sum((self.top[:2] - self.base[:2]) ** 2, axis=0))
         z = np.sqrt(np.maximum(np.mean(L**2, axis=-1) - d2, 1e-6))
         g = np.zeros(L.shape[:-1] + (6,))
         g[..., 2] = z
         return g
 
-    def fk(self, lengths, *, guess=None, tol=1e-10, max_iter=50, full_output=False):
-        """Pose from leg lengths by Newton iteration on ``ik(q) - L = 0`` (equation :eq:`eq-ch09-newton`).
-
-        ``q <- q + Jq(q)^-1 (L - ik(q))`` with ``Jq`` = :meth:`jacobian_pose_rates`,
-        run on the whole batch at once; converged samples are frozen. The
-        forward problem has many solutions (assembly modes): Newton returns the
-        one its ``guess`` leads to.
-
-        Parameters
-        ----------
-        lengths : array_like, shape (..., 6)
-            Leg lengths (m), positive.
-        guess : array_like, shape (..., 6), optional
-            Start poses (broadcast against ``lengths``); default :meth:`home_guess`.
-        tol : float
-            Convergence when ``max_i |ik(q)_i - L_i| <= tol`` (m).
-        max_iter : int
-            Newton steps allowed.
-        full_output : bool
-            Return an :class:`FKResult` (pose, converged, residual, iterations)
-            instead of raising on non-convergence.
-
-        Returns
-        -------
-        ndarray, shape (..., 6) or FKResult
-
-        Raises
-        ------
-        ConvergenceError
-            If any sample did not converge (and ``full_output`` is False); carries
-            the worst residual and the iteration count.
-
-        Examples
-        --------
-        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
-        >>> q = np.array([0.02, -0.01, 0.42, 0.05, -0.1, 0.2])
-        >>> np.allclose(st.fk(st.ik(q)), q, atol=1e-9)
-        True
-        >>> res = st.fk(st.ik(q), full_output=True)
-        >>> bool(res.converged), int(res.iterations) < 10
-        (True, True)
-        """
+    def _newton(self, lengths, guess, tol, max_iter):
+        """Check the FK arguments, run the batched Newton iteration; returns (pose, ok, residual, iterations)."""
         L = as_array(lengths, "lengths", trailing=(6,))
         if np.any(L <= 0):
             raise ValueError("lengths must be positive (m)")
         tol = positive(tol, "tol")
         max_iter = integer(max_iter, "max_iter", minimum=1)
-        if not isinstance(full_output, bool):
-            raise ValueError(f"full_output must be True or False, got {full_output!r}")
-        g = self.home_guess(L) if guess is None else as_array(guess, "guess", trailing=(6,))
+        g = self._home_guess(L) if guess is None else as_array(guess, "guess", trailing=(6,))
         shape = np.broadcast_shapes(L.shape, g.shape)
         L = np.broadcast_to(L, shape).reshape(-1, 6)
         q = np.array(np.broadcast_to(g, shape).reshape(-1, 6))
@@ -494,7 +551,7 @@ class Stewart:
             if not np.any(act):
                 break
             qa = q[act]
-            Jq = self.jacobian(qa) @ self.rate_map(qa)
+            Jq = self._jq(qa)
             try:
                 dq = np.linalg.solve(Jq, r[act][..., None])[..., 0]
             except np.linalg.LinAlgError:  # an exactly singular sample: fall back to least squares
@@ -507,8 +564,46 @@ class Stewart:
             res[act] = np.abs(r[act]).max(axis=-1)
         ok = np.isfinite(res) & (res <= tol)
         lead = shape[:-1]
-        if full_output:
-            return FKResult(q.reshape(shape), ok.reshape(lead), res.reshape(lead), iters.reshape(lead))
+        return q.reshape(shape), ok.reshape(lead), res.reshape(lead), iters.reshape(lead)
+
+    def fk(self, lengths, *, guess=None, tol=1e-10, max_iter=50):
+        """Pose from leg lengths by Newton iteration on ``L(q) - L = 0`` (equation :eq:`eq-ch09-newton`).
+
+        ``q <- q + Jq(q)^-1 (L - L(q))`` with ``Jq`` = :meth:`jacobian_pose_rates`,
+        run on the whole batch at once; converged samples are frozen and each step is
+        capped at 0.1 m and 0.3 rad. The forward problem has many solutions (assembly
+        modes): Newton returns the one its ``guess`` leads to. Always returns the pose;
+        :meth:`fk_solve` returns the per-sample outcome instead of raising.
+
+        Parameters
+        ----------
+        lengths : array_like, shape (..., 6)
+            Leg lengths (m), positive.
+        guess : array_like, shape (..., 6), optional
+            Start poses (broadcast against ``lengths``); default :meth:`home_guess`.
+        tol : float
+            Convergence when ``max_i |L_i(q) - L_i| <= tol`` (m).
+        max_iter : int
+            Newton steps allowed.
+
+        Returns
+        -------
+        ndarray, shape (..., 6)
+            ``[x, y, z, roll, pitch, yaw]`` (m, rad).
+
+        Raises
+        ------
+        robokin.errors.ConvergenceError
+            If any sample did not converge; carries the worst residual (m) and the iteration count.
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> q = np.array([0.02, -0.01, 0.42, 0.05, -0.1, 0.2])
+        >>> np.allclose(st.fk(st.leg_lengths(q)), q, atol=1e-9)
+        True
+        """
+        q, ok, res, iters = self._newton(lengths, guess, tol, max_iter)
         if not np.all(ok):
             worst = np.max(np.where(np.isfinite(res), res, np.inf))
             raise ConvergenceError(
@@ -517,15 +612,41 @@ class Stewart:
                 f"Newton FK ({np.count_nonzero(~ok)} of {ok.size} samples); "
                 "try another guess, or check that the lengths are assemblable",
             )
-        return q.reshape(shape)
+        return q
+
+    def fk_solve(self, lengths, *, guess=None, tol=1e-10, max_iter=50) -> FKResult:
+        """Newton forward kinematics as :meth:`fk`, returning an :class:`FKResult` and never raising on failure.
+
+        Use it to scan many guesses (assembly modes) or lengths that may not be assemblable: the samples that
+        did not converge have ``valid`` False and keep their last iterate.
+
+        Parameters
+        ----------
+        lengths, guess, tol, max_iter
+            As in :meth:`fk`.
+
+        Returns
+        -------
+        FKResult
+            ``pose`` (..., 6), ``valid`` (...), ``residual`` (..., m) and ``iterations`` (...).
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> res = st.fk_solve(st.leg_lengths([0.02, -0.01, 0.42, 0.05, -0.1, 0.2]))
+        >>> bool(res.valid), int(res.iterations) < 10, float(res.residual) <= 1e-10
+        (True, True, True)
+        """
+        return FKResult(*self._newton(lengths, guess, tol, max_iter))
 
 
 # ====================================================================== dynamics
 def leg_friction(leg_rates, *, viscous, coulomb, coulomb_speed):
-    """Actuator friction ``b Ldot + Fc tanh(Ldot / v_s)`` (N) opposing each leg's motion.
+    """Actuator friction ``b Ldot + Fc tanh(Ldot / v_s)`` (N) opposing each leg's motion (equation :eq:`eq-ch10-fric`).
 
     The tanh replaces ``Fc sign(Ldot)``: smooth, so ODE solvers can integrate it,
-    and within 1 % of Coulomb friction once ``|Ldot| > 2.6 v_s``.
+    and within 1 % of Coulomb friction once ``|Ldot| > 2.6 v_s``. :class:`StewartDynamics`
+    applies the same formula (both call ``robokin._primitives.smoothed_friction``).
 
     Parameters
     ----------
@@ -552,7 +673,7 @@ def leg_friction(leg_rates, *, viscous, coulomb, coulomb_speed):
     if b < 0 or fc < 0:
         raise ValueError("viscous and coulomb friction coefficients must be >= 0")
     vs = positive(coulomb_speed, "coulomb_speed")
-    return b * ld + fc * np.tanh(ld / vs)
+    return smoothed_friction(ld, b, fc, vs)
 
 
 @dataclass(frozen=True, eq=False)
@@ -614,6 +735,18 @@ class PlatformParams:
         object.__setattr__(self, "com", c)
 
 
+def _guard(value, name, shape, t):
+    """``value`` as a float array when it is real, finite, bounded and of ``shape``; else the full check raises.
+
+    The fast path costs a few microseconds; anything unusual goes through ``callback_output``, which either
+    accepts it (an integer array, a list) or raises with the precise reason.
+    """
+    a = value if isinstance(value, np.ndarray) else None
+    if a is not None and a.dtype == np.float64 and a.shape == shape and np.all(np.abs(a) <= MAX_ABS):
+        return a  # NaN fails the comparison, inf exceeds the bound
+    return callback_output(value, name, shape, t=t)
+
+
 def _edot_qd(q, qd):
     """``dE/dt @ rpy_dot`` for the world-frame ZYX rate matrix (rad/s^2), shape (..., 3)."""
     p, y = q[..., 4], q[..., 5]
@@ -635,8 +768,20 @@ class StewartDynamics:
 
     with ``M = S^T M_t S``, ``S`` = :meth:`Stewart.rate_map`, ``M_t`` the
     spatial inertia about the platform centre, ``h = C(q, qd) qd`` the
-    Coriolis/centrifugal vector, ``f`` the actuator forces along the legs and
-    ``f_fric`` = :func:`leg_friction`.
+    Coriolis/centrifugal vector (:meth:`bias`, without gravity), ``G`` the
+    generalised gravity, ``f`` the actuator forces along the legs and
+    ``f_fric`` the friction of :func:`leg_friction` (the same formula, evaluated
+    without re-checking the parameters).
+
+    Protocol methods (``book/conventions.md``): :meth:`mass_matrix`, :meth:`bias`,
+    :meth:`gravity`, :meth:`inverse_dynamics` (the generalised force
+    ``tau = M qdd + h + G + Jq^T f_fric``) and :meth:`forward_dynamics` (its
+    inverse). The actuators are the legs, ``tau = Jq^T f``: :meth:`leg_forces` is
+    the inverse dynamics in leg forces, and :meth:`ode` takes leg forces.
+
+    The model is built once: ``robot`` and ``params`` are checked here, and the
+    right-hand side of :meth:`ode` does no further argument checking beyond its
+    guard against non-finite states and forces.
 
     Parameters
     ----------
@@ -647,7 +792,7 @@ class StewartDynamics:
     --------
     >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
     >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
-    >>> f = dyn.inverse_dynamics([0, 0, 0.4, 0, 0, 0], np.zeros(6), np.zeros(6))
+    >>> f = dyn.leg_forces([0, 0, 0.4, 0, 0, 0], np.zeros(6), np.zeros(6))
     >>> round(float(f.sum() * dyn.robot.jacobian([0, 0, 0.4, 0, 0, 0])[0, 2]), 6)  # legs carry m g
     98.1
     """
@@ -677,12 +822,12 @@ class StewartDynamics:
     def _terms(self, q, qd=None):
         """Everything the equations of motion need, computed once (q, qd already validated)."""
         m, c, Ic = self._rigid
-        R = rpy_to_matrix(q[..., 3:])
+        R = _rpy_matrix(q[..., 3:])
         Rt = np.swapaxes(R, -1, -2)
-        E = zyx_rate_matrix(q[..., 3:], frame="world")
+        E = _rate_world(q[..., 3:])
         cw = R @ c
         Io = R @ Ic @ Rt + m * (np.sum(cw * cw, -1)[..., None, None] * np.eye(3) - cw[..., :, None] * cw[..., None, :])
-        mC = m * hat(cw)
+        mC = m * _hat(cw)
         # M = S^T M_t S with S = blockdiag(I, E), M_t = [[m I, -m [c]], [m [c], I_o]]
         M = np.zeros(q.shape[:-1] + (6, 6))
         M[..., :3, :3] = m * np.eye(3)
@@ -692,7 +837,7 @@ class StewartDynamics:
         g = np.array([0.0, 0.0, -self.params.gravity])
         G = np.zeros(q.shape[:-1] + (6,))
         G[..., :3] = -m * g
-        G[..., 3:] = -(np.swapaxes(E, -1, -2) @ (m * _cross(cw, g))[..., None])[..., 0]
+        G[..., 3:] = -(np.swapaxes(E, -1, -2) @ (m * cross(cw, g))[..., None])[..., 0]
         out = {"m": m, "cw": cw, "E": E, "M": M, "G": G}
         # leg Jacobian, reusing R: rows [n, (R p) x n] then times S
         Rp = np.swapaxes(R @ self.robot.top, -1, -2)
@@ -700,19 +845,19 @@ class StewartDynamics:
         L = np.linalg.norm(s, axis=-1)
         _check_legs(L)
         n = s / L[..., None]
-        Jq = np.concatenate([n, _cross(Rp, n) @ E], axis=-1)
+        Jq = np.concatenate([n, cross(Rp, n) @ E], axis=-1)
         out["Jq"] = Jq
         if qd is not None:
             w = (E @ qd[..., 3:, None])[..., 0]
             wd = _edot_qd(q, qd)  # angular acceleration from Edot alone
             # h = S^T (M_t [0; Edot rd] + [m w x (w x c); w x I_o w])
-            hv = -(mC @ wd[..., None])[..., 0] + m * _cross(w, _cross(w, cw))
-            hw = (Io @ wd[..., None])[..., 0] + _cross(w, (Io @ w[..., None])[..., 0])
+            hv = -(mC @ wd[..., None])[..., 0] + m * cross(w, cross(w, cw))
+            hw = (Io @ wd[..., None])[..., 0] + cross(w, (Io @ w[..., None])[..., 0])
             h = np.concatenate([hv, (np.swapaxes(E, -1, -2) @ hw[..., None])[..., 0]], -1)
             ld = (Jq @ qd[..., None])[..., 0]
             p = self.params
             out["h"] = h
-            out["fric"] = p.viscous * ld + p.coulomb * np.tanh(ld / p.coulomb_speed)
+            out["fric"] = smoothed_friction(ld, p.viscous, p.coulomb, p.coulomb_speed)
         return out
 
     def mass_matrix(self, q):
@@ -732,9 +877,10 @@ class StewartDynamics:
         return self._terms(q)["M"]
 
     def bias(self, q, qd):
-        """Coriolis and centrifugal vector ``h = C(q, qd) qd``: ``(..., 6) -> (..., 6)``.
+        """Coriolis and centrifugal vector ``h = C(q, qd) qd`` (N, N m), **without gravity**: ``(..., 6) -> (..., 6)``.
 
-        ``h = S^T (M_t [0; Edot rpy_dot] + [m w x (w x c_w); w x (I_o w)])``.
+        ``h = S^T (M_t [0; Edot rpy_dot] + [m w x (w x c_w); w x (I_o w)])``; gravity is
+        :meth:`gravity` and friction :meth:`friction`, neither is included.
 
         Examples
         --------
@@ -777,7 +923,42 @@ class StewartDynamics:
         return self._terms(q, qd)["fric"]
 
     def inverse_dynamics(self, q, qd, qdd):
+        """Generalised force for a task-space motion: ``tau = M qdd + h + G + Jq^T f_fric`` (N, N m): ``(..., 6)``.
+
+        The protocol's inverse dynamics in the pose coordinates (``h`` = :meth:`bias`, ``G`` = :meth:`gravity`,
+        ``f_fric`` = :meth:`friction`): the force and ZYX-angle torques that must act on the platform. The legs
+        supply it as ``tau = Jq^T f``; :meth:`leg_forces` solves for those actuator forces ``f``.
+
+        Parameters
+        ----------
+        q, qd, qdd : array_like, shape (..., 6)
+            Pose, pose rates and pose accelerations (m, rad; per s; per s^2).
+
+        Returns
+        -------
+        ndarray, shape (..., 6)
+            ``[force (N); torques conjugate to roll, pitch, yaw (N m)]``.
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> q, qd, qdd = np.array([0, 0, 0.4, 0.1, 0, 0]), np.zeros(6), np.ones(6)
+        >>> np.allclose(dyn.forward_dynamics(q, qd, dyn.inverse_dynamics(q, qd, qdd)), qdd)
+        True
+        >>> dyn.inverse_dynamics([0, 0, 0.4, 0, 0, 0], np.zeros(6), np.zeros(6)).round(6) + 0.0  # holds m g
+        array([ 0. ,  0. , 98.1,  0. ,  0. ,  0. ])
+        """
+        q, qd, qdd = self._states(q=q, qd=qd, qdd=qdd)
+        t = self._terms(q, qd)
+        Q = (t["M"] @ qdd[..., None])[..., 0] + t["h"] + t["G"]
+        return Q + (np.swapaxes(t["Jq"], -1, -2) @ t["fric"][..., None])[..., 0]
+
+    def leg_forces(self, q, qd, qdd):
         """Actuator leg forces (N) for a task-space motion: ``f = Jq^-T (M qdd + h + G) + f_fric``.
+
+        Equation :eq:`eq-ch10-eom` solved for ``f``: the inverse dynamics in actuator space,
+        ``Jq^T f = ``:meth:`inverse_dynamics`.
 
         Parameters
         ----------
@@ -803,35 +984,35 @@ class StewartDynamics:
         --------
         >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
         >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
-        >>> q, qd, qdd = np.array([0, 0, 0.4, 0.1, 0, 0]), np.zeros(6), np.ones(6)
-        >>> np.allclose(dyn.forward_dynamics(q, qd, dyn.inverse_dynamics(q, qd, qdd)), qdd)
-        True
+        >>> f = dyn.leg_forces([0, 0, 0.4, 0, 0, 0], np.zeros(6), np.zeros(6))
+        >>> round(float(f.sum() * st.jacobian([0, 0, 0.4, 0, 0, 0])[0, 2]), 6)  # legs carry m g
+        98.1
         """
-        q = as_array(q, "q", trailing=(6,))
-        qd = as_array(qd, "qd", trailing=(6,))
-        qdd = as_array(qdd, "qdd", trailing=(6,))
-        q, qd, qdd = np.broadcast_arrays(q, qd, qdd)
+        q, qd, qdd = self._states(q=q, qd=qd, qdd=qdd)
         t = self._terms(q, qd)
         Q = (t["M"] @ qdd[..., None])[..., 0] + t["h"] + t["G"]
         c = np.linalg.cond(t["Jq"])
         if np.any(~np.isfinite(c) | (c > SINGULAR_COND)):
-            warnings.warn(SingularityWarning(np.max(c), "inverse_dynamics"), stacklevel=2)
+            warnings.warn(SingularityWarning(np.max(c), "leg_forces"), stacklevel=2)
         try:
             return np.linalg.solve(np.swapaxes(t["Jq"], -1, -2), Q[..., None])[..., 0] + t["fric"]
         except np.linalg.LinAlgError:
             raise SingularityError(
                 np.inf,
-                "StewartDynamics.inverse_dynamics: the leg Jacobian is singular (the legs cannot hold this pose)",
+                "StewartDynamics.leg_forces: the leg Jacobian is singular (the legs cannot hold this pose)",
             ) from None
 
-    def forward_dynamics(self, q, qd, f):
-        """Pose accelerations ``qdd = M^-1 (Jq^T (f - f_fric) - h - G)``: ``(..., 6)``.
+    def forward_dynamics(self, q, qd, tau):
+        """Pose accelerations ``qdd = M^-1 (tau - h - G - Jq^T f_fric)``: ``(..., 6)``.
+
+        The inverse of :meth:`inverse_dynamics`. Leg forces ``f`` enter as ``tau = Jq^T f``
+        (:meth:`ode` takes leg forces directly).
 
         Parameters
         ----------
         q, qd : array_like, shape (..., 6)
-        f : array_like, shape (..., 6)
-            Actuator leg forces (N).
+        tau : array_like, shape (..., 6)
+            Generalised force ``[force (N); torques conjugate to roll, pitch, yaw (N m)]``.
 
         Raises
         ------
@@ -846,13 +1027,16 @@ class StewartDynamics:
         >>> dyn.forward_dynamics([0, 0, 0.4, 0, 0, 0], np.zeros(6), np.zeros(6)).round(6) + 0.0  # free fall
         array([ 0.  ,  0.  , -9.81,  0.  ,  0.  ,  0.  ])
         """
-        q = as_array(q, "q", trailing=(6,))
-        qd = as_array(qd, "qd", trailing=(6,))
-        f = as_array(f, "f", trailing=(6,))
-        q, qd, f = np.broadcast_arrays(q, qd, f)
-        return self._accel(q, qd, f)
+        q, qd, tau = self._states(q=q, qd=qd, tau=tau)
+        return self._accel(q, qd, tau=tau)
 
-    def _accel(self, q, qd, f):
+    @staticmethod
+    def _states(**arrays):
+        """Check (..., 6) arrays and broadcast them against each other."""
+        return np.broadcast_arrays(*(as_array(v, k, trailing=(6,)) for k, v in arrays.items()))
+
+    def _accel(self, q, qd, f=None, *, tau=None):
+        """``qdd`` of checked states under leg forces ``f`` or a generalised force ``tau`` (exactly one given)."""
         lock = np.abs(np.cos(q[..., 4])) < GIMBAL_COS
         if np.any(lock):
             raise SingularityError(
@@ -861,7 +1045,11 @@ class StewartDynamics:
                 "pose(s) with pitch = +-pi/2 (ZYX gimbal lock)",
             )
         t = self._terms(q, qd)
-        Q = (np.swapaxes(t["Jq"], -1, -2) @ (f - t["fric"])[..., None])[..., 0]
+        JqT = np.swapaxes(t["Jq"], -1, -2)
+        if tau is None:
+            Q = (JqT @ (f - t["fric"])[..., None])[..., 0]
+        else:
+            Q = tau - (JqT @ t["fric"][..., None])[..., 0]
         return np.linalg.solve(t["M"], (Q - t["h"] - t["G"])[..., None])[..., 0]
 
     def energy(self, q, qd):
@@ -884,9 +1072,10 @@ class StewartDynamics:
     def ode(self, force):
         """Right-hand side ``y' = F(t, y)`` for :func:`scipy.integrate.solve_ivp`, ``y = [q, qd]`` (12,).
 
-        The returned function checks its input state and the forces ``force`` returns (shape
-        (6,), finite, below 1e12 N) at every call and raises ``ValueError`` otherwise: a NaN
-        handed to ``solve_ivp`` can make it loop forever.
+        ``force`` is checked once here; the returned function then calls the unchecked
+        internals, keeping only a guard: the state it is handed and the forces ``force``
+        returns must be real, of shape (12,) and (6,), finite and below 1e12 in magnitude,
+        otherwise it raises ``ValueError`` (a NaN handed to ``solve_ivp`` can make it loop forever).
 
         Parameters
         ----------
@@ -902,108 +1091,12 @@ class StewartDynamics:
         """
         if force is not None and not callable(force):
             raise ValueError("force must be a callable force(t, q, qd) -> (6,) or None")
+        zero = np.zeros(6)
 
         def rhs(t, y):
-            y = callback_output(y, "y", (12,), t=t)  # the state solve_ivp hands in
+            y = _guard(y, "y", (12,), t)  # the state solve_ivp hands in
             q, qd = y[:6], y[6:]
-            f = np.zeros(6) if force is None else callback_output(force(t, q, qd), "force", (6,), t=t)
+            f = zero if force is None else _guard(force(t, q, qd), "force", (6,), t)
             return np.concatenate([qd, self._accel(q, qd, f)])
 
         return rhs
-
-
-# ====================================================================== validation
-def _sample_poses(rng, n, z0=0.42):
-    lo = np.array([-0.05, -0.05, z0 - 0.05, -0.2, -0.2, -0.3])
-    return rng.uniform(lo, -lo + [0, 0, 2 * z0, 0, 0, 0], size=(n, 6))
-
-
-def default_platform():
-    """The well-conditioned paired layout used in chapters 9 and 10 (r = 0.5 / 0.35 m, pairs 20 deg apart).
-
-    Examples
-    --------
-    >>> default_platform().stroke
-    (0.4, 0.66)
-    """
-    b, p = paired_layout(0.5, 0.35, base_pair_angle=np.deg2rad(20), top_pair_angle=np.deg2rad(20))
-    return Stewart(b, p, stroke=(0.40, 0.66))
-
-
-def validate(*, rng=None, fast=False) -> list[CheckReport]:
-    """Headline checks of chapters 9-10 for the validation report (``raise_on_fail=False``).
-
-    Examples
-    --------
-    >>> all(r.passed for r in validate(fast=True))
-    True
-    """
-    rng = np.random.default_rng(9) if rng is None else rng
-    n = 200 if fast else 2000
-    st = default_platform()
-    st = Stewart(st.base, st.top)  # no stroke: the checks are about the maths, not the limits
-    q = _sample_poses(rng, n)
-    reps = []
-    R = rpy_to_matrix(q[:, 3:])
-    orth = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
-    a = st.anchors_world(q)
-    dist = np.linalg.norm(a[:, :, None] - a[:, None], axis=-1)
-    d0 = np.linalg.norm(st.top.T[:, None] - st.top.T[None], axis=-1)
-    reps.append(
-        check_errors(
-            "stewart: R^T R = I and anchor distances preserved",
-            np.maximum(orth, np.abs(dist - d0).max(axis=(-2, -1))),
-            tol=1e-12,
-            raise_on_fail=False,
-        )
-    )
-    reps.append(
-        check_jacobian(
-            st.jacobian_pose_rates, st.ik, q, tol=1e-6, name="stewart: dL/dq vs finite differences", raise_on_fail=False
-        )
-    )
-    res = st.fk(st.ik(q), guess=st.home_guess(st.ik(q)), full_output=True)
-    err = np.where(res.converged, np.abs(res.pose - q).max(axis=-1), np.inf)
-    reps.append(check_errors("stewart: Newton FK(IK(q)) pose error", err, tol=1e-9, raise_on_fail=False))
-    dyn = StewartDynamics(
-        st, PlatformParams(12.0, np.diag([0.25, 0.25, 0.45]), leg_mass=0.4, viscous=20.0, coulomb=5.0)
-    )
-    qd, qdd = rng.normal(size=(2, n, 6)) * 0.5
-    f = dyn.inverse_dynamics(q, qd, qdd)
-    reps.append(
-        check_close(
-            "stewart: forward(inverse(qdd)) = qdd", dyn.forward_dynamics(q, qd, f), qdd, tol=1e-9, raise_on_fail=False
-        )
-    )
-    # energy of a frictionless platform on passive spring legs (conservative) over a short simulation
-    d0 = StewartDynamics(st, PlatformParams(12.0, np.diag([0.25, 0.25, 0.45]), leg_mass=0.4))
-    home = np.array([0.0, 0.0, 0.42, 0.0, 0.0, 0.0])
-    L0, k = st.ik(home), 2e3
-    f0 = d0.inverse_dynamics(home, np.zeros(6), np.zeros(6))
-
-    def total(y):
-        L = st.ik(y[:6].T)
-        return d0.energy(y[:6].T, y[6:].T) + 0.5 * k * np.sum((L - L0) ** 2, -1) - L @ f0
-
-    y0 = np.r_[home + [0.01, -0.005, 0.01, 0.03, -0.02, 0.05], np.zeros(6)]
-    sol = solve_ivp_guarded(
-        d0.ode(lambda t, q_, qd_: f0 - k * (st.ik(q_) - L0)),
-        (0, 0.05 if fast else 0.3),
-        y0,
-        name="stewart energy check",
-        max_nfev=200_000,
-        method="DOP853",
-        rtol=1e-10,
-        atol=1e-12,
-    )
-    E = total(sol.y)
-    E_eq = total(np.r_[home, np.zeros(6)][:, None])[0]
-    reps.append(
-        check_errors(
-            "stewart: energy drift without friction (relative)",
-            (E - E[0]) / (E[0] - E_eq),
-            tol=1e-6,
-            raise_on_fail=False,
-        )
-    )
-    return reps

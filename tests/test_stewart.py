@@ -8,27 +8,29 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st_
 from scipy.integrate import solve_ivp
 
+from robokin import _primitives
 from robokin.checks import check_jacobian, jacobian_fd
 from robokin.errors import ConvergenceError, SingularityWarning, UnreachableError
+from robokin.results import IKResult
+from robokin.robots import STEWART, STEWART_PAYLOAD
 from robokin.stewart import (
+    FKResult,
     PlatformParams,
     Stewart,
     StewartDynamics,
-    default_platform,
     leg_friction,
     paired_layout,
     uniform_layout,
-    validate,
 )
-from robokin.transforms import rpy_to_matrix
+from robokin.transforms import rpy_to_matrix, zyx_rate_matrix
+from robokin.validation.stewart import validate
 
 DEG = np.pi / 180
 
 
 @pytest.fixture(scope="module")
 def st():
-    s = default_platform()
-    return Stewart(s.base, s.top)
+    return Stewart(STEWART.base, STEWART.top)
 
 
 @pytest.fixture(scope="module")
@@ -88,15 +90,17 @@ def test_ik_matches_definition_per_leg(st):
     q = np.array([0.01, -0.02, 0.4, 0.1, -0.05, 0.2])
     R = rpy_to_matrix(q[3:])
     expect = [np.linalg.norm(q[:3] + R @ st.top[:, i] - st.base[:, i]) for i in range(6)]
-    np.testing.assert_allclose(st.ik(q), expect, rtol=1e-14)
+    np.testing.assert_allclose(st.ik(q).q, expect, rtol=1e-14)
+    np.testing.assert_array_equal(st.leg_lengths(q), st.ik(q).q)
 
 
 def test_ik_shapes(st):
     q = poses(np.random.default_rng(1), 12).reshape(3, 4, 6)
-    assert st.ik(q).shape == (3, 4, 6)
+    res = st.ik(q)
+    assert res.q.shape == (3, 4, 6) and res.valid.shape == res.residual.shape == (3, 4)
     assert st.jacobian(q).shape == (3, 4, 6, 6)
     assert st.anchors_world(q).shape == (3, 4, 6, 3)
-    np.testing.assert_allclose(st.ik(q)[1, 2], st.ik(q[1, 2]))
+    np.testing.assert_allclose(res.q[1, 2], st.ik(q[1, 2]).q)
 
 
 def test_anchor_distances_preserved(st):
@@ -108,20 +112,20 @@ def test_anchor_distances_preserved(st):
 
 
 def test_ik_stroke_limits():
-    s = default_platform()
+    s = STEWART
     q = np.array([[0, 0, 0.42, 0, 0, 0], [0, 0, 0.9, 0, 0, 0], [0, 0, 0.1, 0, 0, 0]])
     with pytest.raises(UnreachableError, match="2 of 3"):
         s.ik(q)
-    L, ok = s.ik(q, on_unreachable="nan")
-    np.testing.assert_array_equal(ok, [True, False, False])
-    assert np.all(np.isnan(L[1:])) and np.all(np.isfinite(L[0]))
-    np.testing.assert_array_equal(s.reachable(q), ok)
+    res = s.ik(q, on_unreachable="nan")
+    np.testing.assert_array_equal(res.valid, [True, False, False])
+    assert np.all(np.isnan(res.q[1:])) and np.all(np.isfinite(res.q[0]))
+    np.testing.assert_array_equal(s.reachable(q), res.valid)
 
 
 # ------------------------------------------------------------------ Jacobians
 def test_jacobian_pose_rates_vs_fd(st):
     q = poses(np.random.default_rng(3), 300)
-    rep = check_jacobian(st.jacobian_pose_rates, st.ik, q, tol=1e-7)
+    rep = check_jacobian(st.jacobian_pose_rates, st.leg_lengths, q, tol=1e-7)
     assert rep.passed
 
 
@@ -130,7 +134,7 @@ def test_twist_jacobian_vs_fd_along_motion(st):
     rng = np.random.default_rng(4)
     q0, qd = poses(rng, 1)[0], rng.normal(size=6)
     h = 1e-6
-    ldot_fd = (st.ik(q0 + h * qd) - st.ik(q0 - h * qd)) / (2 * h)
+    ldot_fd = (st.leg_lengths(q0 + h * qd) - st.leg_lengths(q0 - h * qd)) / (2 * h)
     twist = st.rate_map(q0) @ qd
     np.testing.assert_allclose(st.jacobian(q0) @ twist, ldot_fd, atol=1e-8)
 
@@ -139,9 +143,9 @@ def test_world_anchor_rows_fail_fd(st):
     """The pitfall: rows [n, (x + R p) x n] without the rate map are not dL/dq."""
     q = poses(np.random.default_rng(5), 50)
     a = st.anchors_world(q)
-    n = st.leg_vectors(q) / st.ik(q)[..., None]
+    n = st.leg_vectors(q) / st.leg_lengths(q)[..., None]
     wrong = np.concatenate([n, np.cross(a, n)], -1)
-    err = np.abs(wrong - jacobian_fd(st.ik, q)).max()
+    err = np.abs(wrong - jacobian_fd(st.leg_lengths, q)).max()
     assert err > 0.1
 
 
@@ -168,22 +172,24 @@ def test_twist_from_leg_rates_and_dls(st):
 # ------------------------------------------------------------------ forward kinematics
 def test_fk_roundtrip_batch(st):
     q = poses(np.random.default_rng(7), 500)
-    out = st.fk(st.ik(q))
+    out = st.fk(st.ik(q).q)
     np.testing.assert_allclose(out, q, atol=1e-9)
 
 
-def test_fk_full_output_and_convergence_error(st):
+def test_fk_solve_and_convergence_error(st):
     q = poses(np.random.default_rng(8), 5)
-    res = st.fk(st.ik(q), full_output=True)
-    assert res.converged.all() and res.residual.max() <= 1e-10 and res.iterations.max() <= 10
+    res = st.fk_solve(st.ik(q).q)
+    assert isinstance(res, FKResult)
+    assert res.valid.all() and res.residual.max() <= 1e-10 and res.iterations.max() <= 10
+    np.testing.assert_array_equal(res.pose, st.fk(st.ik(q).q))
     # impossible lengths: one leg far too long for the others
-    L = st.ik(q[0]).copy()
+    L = st.ik(q[0]).q.copy()
     L[0] = 3.0
     with pytest.raises(ConvergenceError) as ei:
         st.fk(L, max_iter=20)
     assert ei.value.iterations == 20 and ei.value.residual > 1e-3
-    res = st.fk(L, max_iter=20, full_output=True)
-    assert not res.converged
+    res = st.fk_solve(L, max_iter=20)
+    assert not res.valid and res.residual > 1e-3 and res.iterations == 20
 
 
 def test_fk_finds_another_assembly_mode(st):
@@ -198,9 +204,9 @@ def test_fk_finds_another_assembly_mode(st):
             rng.uniform(-1.2, 1.2, (n, 3)),
         ]
     )
-    res = st.fk(st.ik(q0), guess=g, full_output=True)
-    sols = res.pose[res.converged & (res.pose[:, 2] > 0)]
-    np.testing.assert_allclose(st.ik(sols), np.broadcast_to(st.ik(q0), sols.shape), atol=1e-9)
+    res = st.fk_solve(st.ik(q0).q, guess=g)
+    sols = res.pose[res.valid & (res.pose[:, 2] > 0)]
+    np.testing.assert_allclose(st.leg_lengths(sols), np.broadcast_to(st.ik(q0).q, sols.shape), atol=1e-9)
     T = rpy_to_matrix(sols[:, 3:])
     dist = np.linalg.norm(sols[:, :3] - q0[:3], axis=1) + np.abs(T - rpy_to_matrix(q0[3:])).max(axis=(1, 2))
     assert dist.max() > 0.1  # a genuinely different pose with the same six lengths
@@ -209,11 +215,10 @@ def test_fk_finds_another_assembly_mode(st):
 @settings(deadline=None)
 @given(st_.lists(st_.floats(-1, 1), min_size=6, max_size=6))
 def test_property_fk_ik_roundtrip(u):
-    s = default_platform()
     q = np.array([0.05, 0.05, 0.05, 0.2, 0.2, 0.3]) * np.array(u) + [0, 0, 0.42, 0, 0, 0]
-    lengths, ok = s.ik(q, on_unreachable="nan")
-    assume(bool(ok))  # corners of this box can leave the actuator stroke (hypothesis finds them)
-    np.testing.assert_allclose(s.fk(lengths), q, atol=1e-9)
+    res = STEWART.ik(q, on_unreachable="nan")
+    assume(bool(res.valid))  # corners of this box can leave the actuator stroke (hypothesis finds them)
+    np.testing.assert_allclose(STEWART.fk(res.q), q, atol=1e-9)
 
 
 # ------------------------------------------------------------------ dynamics
@@ -227,17 +232,22 @@ def test_mass_matrix_spd_and_kinetic_energy(dyn):
 def test_static_equilibrium_leg_forces(st):
     dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
     q = np.array([0.01, 0.02, 0.42, 0.05, 0.1, -0.1])
-    f = dyn.inverse_dynamics(q, np.zeros(6), np.zeros(6))
+    f = dyn.leg_forces(q, np.zeros(6), np.zeros(6))
     wrench = st.jacobian(q).T @ f
     np.testing.assert_allclose(wrench, [0, 0, 98.1, 0, 0, 0], atol=1e-10)
+    # generalised form: the weight, mapped to the pose coordinates by S^T (no force on roll, pitch and yaw here)
+    np.testing.assert_allclose(dyn.inverse_dynamics(q, np.zeros(6), np.zeros(6)), st.rate_map(q).T @ wrench, atol=1e-10)
 
 
 def test_inverse_forward_backsubstitution(dyn):
     rng = np.random.default_rng(10)
     q = poses(rng, 200)
     qd, qdd = rng.normal(size=(2, 200, 6))
-    f = dyn.inverse_dynamics(q, qd, qdd)
-    np.testing.assert_allclose(dyn.forward_dynamics(q, qd, f), qdd, atol=1e-9)
+    tau = dyn.inverse_dynamics(q, qd, qdd)
+    np.testing.assert_allclose(dyn.forward_dynamics(q, qd, tau), qdd, atol=1e-9)
+    f = dyn.leg_forces(q, qd, qdd)  # the same motion from the legs: tau = Jq^T f
+    Jq = dyn.robot.jacobian_pose_rates(q)
+    np.testing.assert_allclose((np.swapaxes(Jq, -1, -2) @ f[..., None])[..., 0], tau, rtol=1e-10, atol=1e-8)
 
 
 def test_newton_euler_against_fd_of_momentum(dyn):
@@ -262,24 +272,24 @@ def test_newton_euler_against_fd_of_momentum(dyn):
 
 
 def _spring_force(st, L0, f0, k):
-    return lambda t, q, qd: f0 - k * (st.ik(q) - L0)
+    return lambda t, q, qd: f0 - k * (st.leg_lengths(q) - L0)
 
 
 def test_energy_conserved_without_friction_and_decreasing_with(st):
     p0 = dict(mass=12.0, inertia=np.diag([0.25, 0.3, 0.45]))
     q0 = np.array([0, 0, 0.42, 0, 0, 0])
     k = 5e3
-    L0 = st.ik(q0)
+    L0 = st.ik(q0).q
     for fric in (False, True):
         prm = PlatformParams(**p0, viscous=30.0 if fric else 0.0, coulomb=5.0 if fric else 0.0, coulomb_speed=0.01)
         d = StewartDynamics(st, prm)
-        f0 = StewartDynamics(st, PlatformParams(**p0)).inverse_dynamics(q0, np.zeros(6), np.zeros(6))
+        f0 = StewartDynamics(st, PlatformParams(**p0)).leg_forces(q0, np.zeros(6), np.zeros(6))
         force = _spring_force(st, L0, f0, k)
         y0 = np.r_[q0 + [0.01, -0.005, 0.01, 0.03, -0.02, 0.05], np.zeros(6)]
         sol = solve_ivp(d.ode(force), (0, 0.25), y0, method="DOP853", rtol=1e-10, atol=1e-12)
         q, qd = sol.y[:6].T, sol.y[6:].T
-        dL = st.ik(q) - L0
-        E = d.energy(q, qd) + 0.5 * k * np.sum(dL**2, -1) - (st.ik(q) @ f0)
+        dL = st.leg_lengths(q) - L0
+        E = d.energy(q, qd) + 0.5 * k * np.sum(dL**2, -1) - (st.leg_lengths(q) @ f0)
         if fric:
             assert np.all(np.diff(E) <= 1e-9 * abs(E[0]))
             assert E[-1] < E[0] - 1e-3
@@ -307,6 +317,7 @@ def test_non_finite_inputs_raise(st, dyn, bad):
     ok = np.array([0, 0, 0.42, 0, 0, 0.0])
     for call in (
         lambda: st.ik(q),
+        lambda: st.leg_lengths(q),
         lambda: st.jacobian(q),
         lambda: st.jacobian_pose_rates(q),
         lambda: st.anchors_world(q),
@@ -314,7 +325,9 @@ def test_non_finite_inputs_raise(st, dyn, bad):
         lambda: st.rate_map(q),
         lambda: st.reachable(q),
         lambda: st.fk(q),
-        lambda: st.fk(st.ik(ok), guess=q),
+        lambda: st.fk(st.ik(ok).q, guess=q),
+        lambda: st.fk_solve(q),
+        lambda: st.fk_solve(st.ik(ok).q, guess=q),
         lambda: st.twist_from_leg_rates(q, np.ones(6)),
         lambda: st.twist_from_leg_rates(ok, q),
         lambda: st.home_guess(q),
@@ -322,6 +335,8 @@ def test_non_finite_inputs_raise(st, dyn, bad):
         lambda: dyn.bias(ok, q),
         lambda: dyn.gravity(q),
         lambda: dyn.inverse_dynamics(ok, ok * 0, q),
+        lambda: dyn.leg_forces(ok, ok * 0, q),
+        lambda: dyn.leg_forces(q, ok * 0, ok),
         lambda: dyn.forward_dynamics(ok, ok * 0, q),
         lambda: dyn.energy(q, ok),
         lambda: dyn.friction(ok, q),
@@ -351,10 +366,9 @@ def test_wrong_shapes_raise(st, dyn, shape):
     st_.lists(st_.one_of(st_.floats(allow_nan=True, allow_infinity=True), st_.integers(-5, 5)), min_size=0, max_size=8)
 )
 def test_property_hostile_poses(vals):
-    s = default_platform()
-    free = Stewart(s.base, s.top)
+    free = Stewart(STEWART.base, STEWART.top)
     x = np.array(vals, dtype=float)
-    for fn in (free.ik, free.jacobian, free.jacobian_pose_rates, s.reachable):
+    for fn in (free.leg_lengths, free.jacobian, free.jacobian_pose_rates, STEWART.reachable):
         try:
             out = fn(x)
         except (ValueError, np.linalg.LinAlgError) as e:
@@ -432,12 +446,12 @@ def test_bad_dynamics_params(st):
         StewartDynamics(st, PlatformParams(1.0, np.eye(3))).ode(3.0)
 
 
-def test_singular_layout_warns_in_inverse_dynamics():
+def test_singular_layout_warns_in_leg_forces():
     bad = Stewart(*uniform_layout(0.5, 0.35, phase=30 * DEG))
     d = StewartDynamics(bad, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
     with pytest.warns(SingularityWarning):
         try:
-            d.inverse_dynamics([0, 0, 0.42, 0, 0, 0], np.zeros(6), np.zeros(6))
+            d.leg_forces([0, 0, 0.42, 0, 0, 0], np.zeros(6), np.zeros(6))
         except np.linalg.LinAlgError:
             pass
 
@@ -514,7 +528,7 @@ def test_ode_nan_force_in_solve_ivp_fails_fast(dyn):
 
 
 def test_validate_energy_check_is_guarded(monkeypatch):
-    import robokin.stewart as stw
+    import robokin.validation.stewart as stw
 
     calls = {}
     real = stw.solve_ivp_guarded
@@ -528,10 +542,11 @@ def test_validate_energy_check_is_guarded(monkeypatch):
     assert calls["max_nfev"] == 200_000 and calls["method"] == "DOP853"
 
 
-@pytest.mark.parametrize("kw", [dict(max_iter=2.0), dict(max_iter=0), dict(tol=1j), dict(full_output="yes")])
-def test_fk_option_types(st, kw):
+@pytest.mark.parametrize("kw", [dict(max_iter=2.0), dict(max_iter=0), dict(tol=1j), dict(tol=np.nan)])
+@pytest.mark.parametrize("method", ["fk", "fk_solve"])
+def test_fk_option_types(st, kw, method):
     with pytest.raises(ValueError):
-        st.fk(st.ik([0, 0, 0.42, 0, 0, 0]), **kw)
+        getattr(st, method)(st.ik([0, 0, 0.42, 0, 0, 0]).q, **kw)
 
 
 def test_warn_cond_accepts_large_thresholds(st):
@@ -562,22 +577,167 @@ def test_singularity_warning_threshold_is_1e8():
     with pytest.warns(SingularityWarning):
         bad.twist_from_leg_rates(q, np.full(6, 0.01))
     with pytest.warns(SingularityWarning):
-        StewartDynamics(bad, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).inverse_dynamics(
-            q, np.zeros(6), np.zeros(6)
-        )
+        StewartDynamics(bad, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).leg_forces(q, np.zeros(6), np.zeros(6))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ok.twist_from_leg_rates(q, np.full(6, 0.01))
-        StewartDynamics(ok, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).inverse_dynamics(
-            q, np.zeros(6), np.zeros(6)
-        )
+        StewartDynamics(ok, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]))).leg_forces(q, np.zeros(6), np.zeros(6))
 
 
 def test_fk_newton_step_is_capped(st):
     """One Newton step moves at most 0.1 m in position and 0.3 rad in angle (the model's trust region)."""
     q_true = np.array([0.02, -0.01, 0.45, 0.1, -0.1, 0.2])
     guess = np.array([0.0, 0.0, 0.30, 0.0, 0.0, 0.0])
-    res = st.fk(st.ik(q_true), guess=guess, max_iter=1, full_output=True)
+    res = st.fk_solve(st.ik(q_true).q, guess=guess, max_iter=1)
     step = np.abs(res.pose - guess) / [0.1, 0.1, 0.1, 0.3, 0.3, 0.3]
     assert step.max() == pytest.approx(1.0, rel=1e-12)  # far guess: the cap is active and exact
-    assert np.allclose(st.fk(st.ik(q_true), guess=guess), q_true, atol=1e-9)
+    assert np.allclose(st.fk(st.ik(q_true).q, guess=guess), q_true, atol=1e-9)
+
+
+# ------------------------------------------------------------------ the mechanism protocol (issue 20)
+def near_home(rng, n):
+    """Poses well inside the stroke limits of robots.STEWART."""
+    return [0, 0, 0.42, 0, 0, 0] + rng.uniform(-1, 1, (n, 6)) * [0.02, 0.02, 0.02, 0.05, 0.05, 0.1]
+
+
+def test_robots_stewart_is_the_chapter_platform():
+    b, p = paired_layout(0.5, 0.35, base_pair_angle=20 * DEG, top_pair_angle=20 * DEG)
+    np.testing.assert_array_equal(STEWART.base, b)
+    np.testing.assert_array_equal(STEWART.top, p)
+    assert STEWART.stroke == (0.40, 0.66)
+    assert STEWART_PAYLOAD.mass == 12.0 and STEWART_PAYLOAD.leg_mass == 0.4
+    np.testing.assert_array_equal(STEWART_PAYLOAD.inertia, np.diag([0.25, 0.30, 0.45]))
+
+
+def test_old_names_are_gone():
+    import robokin.stewart as m
+
+    for name in ("default_platform", "validate"):
+        assert not hasattr(m, name) and name not in m.__all__
+    assert [f for f in FKResult.__dataclass_fields__] == ["pose", "valid", "residual", "iterations"]
+
+
+def test_ik_always_returns_an_ikresult():
+    q = near_home(np.random.default_rng(20), 4)
+    for kw in (
+        {},
+        {"on_unreachable": "nan"},
+        {"branch": "unique"},
+        {"branch": "all"},
+        {"branch": "all", "on_unreachable": "nan"},
+    ):
+        assert isinstance(STEWART.ik(q, **kw), IKResult)
+    one = STEWART.ik(q[0])
+    assert one.q.shape == (6,) and one.valid.shape == () and one.residual.shape == () and one.branch == "unique"
+    res = STEWART.ik(q)
+    assert res.valid.all() and np.all(res.residual == 0.0) and res.iterations is None
+    # residual: leg lengths recomputed at the pose against the returned q
+    np.testing.assert_allclose(np.abs(STEWART.leg_lengths(q) - res.q).max(-1), res.residual, atol=1e-15)
+
+
+def test_branches_and_branch_all():
+    assert Stewart.branches == ("unique",) and Stewart.default_branch == "unique"
+    q = near_home(np.random.default_rng(21), 5)
+    one, every = STEWART.ik(q), STEWART.ik(q, branch="all")
+    assert every.q.shape == (5, 1, 6) and every.valid.shape == every.residual.shape == (5, 1)
+    assert every.branch == ("unique",)
+    np.testing.assert_array_equal(every.q[:, 0], one.q)
+    for bad in ("up", 1, -1, None, ("unique",)):
+        with pytest.raises(ValueError, match="branch"):
+            STEWART.ik(q, branch=bad)
+
+
+def test_on_unreachable_default_raises_nan_marks_rows():
+    q = np.array([[0, 0, 0.42, 0, 0, 0], [0, 0, 0.9, 0, 0, 0]])
+    for kw in ({}, {"branch": "all"}):
+        with pytest.raises(UnreachableError, match="1 of 2"):
+            STEWART.ik(q, **kw)
+    res = STEWART.ik(q, on_unreachable="nan")
+    np.testing.assert_array_equal(res.valid, [True, False])
+    assert np.isnan(res.q[1]).all() and np.isnan(res.residual[1]) and res.residual[0] == 0.0
+    every = STEWART.ik(q, branch="all", on_unreachable="nan")
+    np.testing.assert_array_equal(every.valid[:, 0], res.valid)
+    assert np.isnan(every.q[1, 0]).all()
+    # without a stroke only a zero-length leg is unreachable
+    free = Stewart(STEWART.base, STEWART.top)
+    assert free.ik(q).valid.all()
+
+
+def test_fk_has_one_return_type(st):
+    q = poses(np.random.default_rng(22), 3)
+    L = st.leg_lengths(q)
+    out = st.fk(L)
+    assert isinstance(out, np.ndarray) and out.shape == (3, 6)
+    assert isinstance(st.fk(L[0]), np.ndarray) and st.fk(L[0]).shape == (6,)
+    res = st.fk_solve(L)
+    assert isinstance(res, FKResult) and res.valid.shape == res.residual.shape == res.iterations.shape == (3,)
+    with pytest.raises(TypeError):
+        st.fk(L, full_output=True)
+    bad = L[0].copy()
+    bad[0] = 3.0
+    with pytest.raises(ConvergenceError):
+        st.fk(bad)
+    assert isinstance(st.fk_solve(bad), FKResult)  # the same failure, reported instead of raised
+
+
+def test_friction_is_the_one_primitive(dyn, monkeypatch):
+    rng = np.random.default_rng(23)
+    q, qd = poses(rng, 40), rng.normal(size=(40, 6)) * 0.05
+    Ld = (dyn.robot.jacobian_pose_rates(q) @ qd[..., None])[..., 0]
+    p = dyn.params
+    expect = _primitives.smoothed_friction(Ld, p.viscous, p.coulomb, p.coulomb_speed)
+    np.testing.assert_array_equal(dyn.friction(q, qd), expect)
+    np.testing.assert_array_equal(
+        leg_friction(Ld, viscous=p.viscous, coulomb=p.coulomb, coulomb_speed=p.coulomb_speed), expect
+    )
+    # both really call it: replace the primitive and watch both change
+    import robokin.stewart as m
+
+    monkeypatch.setattr(m, "smoothed_friction", lambda v, b, fc, vs: np.full_like(v, 7.0))
+    np.testing.assert_array_equal(dyn.friction(q, qd), 7.0)
+    np.testing.assert_array_equal(leg_friction(Ld, viscous=1.0, coulomb=1.0, coulomb_speed=0.1), 7.0)
+    qdd = np.zeros_like(q)
+    f = dyn.leg_forces(q, qd, qdd)
+    monkeypatch.undo()
+    np.testing.assert_allclose(f - dyn.leg_forces(q, qd, qdd), 7.0 - expect, atol=1e-9)
+
+
+def test_bias_is_c_qd_without_gravity(dyn):
+    rng = np.random.default_rng(24)
+    q, qd, qdd = poses(rng, 30), rng.normal(size=(30, 6)), rng.normal(size=(30, 6))
+    np.testing.assert_allclose(dyn.bias(q, np.zeros_like(q)), 0.0, atol=1e-14)  # no gravity in it
+    assert np.abs(dyn.gravity(q)).min(axis=0)[2] > 100  # while gravity is not small
+    np.testing.assert_allclose(dyn.bias(q, 2 * qd), 4 * dyn.bias(q, qd), rtol=1e-12, atol=1e-12)  # quadratic
+    Q = (dyn.mass_matrix(q) @ qdd[..., None])[..., 0] + dyn.bias(q, qd) + dyn.gravity(q)
+    JqT = np.swapaxes(dyn.robot.jacobian_pose_rates(q), -1, -2)
+    fric = (JqT @ dyn.friction(q, qd)[..., None])[..., 0]
+    np.testing.assert_allclose(dyn.inverse_dynamics(q, qd, qdd), Q + fric, rtol=1e-12, atol=1e-9)  # protocol
+    f = dyn.leg_forces(q, qd, qdd)
+    np.testing.assert_allclose((JqT @ (f - dyn.friction(q, qd))[..., None])[..., 0], Q, atol=1e-9)
+
+
+def test_ode_rhs_does_not_revalidate(dyn, monkeypatch):
+    import robokin._validate as v
+    import robokin.stewart as m
+
+    y = np.r_[0.01, -0.02, 0.43, 0.05, -0.04, 0.1, 0.1 * np.ones(6)]
+    rhs, rhs_f = dyn.ode(None), dyn.ode(lambda t, q, qd: np.full(6, 50.0))
+    Jq = dyn.robot.jacobian_pose_rates(y[:6])
+    expect = dyn.forward_dynamics(y[:6], y[6:], Jq.T @ np.full(6, 50.0))  # the ODE takes leg forces
+
+    def boom(*a, **k):
+        raise AssertionError("input checked again inside the ODE right-hand side")
+
+    monkeypatch.setattr(m, "as_array", boom)
+    monkeypatch.setattr(v, "as_array", boom)
+    np.testing.assert_allclose(rhs_f(0.0, y)[6:], expect, rtol=1e-13)
+    np.testing.assert_array_equal(rhs_f(0.0, y)[:6], y[6:])
+    assert np.all(np.isfinite(rhs(0.0, y)))
+
+
+def test_unchecked_rotation_kernels_match_transforms():
+    rpy = np.random.default_rng(25).uniform(-3, 3, size=(200, 3))
+    from robokin.stewart import _rate_world, _rpy_matrix
+
+    np.testing.assert_allclose(_rpy_matrix(rpy), rpy_to_matrix(rpy), atol=2e-16)
+    np.testing.assert_allclose(_rate_world(rpy), zyx_rate_matrix(rpy, frame="world"), atol=0)

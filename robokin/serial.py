@@ -87,14 +87,23 @@ def _compose(X, Y, Z, P, a, ca, sa, d, c, s, convention):
 
     Vectors are tuples of 3 component arrays (component first) so that every
     operation is a contiguous element-wise op: far faster than batches of 4x4
-    matmuls. Zero parameters are skipped (most DH entries are 0).
+    matmuls. Zero parameters are skipped (most DH entries are 0), and so are products with
+    an exact 1 or -1 (twists of 0 and +-pi/2): the results are bitwise the same.
     """
 
-    def lin(u, cu, v, cv):  # cu * u + cv * v, skipping zero coefficients
+    def scale(k, u):  # k * u
+        if isinstance(k, float):
+            if k == 1.0:
+                return u
+            if k == -1.0:
+                return tuple(-ui for ui in u)
+        return tuple(k * ui for ui in u)
+
+    def lin(u, cu, v, cv):  # cu * u + cv * v, skipping zero and unit coefficients
         if isinstance(cu, float) and cu == 0.0:
-            return tuple(cv * vi for vi in v)
+            return scale(cv, v)
         if isinstance(cv, float) and cv == 0.0:
-            return tuple(cu * ui for ui in u)
+            return scale(cu, u)
         return tuple(cu * ui + cv * vi for ui, vi in zip(u, v))
 
     def shift(P, k, U):  # P + k * U

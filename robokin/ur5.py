@@ -245,13 +245,14 @@ class UR5Arm(SerialArm):
         step = max(min(int(_tf._CHUNK), _IK_CHUNK), 1)
         for i in range(0, N, step):
             sl = slice(i, min(i + step, N))
-            q[sl], valid[sl], res[sl], sing[sl], near1[sl] = _ik_flat(
+            qc, vc, rc, sing[sl], near1[sl] = _ik_flat(
                 self, Tf[sl], ef[sl], hf[sl], float(tol), float(singular_tol), S, E, W
             )
-        if not self._lim_free:
-            q, valid = _into_limits(q, valid, self.qlim)
-        q = np.where(valid[..., None], q, np.nan)
-        res = np.where(valid, res, np.nan)
+            if not self._lim_free:
+                qc, vc = _into_limits(qc, vc, self.qlim)
+            # NaN rows and residuals where invalid, while the chunk is in cache
+            q[sl] = np.where(vc[..., None], qc, np.nan)
+            res[sl], valid[sl] = np.where(vc, rc, np.nan), vc
         if warn:
             if np.any(sing):
                 warnings.warn(

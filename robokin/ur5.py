@@ -30,7 +30,7 @@ import numpy as np
 
 from . import transforms as _tf
 from ._primitives import wrap as _wrap
-from ._validate import as_array, choice, on_unreachable_mode
+from ._validate import as_array, choice, finite_scalar, on_unreachable_mode, positive
 from .errors import SingularityWarning, UnreachableError
 from .results import IKResult
 from .serial import SerialArm
@@ -219,9 +219,9 @@ class UR5Arm(SerialArm):
         """
         branch = choice(branch, "branch", ("all",) + self.branches)
         mode = on_unreachable_mode(on_unreachable)
-        for name, v in (("tol", tol), ("singular_tol", singular_tol)):
-            if isinstance(v, bool) or not (np.isscalar(v) and np.isreal(v) and np.isfinite(v) and v > 0):
-                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+        # both compare with quantities of order 1 (a residual, |sin theta5|): larger values would accept anything
+        tol = positive(tol, "tol", max_abs=1.0)
+        singular_tol = positive(singular_tol, "singular_tol", max_abs=1.0)
         if not isinstance(warn, (bool, np.bool_)):
             raise ValueError(f"warn must be True or False, got {warn!r}")
         T, e_in = _checked_poses(T)
@@ -292,6 +292,8 @@ class UR5Arm(SerialArm):
 def make_ur5(*, d1=D1, qlim=QLIM) -> UR5Arm:
     """The UR5 as a :class:`UR5Arm` (standard DH), with ``d1`` (m) and joint limits ``qlim`` (rad) adjustable.
 
+    ``qlim`` is an ``(6, 2)`` array of ``[lower, upper]`` rows (default +-2 pi, UR's joints), or None for no limits.
+
     Examples
     --------
     >>> np.round(make_ur5().fk(np.zeros(6))[:3, 3], 5)
@@ -299,6 +301,7 @@ def make_ur5(*, d1=D1, qlim=QLIM) -> UR5Arm:
     >>> type(make_ur5(d1=0.089459)).__name__  # roboticstoolbox's d1
     'UR5Arm'
     """
+    d1 = finite_scalar(d1, "d1")
     return UR5Arm.from_dh(
         [0.0, A2, A3, 0.0, 0.0, 0.0], ALPHA, [d1, 0.0, 0.0, D4, D5, D6], convention="standard", qlim=qlim
     )
@@ -423,10 +426,9 @@ def wrist_singular(q, *, singular_tol=1e-9):
     array([ True, False])
     """
     q = as_array(q, "q", trailing=(6,), finite=False)
-    if isinstance(singular_tol, bool) or not (np.isscalar(singular_tol) and np.isfinite(singular_tol)):
-        raise ValueError(f"singular_tol must be a non-negative finite number, got {singular_tol!r}")
+    singular_tol = finite_scalar(singular_tol, "singular_tol", max_abs=1.0)
     if singular_tol < 0:
-        raise ValueError(f"singular_tol must be a non-negative finite number, got {singular_tol!r}")
+        raise ValueError(f"singular_tol must be a non-negative number, got {singular_tol!r}")
     with np.errstate(invalid="ignore"):
         return np.abs(np.sin(q[..., 4])) < singular_tol
 

@@ -255,6 +255,14 @@ def test_ik_bad_inputs():
         ik(np.eye(4), singular_tol=np.nan)
     with pytest.raises(ValueError, match="q6_singular"):
         ik(np.eye(4), q6_singular=np.inf)
+    with pytest.raises(ValueError, match="tol must be at most 1"):
+        ik(np.eye(4), tol=2.0)  # a residual bar above 1 would accept any pose
+    with pytest.raises(ValueError, match="singular_tol"):
+        ik(np.eye(4), singular_tol=1j)
+    with pytest.raises(ValueError, match="d1"):
+        make_ur5(d1=True)
+    with pytest.raises(ValueError, match="singular_tol"):
+        wrist_singular(np.zeros(6), singular_tol="1e-9")
 
 
 def test_nearest_bad_inputs():

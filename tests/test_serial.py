@@ -357,3 +357,22 @@ def test_draw_arm_and_tidy3d():
     with pytest.raises(ValueError, match="lim"):
         plotting.tidy3d(ax, lim=-1.0)
     plt.close(fig)
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_special_twists_batched_frames(convention, rng=np.random.default_rng(23)):
+    # twists of 0, +-pi/2 and pi make exact 0, 1 and -1 coefficients that the column recursion skips: the frames
+    # must still equal the products of the DH transforms (random twists, as above, never hit those branches)
+    arm = SerialArm.from_dh(
+        rng.uniform(-1, 1, 6),
+        [0.0, np.pi / 2, -np.pi / 2, np.pi, -np.pi / 2, np.pi / 2],
+        rng.uniform(-1, 1, 6),
+        offset=rng.uniform(-1, 1, 6),
+        convention=convention,
+    )
+    q = rng.uniform(-np.pi, np.pi, (30, 6))
+    F = arm.fk_all(q)
+    ref = np.broadcast_to(np.eye(4), (30, 4, 4))
+    for i in range(6):
+        ref = ref @ dh_transform(arm.a[i], arm.alpha[i], arm.d[i], q[:, i] + arm.offset[i], convention=convention)
+        assert np.abs(F[:, i + 1] - ref).max() <= 1e-12, i

@@ -96,7 +96,7 @@ class UR5Arm(SerialArm):
           lies above the shoulder-wrist chord whenever the upper arm points upwards.
         * wrist ``"noflip"``: ``theta5 > 0``; ``"flip"``: ``theta5 < 0``.
     default_branch : str
-        ``"all"``: the closed form returns every branch at the cost of about one.
+        ``"all"``: the closed form returns every branch in one vectorised call.
 
     Examples
     --------
@@ -196,7 +196,8 @@ class UR5Arm(SerialArm):
           the returned q reaches the pose (confirmed by FK), but it is one member of a family
           (:func:`wrist_singular` flags it).
         * Elbow: ``theta3 = 0`` (arm stretched) merges the two elbow branches.
-        * One branch costs about an eighth of all eight, and equals the corresponding slice of ``branch="all"``.
+        * One branch is several times cheaper than all eight (``benchmarks/bench_ur5.py``) and equals the
+          corresponding slice of ``branch="all"``.
         * Large batches are solved in chunks of 1024 poses (bounded memory, cache-sized temporaries, flat time per
           pose).
 

@@ -73,7 +73,8 @@ _BRANCHES = tuple(
 #: (tests/test_ur5.py); 10 is the margin.
 INPUT_ERROR_GAIN = 10.0
 #: Poses per chunk of :meth:`UR5Arm.ik` (at most ``transforms._CHUNK``): the temporaries of 8 branches then stay in
-#: the CPU cache, about twice as fast per pose as 8192-pose chunks (benchmarks/bench_ur5.py).
+#: the CPU cache (measured: about 6 % less time per pose than 8192-pose chunks on a quiet machine, more when other
+#: processes share the cache).
 _IK_CHUNK = 1024
 
 

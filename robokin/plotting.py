@@ -119,6 +119,7 @@ def draw_arm(ax, arm, q, *, frames=False, frame_length=0.06, color="C0", alpha=1
     >>> len(ax.lines)  # the links, then three axes per frame
     10
     """
+    frame_length = positive(frame_length, "frame_length")  # checked even when frames=False: a typo should not hide
     F = as_array(arm.fk_all(q), "arm.fk_all(q)", trailing=(None, 4, 4))
     if F.ndim != 3:
         raise ValueError(f"draw_arm draws one configuration: q must have shape (n,), got frames of shape {F.shape}")

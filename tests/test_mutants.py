@@ -21,11 +21,11 @@ def test_leg2_reach_tolerance_is_round_off_only():
     far = [0.0, -0.4 * (1 + 1e-8)]
     with pytest.raises(UnreachableError):
         leg.ik(far)
-    q, ok = leg.ik([far, [0.0, -0.4 * (1 - 1e-8)]], on_unreachable="nan")
+    ok = leg.ik([far, [0.0, -0.4 * (1 - 1e-8)]], on_unreachable="nan").valid
     assert ok.tolist() == [False, True]
     # a target made by FK exactly on the boundary stays reachable (the reason for the slack)
     p = leg.fk([0.3, 0.0])
-    assert leg.ik(p, on_unreachable="nan")[1]
+    assert leg.ik(p, on_unreachable="nan").valid
 
 
 def test_leg2_condition_number_in_the_warning_is_cond_of_J():
@@ -104,3 +104,19 @@ def test_validate_bound_refuses_implausible_magnitudes():
     as_array([1e12], "p")
     with pytest.raises(ValueError, match="magnitude"):
         as_array([1e13], "p")
+
+
+# ---- the mutation list itself ----------------------------------------------------------------
+def test_the_mutation_list_matches_the_source():
+    """Every snippet of tools/mutations.py occurs exactly once, so `make mutate` mutates what it says it does."""
+    import sys
+    from pathlib import Path
+
+    tools = Path(__file__).resolve().parent.parent / "tools"
+    sys.path.insert(0, str(tools))
+    try:
+        from mutate import check_snippets
+    finally:
+        sys.path.remove(str(tools))
+    problems = check_snippets()
+    assert not problems, "update tools/mutations.py:\n" + "\n".join(problems)

@@ -133,9 +133,9 @@ mut(
 # ---- serial ----------------------------------------------------------------------------------
 mut(
     "dh-standard-row",
-    "robokin/serial.py",
-    "np.stack([ct, -st * ca, st * sa, a * ct], -1)",
-    "np.stack([ct, -st * ca, st * sa, a * st], -1)",
+    "robokin/_primitives.py",
+    "p = np.stack([a * ct * o, a * st * o, d * o], -1)",
+    "p = np.stack([a * st * o, a * st * o, d * o], -1)",
     SE,
 )
 mut("dh-special-snap", "robokin/_kernels.py", "abs(v - np.round(v)) < 1e-15", "abs(v - np.round(v)) < 1e-3", SE)
@@ -227,8 +227,8 @@ mut(
 mut(
     "mecanum-twist-transpose",
     "robokin/mecanum.py",
-    "        return t @ self._M.T\n",
-    "        return t @ self._M[:, ::-1].T\n",
+    "        w = t @ self._M.T\n",
+    "        w = t @ self._M[:, ::-1].T\n",
     ["tests/test_mecanum.py"],
 )
 mut(
@@ -289,10 +289,10 @@ mut(
 )
 mut(
     "control-quintic-jerkless",
-    "robokin/control.py",
-    "p = 10 * s**3 - 15 * s**4 + 6 * s**5",
-    "p = 10 * s**3 - 15 * s**4 + 5 * s**5",
-    ["tests/test_control.py"],
+    "robokin/_primitives.py",
+    "10.0 + s * (-15.0 + 6.0 * s)",
+    "10.0 + s * (-15.0 + 5.0 * s)",
+    ["tests/test_control.py", "tests/test_trajectory.py"],
 )
 mut(
     "control-pid-kd-index",

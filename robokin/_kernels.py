@@ -15,7 +15,7 @@ Monte Carlo over perturbed parameters reuses it); parameter values are passed in
 operation is exact in IEEE arithmetic (``0 * x``, ``1 * x``, ``x + 0``, ``a + (-b) = a - b``), so the specialised
 kernel returns bit-for-bit what the generic one computes on the same numbers.
 
-Frames and conventions are those of :mod:`robokin.serial` and :func:`robokin.dynamics.rnea`: frame ``i`` is fixed
+Frames and conventions are those of :mod:`robokin.serial` and :meth:`robokin.dynamics.SerialDynamics.inverse_dynamics`: frame ``i`` is fixed
 to link ``i``; standard DH ``A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)`` (joint ``i`` turns about
 ``z_{i-1}``), modified (Craig) ``A_i = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)`` (about ``z_i``).
 """
@@ -375,7 +375,7 @@ def _origin_in_parent(std, a, ca, sa, d, c, s):
 
 
 def _rnea_kernel(K, c, s, qd=None, qdd=None, *, n, convention, terms="full"):
-    """Recursive Newton-Euler (Luh-Walker-Paul), moments about each joint point; same frames as ``dynamics.rnea``.
+    """Recursive Newton-Euler (Luh-Walker-Paul), moments about each joint point; same frames as ``SerialDynamics.inverse_dynamics``.
 
     ``terms``: "full" ``tau = M qdd + h(q, qd) + G``; "gravity" (qd = qdd = 0); "bias" (qdd = 0).
     """

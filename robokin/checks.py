@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import MAX_THRESHOLD, as_array
+from ._validate import MAX_THRESHOLD, as_array, finite_scalar
 
 __all__ = [
+    "clopper_pearson",
     "CheckFailed",
     "CheckReport",
     "check_errors",
@@ -169,6 +170,60 @@ def check_close(name, actual, expected, *, tol, scale=1.0, unit="", raise_on_fai
     return check_errors(name, np.abs(a - b) / sc, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
 
 
+def _rate_lower(k, n, alpha):
+    """Clopper-Pearson lower bound of a binomial rate at one-sided level ``1 - alpha`` (0 when ``k = 0``)."""
+    from scipy.stats import beta
+
+    return float(beta.ppf(alpha, k, n - k + 1)) if k else 0.0
+
+
+def _rate_upper(k, n, alpha):
+    """Clopper-Pearson upper bound of a binomial rate at one-sided level ``1 - alpha`` (1 when ``k = n``)."""
+    from scipy.stats import beta
+
+    return float(beta.ppf(1 - alpha, k + 1, n - k)) if k < n else 1.0
+
+
+def clopper_pearson(k, n, *, confidence=0.95):
+    """Exact (Clopper-Pearson) two-sided confidence interval for a rate ``k / n``.
+
+    With ``k = n`` the lower bound is ``((1 - confidence) / 2) ** (1 / n)``: 1000 successes in 1000
+    trials only show that the true rate exceeds about 0.9963 (95 %). :func:`check_rate` uses the same bound,
+    one-sided.
+
+    Parameters
+    ----------
+    k, n : int
+        Successes (or failures) and trials, ``0 <= k <= n``, ``n >= 1``.
+    confidence : float
+        Two-sided confidence level in (0, 1).
+
+    Returns
+    -------
+    (lower, upper) : tuple of float
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson(1000, 1000)
+    >>> round(lo, 4), hi
+    (0.9963, 1.0)
+    >>> clopper_pearson(0, 10)[0]
+    0.0
+    """
+    for v, nm in ((k, "k"), (n, "n")):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ValueError(f"{nm} must be an integer, got {v!r}")
+        if v > 2**53:  # beyond exact float64 integers the beta quantiles are meaningless
+            raise ValueError(f"{nm} must be at most 2**53, got {v}")
+    if n < 1 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    confidence = finite_scalar(confidence, "confidence")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    a = (1 - confidence) / 2
+    return _rate_lower(int(k), int(n), a), _rate_upper(int(k), int(n), a)
+
+
 def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
     """Statistical bar on a failure rate: one-sided exact binomial test at false-alarm probability ``alpha``.
 
@@ -204,8 +259,6 @@ def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
     ...
     robokin.checks.CheckFailed: [FAIL] demo (10 of 1000 failed; error = lower 99.9% confidence bound of the rate, one-sided binomial test): max error 2.97e-03 over 1000 samples (tol 1e-03)
     """
-    from scipy.stats import beta
-
     f = np.asarray(failed)
     if f.dtype != bool:
         raise ValueError(f"failed must be a boolean array (True where a sample failed), got dtype {f.dtype}")
@@ -216,7 +269,7 @@ def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
     if isinstance(alpha, bool) or not (np.isscalar(alpha) and np.isreal(alpha) and 0 < alpha <= 0.5):
         raise ValueError(f"alpha must be a number in (0, 0.5], got {alpha!r}")
     n, k = int(f.size), int(np.count_nonzero(f))
-    lower = float(beta.ppf(alpha, k, n - k + 1)) if k else 0.0
+    lower = _rate_lower(k, n, alpha)
     report = CheckReport(
         name=f"{name} ({k} of {n} failed; error = lower {1 - alpha:.1%} confidence bound of the "
         f"rate, one-sided binomial test)",

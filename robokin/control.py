@@ -40,7 +40,6 @@ __all__ = [
     "sample_arms",
     "tracking_metrics",
     "converged",
-    "clopper_pearson",
     "MonteCarloResult",
     "monte_carlo",
 ]
@@ -627,42 +626,6 @@ def converged(res, *, tol, hold):
         err = np.abs(e[..., window, :])
         ok = np.all(np.isfinite(err), axis=(-2, -1)) & np.all(err < tol, axis=(-2, -1))
     return np.asarray(ok & res.stable)
-
-
-def clopper_pearson(k, n, *, confidence=0.95):
-    """Exact (Clopper-Pearson) two-sided confidence interval for a rate ``k / n``.
-
-    With ``k = n`` the lower bound is ``((1 - confidence) / 2) ** (1 / n)``: 1000 successes in 1000
-    trials only show that the true rate exceeds about 0.9963 (95 %).
-
-    Returns
-    -------
-    (lower, upper) : tuple of float
-
-    Examples
-    --------
-    >>> lo, hi = clopper_pearson(1000, 1000)
-    >>> round(lo, 4), hi
-    (0.9963, 1.0)
-    >>> clopper_pearson(0, 10)[0]
-    0.0
-    """
-    from scipy.stats import beta
-
-    for v, nm in ((k, "k"), (n, "n")):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise ValueError(f"{nm} must be an integer, got {v!r}")
-        if v > 2**53:  # beyond exact float64 integers the beta quantiles are meaningless
-            raise ValueError(f"{nm} must be at most 2**53, got {v}")
-    if n < 1 or not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
-    confidence = finite_scalar(confidence, "confidence")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    a = 1 - confidence
-    lo = 0.0 if k == 0 else float(beta.ppf(a / 2, k, n - k + 1))
-    hi = 1.0 if k == n else float(beta.ppf(1 - a / 2, k + 1, n - k))
-    return lo, hi
 
 
 @dataclass(frozen=True, eq=False)

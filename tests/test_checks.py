@@ -202,3 +202,28 @@ def test_check_rigid_bad_entries_are_failures_without_numpy_warnings(bad):
 def test_check_answer_refuses_complex():
     with pytest.raises(ValueError, match="complex"):
         checks.check_answer("x", 0.5 + 1e-3j, 0.5, quiet=True)
+
+
+@pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (997, 1000), (1000, 1000)])
+def test_clopper_pearson_matches_scipy(k, n):
+    from scipy.stats import binomtest
+
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    lo, hi = checks.clopper_pearson(k, n)
+    assert lo == pytest.approx(ci.low, abs=1e-12) and hi == pytest.approx(ci.high, abs=1e-12)
+    assert lo <= k / n <= hi
+
+
+def test_clopper_pearson_bad_input():
+    for args in ((5, 3), (-1, 3), (1, 0), (1.5, 3)):
+        with pytest.raises(ValueError):
+            checks.clopper_pearson(*args)
+    with pytest.raises(ValueError):
+        checks.clopper_pearson(1, 3, confidence=1.0)
+
+
+def test_clopper_pearson_and_check_rate_share_one_bound():
+    """check_rate's one-sided lower bound at alpha is the two-sided interval's lower end at 1 - 2 alpha."""
+    k, n, alpha = 7, 500, 0.01
+    rep = checks.check_rate("x", np.arange(n) < k, max_rate=0.5, alpha=alpha)
+    assert rep.max_error == pytest.approx(checks.clopper_pearson(k, n, confidence=1 - 2 * alpha)[0], rel=1e-12)

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from robokin.control import (
     Controller,
-    clopper_pearson,
     converged,
     friction_torque,
     gravity_compensation,
@@ -400,24 +399,6 @@ def test_converged_is_stricter_than_bounded():
         converged(res, tol=0.1, hold=5.0)
     with pytest.raises(ValueError):
         converged(res, tol=-0.1, hold=0.5)
-
-
-@pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (997, 1000), (1000, 1000)])
-def test_clopper_pearson_matches_scipy(k, n):
-    from scipy.stats import binomtest
-
-    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
-    lo, hi = clopper_pearson(k, n)
-    assert lo == pytest.approx(ci.low, abs=1e-12) and hi == pytest.approx(ci.high, abs=1e-12)
-    assert lo <= k / n <= hi
-
-
-def test_clopper_pearson_bad_input():
-    for args in ((5, 3), (-1, 3), (1, 0), (1.5, 3)):
-        with pytest.raises(ValueError):
-            clopper_pearson(*args)
-    with pytest.raises(ValueError):
-        clopper_pearson(1, 3, confidence=1.0)
 
 
 def test_controller_built_directly_is_checked_like_tracking_controller():

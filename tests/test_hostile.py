@@ -271,7 +271,7 @@ RECIPES = {
     ),
     "control.tracking_error": lambda: (robokin.control.tracking_error, dict(res=_obj("simres"))),
     "control.converged": lambda: (robokin.control.converged, dict(res=_obj("simres"), tol=1e-3, hold=0.1)),
-    "control.clopper_pearson": lambda: (robokin.control.clopper_pearson, dict(k=3, n=10)),
+    "checks.clopper_pearson": lambda: (robokin.checks.clopper_pearson, dict(k=3, n=10)),
     "control.monte_carlo": lambda: (
         robokin.control.monte_carlo,
         dict(

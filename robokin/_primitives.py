@@ -24,6 +24,39 @@ def cross(u, v):
     return np.stack([u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0], -1)
 
 
+def hat(w):
+    """Skew matrix ``[w]x`` (..., 3, 3) of (..., 3): ``hat(w) @ v == cross(w, v)``."""
+    S = np.zeros(w.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2] = -w[..., 2], w[..., 1]
+    S[..., 1, 0], S[..., 1, 2] = w[..., 2], -w[..., 0]
+    S[..., 2, 0], S[..., 2, 1] = -w[..., 1], w[..., 0]
+    return S
+
+
+def rpy_matrix(a):
+    """``Rz(yaw) Ry(pitch) Rx(roll)`` (..., 3, 3) of ``a = [roll, pitch, yaw]`` (..., 3), rad (RPY means ZYX)."""
+    cr, cp, cy = np.cos(a[..., 0]), np.cos(a[..., 1]), np.cos(a[..., 2])
+    sr, sp, sy = np.sin(a[..., 0]), np.sin(a[..., 1]), np.sin(a[..., 2])
+    R = np.empty(a.shape[:-1] + (3, 3))
+    R[..., 0, 0], R[..., 0, 1], R[..., 0, 2] = cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr
+    R[..., 1, 0], R[..., 1, 1], R[..., 1, 2] = sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr
+    R[..., 2, 0], R[..., 2, 1], R[..., 2, 2] = -sp, cp * sr, cp * cr
+    return R
+
+
+def zyx_rate_world(a):
+    """World-frame ZYX rate matrix ``E`` (omega = E rpy_dot), (..., 3, 3) of ``a = [roll, pitch, yaw]`` (..., 3).
+
+    Its columns are the roll, pitch and yaw axes in the world frame: ``Rz Ry e_x``, ``Rz e_y`` and ``e_z``.
+    """
+    cp, sp, cy, sy = np.cos(a[..., 1]), np.sin(a[..., 1]), np.cos(a[..., 2]), np.sin(a[..., 2])
+    E = np.zeros(a.shape[:-1] + (3, 3))
+    E[..., 0, 0], E[..., 1, 0], E[..., 2, 0] = cy * cp, sy * cp, -sp
+    E[..., 0, 1], E[..., 1, 1] = -sy, cy
+    E[..., 2, 2] = 1.0
+    return E
+
+
 def cross2(u, v):
     """Scalar planar cross product ``u_x v_y - u_y v_x`` over the last axis of two (..., 2) arrays."""
     return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]

@@ -34,7 +34,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ._primitives import cross, smoothed_friction
+from ._primitives import cross, hat, rpy_matrix, smoothed_friction, zyx_rate_world
 from ._validate import (
     MAX_ABS,
     MAX_THRESHOLD,
@@ -71,43 +71,7 @@ def _anchors(a, name):
     return a
 
 
-# ---- unchecked kernels for already-validated arrays (candidates for robokin._primitives) -------------------------
-def _rpy_matrix(a):
-    """``Rz(yaw) Ry(pitch) Rx(roll)`` of ``a = [roll, pitch, yaw]`` (..., 3) -> (..., 3, 3); no input checks.
-
-    The same matrix as :func:`robokin.transforms.rpy_to_matrix` (to round-off), without its per-call validation.
-    """
-    cr, cp, cy = np.cos(a[..., 0]), np.cos(a[..., 1]), np.cos(a[..., 2])
-    sr, sp, sy = np.sin(a[..., 0]), np.sin(a[..., 1]), np.sin(a[..., 2])
-    R = np.empty(a.shape[:-1] + (3, 3))
-    R[..., 0, 0], R[..., 0, 1], R[..., 0, 2] = cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr
-    R[..., 1, 0], R[..., 1, 1], R[..., 1, 2] = sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr
-    R[..., 2, 0], R[..., 2, 1], R[..., 2, 2] = -sp, cp * sr, cp * cr
-    return R
-
-
-def _rate_world(a):
-    """World-frame ZYX rate matrix ``E`` (omega = E rpy_dot) of ``a`` (..., 3) -> (..., 3, 3); no input checks.
-
-    The same matrix as :func:`robokin.transforms.zyx_rate_matrix` with ``frame="world"``.
-    """
-    cp, sp, cy, sy = np.cos(a[..., 1]), np.sin(a[..., 1]), np.cos(a[..., 2]), np.sin(a[..., 2])
-    E = np.zeros(a.shape[:-1] + (3, 3))
-    E[..., 0, 0], E[..., 1, 0], E[..., 2, 0] = cy * cp, sy * cp, -sp
-    E[..., 0, 1], E[..., 1, 1] = -sy, cy
-    E[..., 2, 2] = 1.0
-    return E
-
-
-def _hat(w):
-    """Skew matrix ``[w]x`` of (..., 3) -> (..., 3, 3); no input checks (see :func:`robokin.transforms.hat`)."""
-    S = np.zeros(w.shape[:-1] + (3, 3))
-    S[..., 0, 1], S[..., 0, 2] = -w[..., 2], w[..., 1]
-    S[..., 1, 0], S[..., 1, 2] = w[..., 2], -w[..., 0]
-    S[..., 2, 0], S[..., 2, 1] = -w[..., 1], w[..., 0]
-    return S
-
-
+# ---- private helpers for already-validated arrays ------------------------------------------------------------
 def _check_legs(L):
     if np.any(L <= 1e-12):
         raise ValueError(
@@ -279,11 +243,11 @@ class Stewart:
         array([0.35, 0.  , 0.4 ])
         """
         q = as_array(pose, "pose", trailing=(6,))
-        return np.swapaxes(_rpy_matrix(q[..., 3:]) @ self.top, -1, -2) + q[..., None, :3]
+        return np.swapaxes(rpy_matrix(q[..., 3:]) @ self.top, -1, -2) + q[..., None, :3]
 
     def _legs(self, q):
         """``R p_i`` (..., 6, 3), leg vectors ``s_i`` (..., 6, 3) and lengths (..., 6) of checked poses."""
-        R = _rpy_matrix(q[..., 3:])
+        R = rpy_matrix(q[..., 3:])
         Rp = np.swapaxes(R @ self.top, -1, -2)  # (..., 6, 3): R p_i, world frame, from the centre
         s = Rp + q[..., None, :3] - self.base.T
         L = np.linalg.norm(s, axis=-1)
@@ -294,7 +258,7 @@ class Stewart:
         Rp, s, L = self._legs(q)
         _check_legs(L)
         n = s / L[..., None]
-        return np.concatenate([n, cross(Rp, n) @ _rate_world(q[..., 3:])], axis=-1)
+        return np.concatenate([n, cross(Rp, n) @ zyx_rate_world(q[..., 3:])], axis=-1)
 
     def leg_vectors(self, pose):
         """Leg vectors ``s_i = x + R p_i - b_i`` (world frame, m): ``(..., 6) -> (..., 6, 3)``.
@@ -439,7 +403,7 @@ class Stewart:
         q = as_array(pose, "pose", trailing=(6,))
         S = np.zeros(q.shape[:-1] + (6, 6))
         S[..., :3, :3] = np.eye(3)
-        S[..., 3:, 3:] = _rate_world(q[..., 3:])
+        S[..., 3:, 3:] = zyx_rate_world(q[..., 3:])
         return S
 
     def jacobian_pose_rates(self, pose):
@@ -822,12 +786,12 @@ class StewartDynamics:
     def _terms(self, q, qd=None):
         """Everything the equations of motion need, computed once (q, qd already validated)."""
         m, c, Ic = self._rigid
-        R = _rpy_matrix(q[..., 3:])
+        R = rpy_matrix(q[..., 3:])
         Rt = np.swapaxes(R, -1, -2)
-        E = _rate_world(q[..., 3:])
+        E = zyx_rate_world(q[..., 3:])
         cw = R @ c
         Io = R @ Ic @ Rt + m * (np.sum(cw * cw, -1)[..., None, None] * np.eye(3) - cw[..., :, None] * cw[..., None, :])
-        mC = m * _hat(cw)
+        mC = m * hat(cw)
         # M = S^T M_t S with S = blockdiag(I, E), M_t = [[m I, -m [c]], [m [c], I_o]]
         M = np.zeros(q.shape[:-1] + (6, 6))
         M[..., :3, :3] = m * np.eye(3)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _primitives as _p
 from ._validate import as_array, choice
 
 __all__ = [
@@ -183,8 +184,7 @@ def rpy_to_matrix(rpy):
     >>> np.allclose(R, rotz(0.3) @ roty(0.2) @ rotx(0.1))
     True
     """
-    a = as_array(rpy, "rpy", trailing=(3,))
-    return euler_to_matrix(a[..., ::-1], order="zyx")
+    return _p.rpy_matrix(as_array(rpy, "rpy", trailing=(3,)))
 
 
 def matrix_to_rpy(R, *, tol=ROTATION_TOL):
@@ -247,15 +247,9 @@ def zyx_rate_matrix(rpy, *, frame):
     """
     choice(frame, "frame", ("world", "body"))
     a = as_array(rpy, "rpy", trailing=(3,))
-    p, y = a[..., 1], a[..., 2]
-    cp, sp_, cy, sy = np.cos(p), np.sin(p), np.cos(y), np.sin(y)
-    E = np.zeros(a.shape[:-1] + (3, 3))
-    # columns: R_z R_y e_x (roll), R_z e_y (pitch), e_z (yaw)
-    E[..., 0, 0], E[..., 1, 0], E[..., 2, 0] = cy * cp, sy * cp, -sp_
-    E[..., 0, 1], E[..., 1, 1] = -sy, cy
-    E[..., 2, 2] = 1.0
+    E = _p.zyx_rate_world(a)  # columns: R_z R_y e_x (roll), R_z e_y (pitch), e_z (yaw)
     if frame == "body":
-        E = np.swapaxes(rpy_to_matrix(a), -1, -2) @ E
+        E = np.swapaxes(_p.rpy_matrix(a), -1, -2) @ E
     return E
 
 
@@ -267,12 +261,7 @@ def hat(w):
     >>> hat([1, 2, 3]) @ [4, 5, 6]
     array([-3.,  6., -3.])
     """
-    w = as_array(w, "w", trailing=(3,))
-    S = np.zeros(w.shape[:-1] + (3, 3))
-    S[..., 0, 1], S[..., 0, 2] = -w[..., 2], w[..., 1]
-    S[..., 1, 0], S[..., 1, 2] = w[..., 2], -w[..., 0]
-    S[..., 2, 0], S[..., 2, 1] = -w[..., 1], w[..., 0]
-    return S
+    return _p.hat(as_array(w, "w", trailing=(3,)))
 
 
 def vee(S):

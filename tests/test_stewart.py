@@ -22,7 +22,7 @@ from robokin.stewart import (
     paired_layout,
     uniform_layout,
 )
-from robokin.transforms import rpy_to_matrix, zyx_rate_matrix
+from robokin.transforms import rpy_to_matrix
 from robokin.validation.stewart import validate
 
 DEG = np.pi / 180
@@ -733,11 +733,3 @@ def test_ode_rhs_does_not_revalidate(dyn, monkeypatch):
     np.testing.assert_allclose(rhs_f(0.0, y)[6:], expect, rtol=1e-13)
     np.testing.assert_array_equal(rhs_f(0.0, y)[:6], y[6:])
     assert np.all(np.isfinite(rhs(0.0, y)))
-
-
-def test_unchecked_rotation_kernels_match_transforms():
-    rpy = np.random.default_rng(25).uniform(-3, 3, size=(200, 3))
-    from robokin.stewart import _rate_world, _rpy_matrix
-
-    np.testing.assert_allclose(_rpy_matrix(rpy), rpy_to_matrix(rpy), atol=2e-16)
-    np.testing.assert_allclose(_rate_world(rpy), zyx_rate_matrix(rpy, frame="world"), atol=0)

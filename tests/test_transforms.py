@@ -423,3 +423,23 @@ def test_matrix_to_rpy_round_trip_just_off_gimbal_lock(pitch):
     rpy = np.array([0.4, pitch, -0.7])
     back = tf.matrix_to_rpy(tf.rpy_to_matrix(rpy))
     np.testing.assert_allclose(back, rpy, atol=1e-7)
+
+
+def test_closed_form_rpy_kernels_equal_the_generic_products():
+    """The closed-form kernels behind rpy_to_matrix and zyx_rate_matrix (robokin._primitives, also used
+    unchecked by the Stewart ODE) equal the elementary-rotation products they expand."""
+    rpy = np.random.default_rng(25).uniform(-3, 3, size=(200, 3))
+    np.testing.assert_allclose(tf.rpy_to_matrix(rpy), tf.euler_to_matrix(rpy[:, ::-1], order="zyx"), atol=4e-16)
+    R = tf.rpy_to_matrix(rpy)
+    ex, ey, ez = np.eye(3)
+    Rz_Ry_ex = R @ ex  # Rz Ry Rx e_x = Rz Ry e_x
+    Rz_ey = np.einsum(
+        "nij,j->ni", tf.euler_to_matrix(np.stack([rpy[:, 2], 0 * rpy[:, 0], 0 * rpy[:, 0]], -1), order="zyx"), ey
+    )
+    E = tf.zyx_rate_matrix(rpy, frame="world")
+    np.testing.assert_allclose(E[..., 0], Rz_Ry_ex, atol=4e-16)
+    np.testing.assert_allclose(E[..., 1], Rz_ey, atol=4e-16)
+    np.testing.assert_allclose(E[..., 2], np.broadcast_to(ez, (200, 3)), atol=0)
+    w = np.random.default_rng(26).normal(size=(50, 3))
+    v = np.random.default_rng(27).normal(size=(50, 3))
+    np.testing.assert_allclose(tf.hat(w) @ v[..., None], np.cross(w, v)[..., None], atol=1e-15)

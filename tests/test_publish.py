@@ -18,8 +18,11 @@ def test_pages_workflow_builds_strictly_and_deploys():
     assert on["push"]["branches"] == ["main"]
     build = wf["jobs"]["build"]
     runs = [step.get("run", "") for step in build["steps"]]
-    assert any("make test" in r for r in runs) and any("make book" in r for r in runs)
-    assert all("set -eo pipefail" in r for r in runs if "make" in r), "a failing make must fail the job"
+    # the workflow runs exactly what local CI runs, and .ci/run stops at the first failure
+    assert any(r.strip() == "bash .ci/run" for r in runs), runs
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "set -euo pipefail" in ci
+    assert "make test" in ci and "make check-site" in ci  # check-site builds the book strictly first
     uses = [step.get("uses", "") for job in wf["jobs"].values() for step in job["steps"]]
     assert any(u.startswith("actions/upload-pages-artifact") for u in uses)
     assert any(u.startswith("actions/deploy-pages") for u in uses)

@@ -74,3 +74,42 @@ def test_notebook_anatomy(nb):
         )
         == 1
     ), "exactly one H1 title per chapter"
+
+
+HIDING_TAGS = {"hide-cell", "hide-input", "remove-input", "remove-cell"}
+_ROBOKIN_IMPORT = re.compile(r"^\s*(from robokin\S* import|import robokin)", re.M)
+
+
+def robokin_import_problems(cells):
+    """Where a chapter hides where its robokin names come from (empty list: the imports are visible)."""
+    code = [c for c in cells if c["cell_type"] == "code"]
+    problems = []
+    setup = "".join(code[0]["source"]) if code else ""
+    extra = [ln for ln in setup.splitlines() if _ROBOKIN_IMPORT.match(ln) and "robokin.nb import setup" not in ln]
+    if extra:
+        problems.append(f"the hidden setup cell imports robokin names: {extra}")
+    for i, c in enumerate(code[1:], 1):
+        tags = set(c.get("metadata", {}).get("tags", []))
+        if tags & HIDING_TAGS and _ROBOKIN_IMPORT.search("".join(c["source"])):
+            problems.append(f"code cell {i} imports robokin names but is tagged {sorted(tags & HIDING_TAGS)}")
+    if len(code) < 2 or not _ROBOKIN_IMPORT.search("".join(code[1]["source"])):
+        problems.append("the code cell after the setup is not the visible cell importing the chapter's robokin names")
+    return problems
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_robokin_imports_are_visible(nb):
+    """A reader sees where every robokin function comes from: a visible import cell right after the setup."""
+    assert robokin_import_problems(json.loads(nb.read_text())["cells"]) == []
+
+
+def test_hidden_robokin_imports_are_caught():
+    def cell(src, tags=()):
+        return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": src}
+
+    setup = cell("import numpy as np\nfrom robokin.nb import setup\n", ["hide-cell"])
+    good = [setup, cell("from robokin.fivebar import FiveBar\n")]
+    assert robokin_import_problems(good) == []
+    assert robokin_import_problems([cell(setup["source"] + "from robokin import checks\n", ["hide-cell"]), good[1]])
+    assert robokin_import_problems([setup, cell("from robokin.fivebar import FiveBar\n", ["hide-input"])])
+    assert robokin_import_problems([setup, cell("x = 1\n"), cell("from robokin import checks\n")])

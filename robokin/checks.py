@@ -8,9 +8,12 @@ unless ``raise_on_fail=False``. A NaN anywhere counts as a failure.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validate import MAX_THRESHOLD, as_array, finite_scalar
 
@@ -33,7 +36,7 @@ __all__ = [
 class CheckFailed(AssertionError):
     """A machine check exceeded its tolerance; ``.report`` holds the details."""
 
-    def __init__(self, report):
+    def __init__(self, report: CheckReport) -> None:
         self.report = report
         super().__init__(str(report))
 
@@ -78,7 +81,7 @@ class CheckReport:
             f"{self.samples} samples (tol {self.tol:.0e}){where}"
         )
 
-    def as_row(self):
+    def as_row(self) -> dict[str, Any]:
         """Dictionary for tables: check, samples, max_error, tol, passed."""
         return {
             "check": self.name,
@@ -98,7 +101,9 @@ def _check_tol(tol):
         raise ValueError(f"tol must be at most {MAX_THRESHOLD:g} (a larger tolerance cannot fail), got {tol!r}")
 
 
-def check_errors(name, errors, *, tol, unit="", raise_on_fail=True):
+def check_errors(
+    name: str, errors: ArrayLike, *, tol: float, unit: str = "", raise_on_fail: bool = True
+) -> CheckReport:
     """Turn an array of non-negative errors into a report.
 
     Parameters
@@ -142,7 +147,16 @@ def check_errors(name, errors, *, tol, unit="", raise_on_fail=True):
     return report
 
 
-def check_close(name, actual, expected, *, tol, scale=1.0, unit="", raise_on_fail=True):
+def check_close(
+    name: str,
+    actual: ArrayLike,
+    expected: ArrayLike,
+    *,
+    tol: float,
+    scale: float = 1.0,
+    unit: str = "",
+    raise_on_fail: bool = True,
+) -> CheckReport:
     """Compare two arrays entry-wise: error ``|actual - expected| / scale``.
 
     ``scale`` (a positive finite number or array broadcasting against the inputs) makes the error relative;
@@ -184,7 +198,7 @@ def _rate_upper(k, n, alpha):
     return float(beta.ppf(1 - alpha, k + 1, n - k)) if k < n else 1.0
 
 
-def clopper_pearson(k, n, *, confidence=0.95):
+def clopper_pearson(k: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
     """Exact (Clopper-Pearson) two-sided confidence interval for a rate ``k / n``.
 
     With ``k = n`` the lower bound is ``((1 - confidence) / 2) ** (1 / n)``: 1000 successes in 1000
@@ -224,7 +238,9 @@ def clopper_pearson(k, n, *, confidence=0.95):
     return _rate_lower(int(k), int(n), a), _rate_upper(int(k), int(n), a)
 
 
-def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
+def check_rate(
+    name: str, failed: ArrayLike, *, max_rate: float, alpha: float = 1e-3, raise_on_fail: bool = True
+) -> CheckReport:
     """Statistical bar on a failure rate: one-sided exact binomial test at false-alarm probability ``alpha``.
 
     Rule: with ``k`` failures in ``n`` independent samples, the check fails when
@@ -282,7 +298,9 @@ def check_rate(name, failed, *, max_rate, alpha=1e-3, raise_on_fail=True):
     return report
 
 
-def jacobian_fd(f, x, *, eps=1e-6, vectorized=True):
+def jacobian_fd(
+    f: Callable[[np.ndarray], ArrayLike], x: ArrayLike, *, eps: float = 1e-6, vectorized: bool = True
+) -> np.ndarray:
     """Central finite-difference Jacobian ``df/dx``.
 
     Parameters
@@ -323,17 +341,17 @@ def jacobian_fd(f, x, *, eps=1e-6, vectorized=True):
 
 
 def check_jacobian(
-    jac,
-    f,
-    x,
+    jac: Callable[[np.ndarray], ArrayLike],
+    f: Callable[[np.ndarray], ArrayLike],
+    x: ArrayLike,
     *,
-    eps=1e-6,
-    tol=1e-6,
-    atol=1e-9,
-    name="Jacobian vs finite differences",
-    vectorized=True,
-    raise_on_fail=True,
-):
+    eps: float = 1e-6,
+    tol: float = 1e-6,
+    atol: float = 1e-9,
+    name: str = "Jacobian vs finite differences",
+    vectorized: bool = True,
+    raise_on_fail: bool = True,
+) -> CheckReport:
     """Compare an analytic Jacobian with central differences of ``f``.
 
     The error per sample is ``max|J - J_fd| / (max|J_fd| + atol)``: relative to
@@ -371,8 +389,16 @@ def _first(result):
 
 
 def residual_scan(
-    forward, inverse, targets, *, tol, scale=1.0, unit="", name="FK(IK(target)) residual", raise_on_fail=True
-):
+    forward: Callable[[np.ndarray], ArrayLike],
+    inverse: Callable[[np.ndarray], Any],
+    targets: ArrayLike,
+    *,
+    tol: float,
+    scale: float = 1.0,
+    unit: str = "",
+    name: str = "FK(IK(target)) residual",
+    raise_on_fail: bool = True,
+) -> CheckReport:
     """Residual scan: ``|forward(inverse(target)) - target| / scale`` per target.
 
     Parameters
@@ -400,7 +426,17 @@ def residual_scan(
     return check_errors(name, err, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
 
 
-def fk_ik_roundtrip(fk, ik, q, *, tol, scale=1.0, unit="", name="FK(IK(FK(q))) round trip", raise_on_fail=True):
+def fk_ik_roundtrip(
+    fk: Callable[[np.ndarray], ArrayLike],
+    ik: Callable[[np.ndarray], Any],
+    q: ArrayLike,
+    *,
+    tol: float,
+    scale: float = 1.0,
+    unit: str = "",
+    name: str = "FK(IK(FK(q))) round trip",
+    raise_on_fail: bool = True,
+) -> CheckReport:
     """Sample joints ``q``, map to task space, solve IK, and compare FK of the answer.
 
     Examples
@@ -415,7 +451,9 @@ def fk_ik_roundtrip(fk, ik, q, *, tol, scale=1.0, unit="", name="FK(IK(FK(q))) r
     )
 
 
-def check_rigid(T, *, tol=1e-9, name="rigid transform validity", raise_on_fail=True):
+def check_rigid(
+    T: ArrayLike, *, tol: float = 1e-9, name: str = "rigid transform validity", raise_on_fail: bool = True
+) -> CheckReport:
     """Check that transforms are rigid: ``R^T R = I``, ``det R = 1``, bottom row ``[0 0 0 1]``.
 
     Accepts ``(..., 4, 4)`` transforms or ``(..., 3, 3)`` rotations.
@@ -463,7 +501,9 @@ def _diagnose(v, e):
     return "not a known slip; re-check the derivation step by step"
 
 
-def check_answer(name, value, expected, *, rtol=1e-6, atol=1e-9, quiet=False):
+def check_answer(
+    name: str, value: ArrayLike, expected: ArrayLike, *, rtol: float = 1e-6, atol: float = 1e-9, quiet: bool = False
+) -> bool:
     """Check an exercise answer and say *why* it is wrong.
 
     Recognises common slips: wrong shape, transposed matrix, flipped sign,

@@ -7,6 +7,7 @@ All of them subclass a standard Python exception, so callers that catch
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["UnreachableError", "SingularityWarning", "SingularityError", "ConvergenceError", "IntegrationError"]
 
@@ -34,7 +35,7 @@ class UnreachableError(ValueError):
     True
     """
 
-    def __init__(self, count, first, *, total=None, reason=""):
+    def __init__(self, count: int, first: ArrayLike, *, total: int | None = None, reason: str = "") -> None:
         self.count = int(count)
         self.first = np.asarray(first, dtype=float)
         self.total = total
@@ -66,7 +67,7 @@ class SingularityWarning(RuntimeWarning):
     3200000000000.0
     """
 
-    def __init__(self, cond, message=""):
+    def __init__(self, cond: float, message: str = "") -> None:
         self.cond = float(cond)
         msg = f"near-singular configuration (condition number {self.cond:.3g})"
         if message:
@@ -93,7 +94,7 @@ class ConvergenceError(RuntimeError):
     Newton FK: no convergence after 50 iterations (residual 0.001)
     """
 
-    def __init__(self, residual, iterations, message=""):
+    def __init__(self, residual: float, iterations: int, message: str = "") -> None:
         self.residual = float(residual)
         self.iterations = int(iterations)
         prefix = f"{message}: " if message else ""
@@ -123,7 +124,7 @@ class SingularityError(ValueError):
     True
     """
 
-    def __init__(self, cond, message=""):
+    def __init__(self, cond: float, message: str = "") -> None:
         self.cond = float(cond)
         prefix = f"{message}: " if message else ""
         super().__init__(f"{prefix}singular matrix (condition number {self.cond:.3g})")
@@ -153,7 +154,7 @@ class IntegrationError(RuntimeError):
     wheel_leg.simulate: evaluation budget exhausted: stopped at t = 0.25 s of 2 s after 100000 right-hand-side evaluations
     """
 
-    def __init__(self, t, t_end, nfev, message=""):
+    def __init__(self, t: float, t_end: float, nfev: int, message: str = "") -> None:
         self.t = float(t)
         self.t_end = float(t_end)
         self.nfev = int(nfev)

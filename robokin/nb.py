@@ -18,7 +18,7 @@ __all__ = ["setup", "fast_mode", "FIGURE_DPI"]
 FIGURE_DPI = 150
 
 
-def fast_mode():
+def fast_mode() -> bool:
     """True when ``ROBOKIN_FAST=1`` (set by ``make test``): shrink Monte Carlo sizes and frames.
 
     Examples
@@ -33,7 +33,7 @@ def _fmt(x):
     return f"{0.0:.4g}" if abs(x) < 1e-10 else f"{x:.4g}"
 
 
-def setup(seed=0):
+def setup(seed: int = 0) -> tuple[np.random.Generator, bool]:
     """Seed, print options and matplotlib defaults for a chapter.
 
     Parameters

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validate import as_array, positive
 
@@ -19,7 +21,9 @@ MIN_PX_PER_INCH = 56
 AXIS_COLORS = ("tab:red", "tab:green", "tab:blue")  # x, y, z: the usual RGB convention
 
 
-def new_3d_axes(*, figsize=(4.5, 4.0), limits=1.0, ax=None):
+def new_3d_axes(
+    *, figsize: tuple[float, float] = (4.5, 4.0), limits: float = 1.0, ax: Any | None = None
+) -> tuple[Any, Any]:
     """Create (or reuse) equal-aspect 3-D axes with limits ``[-limits, limits]``.
 
     Returns
@@ -44,7 +48,9 @@ def new_3d_axes(*, figsize=(4.5, 4.0), limits=1.0, ax=None):
     return fig, ax
 
 
-def draw_frame(ax, T, *, length=0.5, label=None, alpha=1.0, lw=2.0):
+def draw_frame(
+    ax: Any, T: ArrayLike, *, length: float = 0.5, label: str | None = None, alpha: float = 1.0, lw: float = 2.0
+) -> list[Any]:
     """Draw a coordinate frame (x red, y green, z blue) on 3-D axes.
 
     Parameters
@@ -85,7 +91,19 @@ def draw_frame(ax, T, *, length=0.5, label=None, alpha=1.0, lw=2.0):
     return artists
 
 
-def draw_arm(ax, arm, q, *, frames=False, frame_length=0.06, color="C0", alpha=1.0, lw=2.0, ms=3.0, label=None):
+def draw_arm(
+    ax: Any,
+    arm: Any,
+    q: ArrayLike,
+    *,
+    frames: bool = False,
+    frame_length: float = 0.06,
+    color: str = "C0",
+    alpha: float = 1.0,
+    lw: float = 2.0,
+    ms: float = 3.0,
+    label: str | None = None,
+) -> np.ndarray:
     """Draw a serial arm at one configuration on 3-D axes: its link origins joined by lines, optionally each frame.
 
     Parameters
@@ -131,7 +149,7 @@ def draw_arm(ax, arm, q, *, frames=False, frame_length=0.06, color="C0", alpha=1
     return P
 
 
-def tidy3d(ax, *, lim=0.9, zlim=(-0.4, 1.0), ticksize=None):
+def tidy3d(ax: Any, *, lim: float = 0.9, zlim: tuple[float, float] = (-0.4, 1.0), ticksize: float | None = None) -> Any:
     """Equal-scale 3-D axes for an arm of about ``lim`` metres reach: limits, labels in metres, box aspect.
 
     Parameters
@@ -190,7 +208,7 @@ def _palette_frame(m):
     return m.group(1) + base64.b64encode(buf.getvalue()).decode("ascii") + m.group(3)
 
 
-def animation_html(anim, *, dpi=ANIMATION_DPI):
+def animation_html(anim: Any, *, dpi: float = ANIMATION_DPI) -> Any:
     """Render a ``FuncAnimation`` as a self-contained, light jshtml player.
 
     ``Animation.to_jshtml()`` links Font Awesome 4 from a public CDN for the player's

@@ -17,6 +17,8 @@ import argparse
 import importlib
 import sys
 import time
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +29,7 @@ __all__ = ["MODULES", "collect", "format_table", "main"]
 MODULES = _validation.MODULES
 
 
-def collect(*, fast=False, seed=0, only=None):
+def collect(*, fast: bool = False, seed: int = 0, only: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """Run every validation module's ``validate``.
 
     Parameters
@@ -86,7 +88,7 @@ def collect(*, fast=False, seed=0, only=None):
     return rows
 
 
-def format_table(rows, *, markdown=False):
+def format_table(rows: Iterable[dict[str, Any]], *, markdown: bool = False) -> str:
     """Format report rows as a plain-text or Markdown table.
 
     Examples
@@ -120,7 +122,7 @@ def format_table(rows, *, markdown=False):
     return "\n".join([fmt.format(*head), fmt.format(*["-" * w for w in widths])] + [fmt.format(*b) for b in body])
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status (0 when every check passes)."""
     parser = argparse.ArgumentParser(prog="python -m robokin.report", description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")

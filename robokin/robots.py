@@ -59,7 +59,7 @@ WHEEL_LEG = WheelLegParams()
 UR5 = UR5
 
 
-def ur5_inertials():
+def ur5_inertials() -> dict[str, np.ndarray]:
     """The UR5 inertial set: ``masses`` (6,), ``coms`` (6, 3), ``inertias`` (6, 3, 3); new arrays on every call."""
     return inertial_parameters()
 

@@ -8,12 +8,15 @@ Note that ``sympy.rot_axis1/2/3`` are *passive* (their transposes); see chapter 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import sympy as sp
 
 __all__ = ["rotx", "roty", "rotz", "rpy_matrix", "hat", "transform", "lambdify"]
 
 
-def rotx(t):
+def rotx(t: sp.Expr | float) -> sp.Matrix:
     """Active rotation about x as a sympy Matrix.
 
     Examples
@@ -28,7 +31,7 @@ def rotx(t):
     return sp.Matrix([[1, 0, 0], [0, c, -s], [0, s, c]])
 
 
-def roty(t):
+def roty(t: sp.Expr | float) -> sp.Matrix:
     """Active rotation about y as a sympy Matrix.
 
     Examples
@@ -43,7 +46,7 @@ def roty(t):
     return sp.Matrix([[c, 0, s], [0, 1, 0], [-s, 0, c]])
 
 
-def rotz(t):
+def rotz(t: sp.Expr | float) -> sp.Matrix:
     """Active rotation about z as a sympy Matrix.
 
     Examples
@@ -58,7 +61,7 @@ def rotz(t):
     return sp.Matrix([[c, -s, 0], [s, c, 0], [0, 0, 1]])
 
 
-def rpy_matrix(roll, pitch, yaw):
+def rpy_matrix(roll: sp.Expr | float, pitch: sp.Expr | float, yaw: sp.Expr | float) -> sp.Matrix:
     """ZYX roll-pitch-yaw: ``Rz(yaw) Ry(pitch) Rx(roll)``.
 
     Examples
@@ -69,7 +72,7 @@ def rpy_matrix(roll, pitch, yaw):
     return rotz(yaw) * roty(pitch) * rotx(roll)
 
 
-def hat(w):
+def hat(w: sp.MatrixBase | Sequence[sp.Expr | float]) -> sp.Matrix:
     """Skew-symmetric matrix of a 3-vector (sympy).
 
     Examples
@@ -84,7 +87,9 @@ def hat(w):
     return sp.Matrix([[0, -w3, w2], [w3, 0, -w1], [-w2, w1, 0]])
 
 
-def transform(R, p):
+def transform(
+    R: sp.MatrixBase | Sequence[Sequence[sp.Expr | float]], p: sp.MatrixBase | Sequence[sp.Expr | float]
+) -> sp.Matrix:
     """Homogeneous 4x4 transform from a 3x3 rotation and a translation (sympy).
 
     Examples
@@ -98,7 +103,7 @@ def transform(R, p):
     return T
 
 
-def lambdify(args, expr):
+def lambdify(args: sp.Symbol | Sequence[sp.Symbol], expr: sp.Expr | sp.MatrixBase) -> Callable[..., Any]:
     """``sympy.lambdify`` with numpy and common-subexpression elimination (``cse=True``).
 
     Examples

@@ -17,7 +17,10 @@ returns float64 arrays with the same leading axes.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _primitives as _p
 from ._validate import as_array, choice
@@ -56,7 +59,7 @@ def _chunks(n):
     return [slice(i, min(i + step, n)) for i in range(0, max(n, 1), step)]
 
 
-def wrap_to_pi(angle):
+def wrap_to_pi(angle: ArrayLike) -> float | np.ndarray:
     """Wrap angles to the half-open interval ``[-pi, pi)``.
 
     Parameters
@@ -91,7 +94,7 @@ def _elementary(theta, axis):
     return R
 
 
-def rotx(theta):
+def rotx(theta: ArrayLike) -> np.ndarray:
     """Rotation about x by ``theta`` (rad): ``(...) -> (..., 3, 3)``.
 
     Examples
@@ -102,7 +105,7 @@ def rotx(theta):
     return _elementary(theta, 0)
 
 
-def roty(theta):
+def roty(theta: ArrayLike) -> np.ndarray:
     """Rotation about y by ``theta`` (rad): ``(...) -> (..., 3, 3)``.
 
     Examples
@@ -113,7 +116,7 @@ def roty(theta):
     return _elementary(theta, 1)
 
 
-def rotz(theta):
+def rotz(theta: ArrayLike) -> np.ndarray:
     """Rotation about z by ``theta`` (rad): ``(...) -> (..., 3, 3)``.
 
     Examples
@@ -127,7 +130,7 @@ def rotz(theta):
 _AXES = {"x": 0, "y": 1, "z": 2}
 
 
-def euler_to_matrix(angles, *, order):
+def euler_to_matrix(angles: ArrayLike, *, order: str) -> np.ndarray:
     """Rotation from three **intrinsic** Euler angles.
 
     ``R = R_{order[0]}(angles[0]) @ R_{order[1]}(angles[1]) @ R_{order[2]}(angles[2])``,
@@ -163,7 +166,7 @@ def euler_to_matrix(angles, *, order):
     return R @ _elementary(a[..., 2], _AXES[order[2]])
 
 
-def rpy_to_matrix(rpy):
+def rpy_to_matrix(rpy: ArrayLike) -> np.ndarray:
     """ZYX roll-pitch-yaw to a rotation matrix.
 
     ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` for ``rpy = [roll, pitch, yaw]``
@@ -187,7 +190,7 @@ def rpy_to_matrix(rpy):
     return _p.rpy_matrix(as_array(rpy, "rpy", trailing=(3,)))
 
 
-def matrix_to_rpy(R, *, tol=ROTATION_TOL):
+def matrix_to_rpy(R: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     """Rotation matrix to ZYX roll-pitch-yaw.
 
     Returns ``[roll, pitch, yaw]`` with pitch in ``[-pi/2, pi/2]`` and roll,
@@ -223,7 +226,7 @@ def matrix_to_rpy(R, *, tol=ROTATION_TOL):
     return out
 
 
-def zyx_rate_matrix(rpy, *, frame):
+def zyx_rate_matrix(rpy: ArrayLike, *, frame: Literal["world", "body"]) -> np.ndarray:
     """Map ZYX angle rates to angular velocity: ``omega = E(rpy) @ [roll', pitch', yaw']``.
 
     Parameters
@@ -253,7 +256,7 @@ def zyx_rate_matrix(rpy, *, frame):
     return E
 
 
-def hat(w):
+def hat(w: ArrayLike) -> np.ndarray:
     """Skew-symmetric matrix of a 3-vector: ``hat(w) @ v == cross(w, v)``.
 
     Examples
@@ -264,7 +267,7 @@ def hat(w):
     return _p.hat(as_array(w, "w", trailing=(3,)))
 
 
-def vee(S):
+def vee(S: ArrayLike) -> np.ndarray:
     """Inverse of :func:`hat` (uses the antisymmetric part).
 
     Examples
@@ -310,7 +313,7 @@ def _dinv_term(theta, A, B):
     return np.where(mid, Ds, (1 - A / (2 * np.where(mid, 1.0, B))) / tm**2)
 
 
-def so3_exp(omega):
+def so3_exp(omega: ArrayLike) -> np.ndarray:
     """Rotation vector (axis * angle) to rotation matrix, by Rodrigues' formula.
 
     ``R = I + A [w] + B [w]^2`` with ``A = sin t / t``, ``B = (1 - cos t) / t^2 = 2 sin^2(t/2) / t^2``
@@ -363,7 +366,7 @@ def _quat_from_matrix(R):
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
-def so3_log(R, *, tol=ROTATION_TOL):
+def so3_log(R: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     """Rotation matrix to rotation vector ``theta * axis`` with ``theta`` in ``[0, pi]``.
 
     Goes through a unit quaternion (Shepperd's method), which stays accurate at
@@ -401,7 +404,7 @@ def so3_log(R, *, tol=ROTATION_TOL):
     return v * scale[..., None]
 
 
-def rotation_distance(R1, R2, *, tol=ROTATION_TOL):
+def rotation_distance(R1: ArrayLike, R2: ArrayLike, *, tol: float = ROTATION_TOL) -> float | np.ndarray:
     """Geodesic angle between rotations: ``|log(R1^T R2)|`` in ``[0, pi]`` (rad).
 
     Examples
@@ -414,7 +417,7 @@ def rotation_distance(R1, R2, *, tol=ROTATION_TOL):
     return np.linalg.norm(so3_log(np.swapaxes(R1, -1, -2) @ R2, tol=10 * tol), axis=-1)
 
 
-def is_rotation(R, *, tol=ROTATION_TOL):
+def is_rotation(R: ArrayLike, *, tol: float = ROTATION_TOL) -> np.bool_ | np.ndarray:
     """True where ``R`` is orthonormal with determinant +1 within ``tol``.
 
     Parameters
@@ -450,7 +453,7 @@ def _rotation_errors(R):
     return orth.reshape(lead), det.reshape(lead)
 
 
-def check_rotation(R, name="R", *, tol=ROTATION_TOL):
+def check_rotation(R: ArrayLike, name: str = "R", *, tol: float = ROTATION_TOL) -> np.ndarray:
     """Return ``R`` as float64 or raise ``ValueError`` if it is not a rotation.
 
     Examples
@@ -472,7 +475,7 @@ def check_rotation(R, name="R", *, tol=ROTATION_TOL):
     return R
 
 
-def make_transform(R, p, *, tol=ROTATION_TOL):
+def make_transform(R: ArrayLike, p: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     """Homogeneous transform ``[[R, p], [0, 0, 0, 1]]``.
 
     Parameters
@@ -511,7 +514,7 @@ def _check_transform(T, name, tol):
     return T
 
 
-def transform_inverse(T, *, tol=ROTATION_TOL):
+def transform_inverse(T: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     """Inverse of a rigid transform, ``[[R^T, -R^T p], [0, 1]]`` (no general inverse).
 
     Examples
@@ -529,7 +532,7 @@ def transform_inverse(T, *, tol=ROTATION_TOL):
     return out
 
 
-def transform_points(T, points, *, tol=ROTATION_TOL):
+def transform_points(T: ArrayLike, points: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     """Apply rigid transforms to 3-D points: ``R @ p + t``.
 
     Parameters
@@ -555,7 +558,7 @@ def transform_points(T, points, *, tol=ROTATION_TOL):
     return (T[..., :3, :3] @ p[..., None])[..., 0] + T[..., :3, 3]
 
 
-def se3_exp(xi):
+def se3_exp(xi: ArrayLike) -> np.ndarray:
     """Twist ``xi = [v, omega]`` (6-vector) to a rigid transform (screw motion).
 
     ``T = [[exp(omega), V v], [0, 1]]`` with ``V = I + B [w] + C [w]^2``.
@@ -580,7 +583,7 @@ def se3_exp(xi):
     return T
 
 
-def se3_log(T, *, tol=ROTATION_TOL):
+def se3_log(T: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     """Rigid transform to twist ``[v, omega]`` (inverse of :func:`se3_exp`).
 
     Examples
@@ -602,7 +605,14 @@ def se3_log(T, *, tol=ROTATION_TOL):
     return np.concatenate([v, w], axis=-1)
 
 
-def interpolate_pose(T0, T1, s, *, method="decoupled", tol=ROTATION_TOL):
+def interpolate_pose(
+    T0: ArrayLike,
+    T1: ArrayLike,
+    s: ArrayLike,
+    *,
+    method: Literal["decoupled", "screw"] = "decoupled",
+    tol: float = ROTATION_TOL,
+) -> np.ndarray:
     """Interpolate between two poses at fractions ``s`` in ``[0, 1]``.
 
     ``method="decoupled"``: rotation by slerp ``R0 exp(s log(R0^T R1))`` and

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from robokin.checks import check_close, check_errors
+from robokin.checks import CheckReport, check_close, check_errors
 from robokin.control import (
     quintic_reference,
     sample_arms,
@@ -19,7 +21,7 @@ from robokin.robots import ARM2
 LABEL = "Control under model error"
 
 
-def scenario():
+def scenario() -> dict[str, Any]:
     """The chapter-12 set-up: model ``ARM2``, a plant with link masses +5 % / +10 %, and the set-point move.
 
     Returns
@@ -42,7 +44,7 @@ def scenario():
     )
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of chapter 12: RK4 vs solve_ivp, predicted vs simulated steady-state error, integral action.
 
     Examples

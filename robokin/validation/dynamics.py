@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from robokin.checks import check_close, check_errors
+from robokin.checks import CheckReport, check_close, check_errors
 from robokin.dynamics import SerialDynamics, energy_drift
 from robokin.robots import ARM2
 
 LABEL = "Lagrangian dynamics"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of chapter 11 (M SPD, skew property, RNEA vs Lagrange, bias without gravity, energy drift).
 
     Examples

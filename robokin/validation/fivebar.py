@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robokin.checks import check_errors, check_jacobian
+from robokin.checks import CheckReport, check_errors, check_jacobian
 from robokin.robots import FIVEBAR
 
 __all__ = ["LABEL", "validate"]
@@ -12,7 +12,7 @@ __all__ = ["LABEL", "validate"]
 LABEL = "Five-bar leg"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of the five-bar chapter (for the validation report), on ``robots.FIVEBAR``.
 
     Examples

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robokin.checks import check_close, check_errors
+from robokin.checks import CheckReport, check_close, check_errors
 from robokin.control import friction_torque
 from robokin.ident import base_parameters, gravity_regressor, least_squares, regressor
 from robokin.robots import ARM2
@@ -12,7 +12,7 @@ from robokin.robots import ARM2
 LABEL = "Parameter identification"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks: regressor vs inverse dynamics, noise-free recovery, noisy static gravity fit.
 
     Examples

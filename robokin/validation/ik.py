@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robokin.checks import check_errors, check_rate
+from robokin.checks import CheckReport, check_errors, check_rate
 from robokin.ik import ik_dls
 from robokin.robots import UR5
 
@@ -25,7 +25,7 @@ POPULATIONS = (
 )
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of DLS on the UR5 (chapter 6), against the bars of COURSE.md section 7, on ``robots.UR5``.
 
     1. Success rate from seeds 0.1 rad away (each joint perturbed by N(0, 0.1^2)), per population of targets

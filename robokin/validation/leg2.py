@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from robokin import checks
+from robokin.checks import CheckReport
 from robokin.leg2 import TwoLinkLeg, calibrate
 from robokin.robots import LEG2
 from robokin.transforms import wrap_to_pi
@@ -14,7 +15,7 @@ __all__ = ["LABEL", "validate"]
 LABEL = "Two-link leg"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of chapter 2 for the validation report (``raise_on_fail=False``), on ``robots.LEG2``.
 
     Returns

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robokin.checks import check_close, check_errors
+from robokin.checks import CheckReport, check_close, check_errors
 from robokin.mecanum import fit_pwm, integrate_twist, pwm_model
 from robokin.robots import CHASSIS
 from robokin.transforms import se3_exp
@@ -12,7 +12,7 @@ from robokin.transforms import se3_exp
 LABEL = "Mecanum chassis"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of chapter 8 on the chapter's chassis (:data:`robokin.robots.CHASSIS`).
 
     Returns

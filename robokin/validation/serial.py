@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robokin.checks import check_close, check_jacobian
+from robokin.checks import CheckReport, check_close, check_jacobian
 from robokin.robots import UR5
 from robokin.serial import dh_transform
 from robokin.transforms import make_transform, rotx, rotz, so3_log
@@ -14,7 +14,7 @@ __all__ = ["LABEL", "validate"]
 LABEL = "Serial arm (DH)"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of the DH machinery (chapter 5) as a list of reports, on ``robots.UR5``.
 
     1. Both DH conventions equal their products of elementary transforms (tol 1e-14).

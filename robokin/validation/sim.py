@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robokin.checks import check_close
+from robokin.checks import CheckReport, check_close
 from robokin.dynamics import SerialDynamics
 from robokin.robots import ARM2, FIVEBAR, UR5, WHEEL_LEG, WHEEL_LEG_FIVEBAR, ur5_inertials
 from robokin.sim import (
@@ -36,7 +36,7 @@ LABEL = "Multibody simulation (MuJoCo)"
 FIVEBAR_MASSES = (0.05, 0.08, 0.05, 0.08)
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of chapter 13: MuJoCo against the package's hand-derived models.
 
     Returns

@@ -23,7 +23,7 @@ def _sample_poses(rng, n, z0=0.42):
     return rng.uniform(lo, -lo + [0, 0, 2 * z0, 0, 0, 0], size=(n, 6))
 
 
-def validate(*, rng=None, fast=False) -> list[CheckReport]:
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of chapters 9-10 for the validation report (``raise_on_fail=False``).
 
     Geometry of ``robots.STEWART`` without its stroke limits (the checks are about the maths, not the limits),

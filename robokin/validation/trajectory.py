@@ -10,7 +10,7 @@ from robokin.trajectory import allocate_times, minimum_time, plan_quintic, quint
 LABEL = "Trajectory planning"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of chapter 7 for the book's validation report.
 
     Returns

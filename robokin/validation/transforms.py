@@ -6,12 +6,13 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from robokin import checks
+from robokin.checks import CheckReport
 from robokin.transforms import matrix_to_rpy, rpy_to_matrix, so3_log, vee, zyx_rate_matrix
 
 LABEL = "Spatial foundations"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of ``robokin.transforms`` for the validation report.
 
     Returns

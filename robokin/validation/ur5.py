@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from robokin._primitives import wrap
-from robokin.checks import check_errors
+from robokin.checks import CheckReport, check_errors
 from robokin.errors import SingularityWarning
 from robokin.robots import UR5
 from robokin.ur5 import pose_residual
@@ -17,7 +17,7 @@ __all__ = ["LABEL", "validate"]
 LABEL = "UR5 analytic IK"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of the UR5 analytic IK (chapter 6), on ``robots.UR5``.
 
     1. FK(IK(T)) pose residual of every valid branch, recomputed here, <= 1e-9.

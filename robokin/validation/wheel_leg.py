@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robokin.checks import check_close, check_errors, check_jacobian
+from robokin.checks import CheckReport, check_close, check_errors, check_jacobian
 from robokin.robots import WHEEL_LEG, WHEEL_LEG_FIVEBAR
 from robokin.wheel_leg import (
     WheelLegDynamics,
@@ -21,7 +21,7 @@ from robokin.wheel_leg import (
 LABEL = "Wheel-legged balance"
 
 
-def validate(*, rng=None, fast=False):
+def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
     """Headline checks of the chapter, for the validation report.
 
     Returns

@@ -347,11 +347,6 @@ def test_old_knee_keyword_is_gone():
         LEG.ik([0.0, -0.3], knee=1)
 
 
-def test_bad_on_unreachable():
-    with pytest.raises(ValueError, match="on_unreachable"):
-        LEG.ik([0.0, -0.3], on_unreachable="clip")
-
-
 def test_options_keyword_only():
     with pytest.raises(TypeError):
         LEG.ik([0.0, -0.3], -1)

@@ -1,6 +1,5 @@
 """Tests for robokin.mecanum (chapter 8)."""
 
-import inspect
 import warnings
 
 import numpy as np
@@ -115,11 +114,9 @@ def test_batch_shapes():
 
 
 # ------------------------------------------------------------------ mechanism protocol (book/conventions.md)
-def test_protocol_attributes_and_defaults():
-    assert Mecanum.branches == ("unique",) and Mecanum.default_branch == "unique"
-    sig = inspect.signature(Mecanum.ik).parameters
-    assert sig["branch"].default == "unique" and sig["on_unreachable"].default == "raise"
-    assert sig["branch"].kind is sig["on_unreachable"].kind is inspect.Parameter.KEYWORD_ONLY
+def test_protocol_names_replace_twist_and_wheel_speeds():
+    # names, defaults and keyword-only options are checked for every mechanism in tests/test_contract.py
+    assert Mecanum.branches == ("unique",)
     assert "twist" not in vars(Mecanum) and "wheel_speeds" not in vars(Mecanum)  # replaced by fk / ik
 
 

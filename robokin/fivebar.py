@@ -42,9 +42,10 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._primitives import cross2, wrap
 from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
@@ -104,7 +105,7 @@ class FiveBar:
             object.__setattr__(self, name, positive(getattr(self, name), name))
 
     @property
-    def scale(self):
+    def scale(self) -> float:
         """Length scale ``max(l1 + l3, l2 + l4)`` (m) for relative residuals."""
         return max(self.l1 + self.l3, self.l2 + self.l4)
 
@@ -144,7 +145,13 @@ class FiveBar:
         return _ASM_SIGN[choice(assembly, "assembly", self.assemblies)]
 
     # ----------------------------------------------------------------- forward
-    def fk(self, q, *, assembly="down", on_unreachable="raise"):
+    def fk(
+        self,
+        q: ArrayLike,
+        *,
+        assembly: Literal["down", "up"] = "down",
+        on_unreachable: Literal["raise", "nan"] = "raise",
+    ) -> np.ndarray:
         """Forward kinematics: foot E = [x, y] (m) from motor angles.
 
         Parameters
@@ -191,7 +198,7 @@ class FiveBar:
             )
         return E
 
-    def joints(self, q, *, assembly="down"):
+    def joints(self, q: ArrayLike, *, assembly: Literal["down", "up"] = "down") -> np.ndarray:
         """All joint positions ``[A, B, C, D, E]`` for plotting.
 
         Returns
@@ -210,7 +217,7 @@ class FiveBar:
         B = np.broadcast_to(np.array([self.d, 0.0]), C.shape)
         return np.stack([A, B, C, D, E], axis=-2)
 
-    def assembly_sign(self, q, p):
+    def assembly_sign(self, q: ArrayLike, p: ArrayLike) -> float | np.ndarray:
         """Normalised assembly measure ``(D - C) x (E - C) / (|D - C| |E - C|)`` in [-1, 1].
 
         Negative is "down", positive "up", zero a type II singularity (distal
@@ -231,7 +238,7 @@ class FiveBar:
         den = np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1)
         return cross2(u, v) / np.where(den > 0, den, 1.0)
 
-    def assembly_of(self, q, p):
+    def assembly_of(self, q: ArrayLike, p: ArrayLike) -> np.ndarray:
         """Assembly mode name(s) of configurations ``q`` with feet ``p``: "down" or "up".
 
         Use it to classify IK solutions (``p`` is the target) or the two feet of
@@ -251,7 +258,13 @@ class FiveBar:
         return np.where(self.assembly_sign(q, p) < 0, "down", "up")
 
     # ----------------------------------------------------------------- inverse
-    def ik(self, p, *, branch="out", on_unreachable="raise") -> IKResult:
+    def ik(
+        self,
+        p: ArrayLike,
+        *,
+        branch: Literal["out", "in", "in-out", "out-in", "all"] = "out",
+        on_unreachable: Literal["raise", "nan"] = "raise",
+    ) -> IKResult:
         """Closed-form inverse kinematics: each side is a 2-link IK.
 
         Parameters
@@ -337,7 +350,7 @@ class FiveBar:
         # side = sign((E - motor) x (knee - motor)): +alpha turns the knee counter-clockwise from the foot line
         return wrap(phi + side * np.arccos(c)), ok
 
-    def working_mode(self, q, p):
+    def working_mode(self, q: ArrayLike, p: ArrayLike) -> str | np.ndarray:
         """Working mode name(s) of joint solutions ``q`` for feet ``p``: "out", "in", "out-in" or "in-out".
 
         Reads the knee sides ``sL = (E - A) x (C - A)`` and ``sR = (E - B) x (D - B)``
@@ -363,7 +376,7 @@ class FiveBar:
         names = np.array([["in", "in-out"], ["out-in", "out"]])
         return names[left_out.astype(int), right_out.astype(int)]
 
-    def clamp_to_workspace(self, p, *, margin=0.0, iterations=50):
+    def clamp_to_workspace(self, p: ArrayLike, *, margin: float = 0.0, iterations: int = 50) -> np.ndarray:
         """Move targets into the workspace shrunk by ``margin`` (m): the type I safety margin.
 
         The reachable set of the foot is the intersection of two annuli,
@@ -422,7 +435,15 @@ class FiveBar:
         return x
 
     def ik_numeric(
-        self, p, *, q0, assembly="down", warm_start="q0", tol=1e-10, max_nfev=200, on_failure="raise"
+        self,
+        p: ArrayLike,
+        *,
+        q0: ArrayLike,
+        assembly: Literal["down", "up"] = "down",
+        warm_start: Literal["q0", "previous"] = "q0",
+        tol: float = 1e-10,
+        max_nfev: int = 200,
+        on_failure: Literal["raise", "report"] = "raise",
     ) -> IKResult:
         """Numerical IK with ``scipy.optimize.least_squares`` (the practitioner's baseline).
 
@@ -545,7 +566,7 @@ class FiveBar:
             J = inv_rows * pq[..., None, :] / det[..., None, None]
         return J, ok, det
 
-    def jacobian(self, q, *, assembly="down", warn=True):
+    def jacobian(self, q: ArrayLike, *, assembly: Literal["down", "up"] = "down", warn: bool = True) -> np.ndarray:
         """Foot Jacobian ``dE/dq`` by implicit differentiation of the loop closure.
 
         With ``Phi(q, E) = [|E - C|^2 - l3^2, |E - D|^2 - l4^2] = 0``,
@@ -607,7 +628,9 @@ class FiveBar:
             )
         return J
 
-    def singularity_measures(self, q, *, assembly="down"):
+    def singularity_measures(
+        self, q: ArrayLike, *, assembly: Literal["down", "up"] = "down"
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Dimensionless distances to the two singularity types, each in [0, 1].
 
         ``type1 = min(|sin(CA, CE)|, |sin(DB, DE)|)``: zero when a distal link is
@@ -638,7 +661,7 @@ class FiveBar:
         t2 = sin_between(E - C, E - D)
         return t1, t2
 
-    def condition_number(self, q, *, assembly="down"):
+    def condition_number(self, q: ArrayLike, *, assembly: Literal["down", "up"] = "down") -> np.ndarray:
         """2-norm condition number of the Jacobian (``inf`` at singularities, NaN if unassembled).
 
         Examples
@@ -656,7 +679,7 @@ class FiveBar:
         c = np.where(finite & ~np.isnan(c), c, np.inf)
         return np.where(ok, c, np.nan)
 
-    def static_torques(self, q, force, *, assembly="down"):
+    def static_torques(self, q: ArrayLike, force: ArrayLike, *, assembly: Literal["down", "up"] = "down") -> np.ndarray:
         """Motor torques that hold a foot force: ``tau = J^T F``.
 
         Parameters

@@ -24,9 +24,10 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import least_squares
 
 from ._primitives import wrap
@@ -106,13 +107,13 @@ class TwoLinkLeg:
 
     # -- limits -------------------------------------------------------------------------------
     @property
-    def limits(self):
+    def limits(self) -> tuple[np.ndarray, np.ndarray]:
         """``(lo, hi)`` as two (2,) arrays, with -inf / inf where no limit is set."""
         lo = np.full(2, -np.inf) if self.q_min is None else np.array(self.q_min)
         hi = np.full(2, np.inf) if self.q_max is None else np.array(self.q_max)
         return lo, hi
 
-    def within_limits(self, q):
+    def within_limits(self, q: ArrayLike) -> np.bool_ | np.ndarray:
         """True where both joints of ``q`` (..., 2) lie within the limits (bool, shape (...)).
 
         Examples
@@ -127,7 +128,7 @@ class TwoLinkLeg:
         return np.all((q >= lo - _LIMIT_TOL) & (q <= hi + _LIMIT_TOL), axis=-1)
 
     # -- kinematics ---------------------------------------------------------------------------
-    def fk(self, q):
+    def fk(self, q: ArrayLike) -> np.ndarray:
         """Foot position ``[x, z]`` (m, hip frame) from joint angles ``q`` (rad), eq. ``eq-ch02-fk``.
 
         Parameters
@@ -153,7 +154,7 @@ class TwoLinkLeg:
         z = -self.l1 * np.cos(t1) - self.l2 * np.cos(t12)
         return np.stack([x, z], axis=-1)
 
-    def knee_position(self, q):
+    def knee_position(self, q: ArrayLike) -> np.ndarray:
         """Knee position ``[x, z]`` (m, hip frame) for ``q`` (..., 2): ``(..., 2)``.
 
         Examples
@@ -164,7 +165,7 @@ class TwoLinkLeg:
         q = as_array(q, "q", trailing=(2,))
         return self.l1 * np.stack([np.sin(q[..., 0]), -np.cos(q[..., 0])], axis=-1)
 
-    def jacobian(self, q):
+    def jacobian(self, q: ArrayLike) -> np.ndarray:
         """Analytic Jacobian ``d[x, z]/d[theta1, theta2]`` (m/rad), eq. ``eq-ch02-jac``.
 
         ``det J = l1 l2 sin(theta2)``: singular when the knee is straight or folded.
@@ -194,7 +195,7 @@ class TwoLinkLeg:
         J[..., 1, 1] = self.l2 * s12
         return J
 
-    def joint_rates(self, q, v, *, cond_warn=1e6):
+    def joint_rates(self, q: ArrayLike, v: ArrayLike, *, cond_warn: float = 1e6) -> np.ndarray:
         """Joint rates ``qdot = J(q)^-1 v`` (rad/s) for a foot velocity ``v`` (m/s, hip frame).
 
         Near ``theta2 = 0`` or ``pi`` the rates blow up like ``1 / sin(theta2)``.
@@ -240,7 +241,13 @@ class TwoLinkLeg:
             warnings.warn(SingularityWarning(float(np.max(cond)), "TwoLinkLeg.joint_rates"), stacklevel=2)
         return out
 
-    def ik(self, p, *, branch="knee-back", on_unreachable="raise") -> IKResult:
+    def ik(
+        self,
+        p: ArrayLike,
+        *,
+        branch: Literal["knee-back", "knee-front", "all"] = "knee-back",
+        on_unreachable: Literal["raise", "nan"] = "raise",
+    ) -> IKResult:
         """Closed-form inverse kinematics (law of cosines + atan2), eq. ``eq-ch02-ik``.
 
         Parameters
@@ -379,20 +386,26 @@ class Calibration:
     n_points: int
 
     @property
-    def offset(self):
+    def offset(self) -> np.ndarray:
         """Joint zero offsets ``[delta1, delta2]`` (rad)."""
         return self.params[2:].copy()
 
-    def leg(self, nominal=None):
+    def leg(self, nominal: TwoLinkLeg | None = None) -> TwoLinkLeg:
         """The identified :class:`TwoLinkLeg` (joint limits copied from ``nominal``)."""
         lim = {} if nominal is None else {"q_min": nominal.q_min, "q_max": nominal.q_max}
         return TwoLinkLeg(float(self.params[0]), float(self.params[1]), **lim)
 
-    def predict(self, q_enc):
+    def predict(self, q_enc: ArrayLike) -> np.ndarray:
         """Foot position (m) predicted for encoder angles ``q_enc`` (..., 2)."""
         return self.leg().fk(as_array(q_enc, "q_enc", trailing=(2,)) + self.offset)
 
-    def command(self, p, *, branch="knee-back", on_unreachable="raise") -> IKResult:
+    def command(
+        self,
+        p: ArrayLike,
+        *,
+        branch: Literal["knee-back", "knee-front", "all"] = "knee-back",
+        on_unreachable: Literal["raise", "nan"] = "raise",
+    ) -> IKResult:
         """Encoder angles that put the foot at ``p``: ``ik(p) - delta`` with the identified lengths.
 
         Same arguments as :meth:`TwoLinkLeg.ik`. Returns its :class:`~robokin.results.IKResult` with ``q``
@@ -402,7 +415,9 @@ class Calibration:
         return replace(res, q=res.q - self.offset)
 
 
-def calibrate(q_enc, p_meas, *, guess, cond_max=1e8):
+def calibrate(
+    q_enc: ArrayLike, p_meas: ArrayLike, *, guess: TwoLinkLeg | ArrayLike, cond_max: float = 1e8
+) -> Calibration:
     """Identify link lengths and joint zero offsets from measured foot positions.
 
     Model: ``p = fk_{l1, l2}(q_enc + delta)``; nonlinear least squares
@@ -503,7 +518,7 @@ TROT = (0.0, 0.5, 0.5, 0.0)
 """Phase offsets for FL, FR, RL, RR in a trot: diagonal pairs FL+RR and FR+RL move together."""
 
 
-def gait_phase(t, *, period, offsets=TROT):
+def gait_phase(t: ArrayLike, *, period: float, offsets: ArrayLike = TROT) -> np.ndarray:
     """Phase of each leg in its cycle, in ``[0, 1)``.
 
     Parameters
@@ -533,7 +548,7 @@ def gait_phase(t, *, period, offsets=TROT):
     return np.mod(t[..., None] / period + off, 1.0)
 
 
-def gait_state(phase, *, duty):
+def gait_state(phase: ArrayLike, *, duty: float) -> tuple[np.bool_ | np.ndarray, np.ndarray]:
     """Swing/stance state machine driven by the phase.
 
     Each leg is in **stance** for ``phase in [0, duty)`` (touchdown at 0) and in
@@ -569,7 +584,7 @@ def gait_state(phase, *, duty):
     return stance, s
 
 
-def foot_offset(phase, *, duty, period, v_body, height):
+def foot_offset(phase: ArrayLike, *, duty: float, period: float, v_body: float, height: float) -> np.ndarray:
     """Foot position relative to its neutral point, in the hip frame (m).
 
     Stance: the foot moves backward at the body speed, from ``+L/2`` to ``-L/2``
@@ -610,7 +625,16 @@ def foot_offset(phase, *, duty, period, v_body, height):
     return np.stack([np.where(stance, x_st, x_sw), np.where(stance, 0.0, z_sw)], axis=-1)
 
 
-def foot_targets(t, *, neutral, period, duty=0.5, v_body, height, offsets=TROT):
+def foot_targets(
+    t: ArrayLike,
+    *,
+    neutral: ArrayLike,
+    period: float,
+    duty: float = 0.5,
+    v_body: float,
+    height: float,
+    offsets: ArrayLike = TROT,
+) -> tuple[np.ndarray, np.ndarray]:
     """Foot targets of all legs (hip frames) at times ``t``, ready for ONE batched ``ik`` call.
 
     Parameters

@@ -29,10 +29,12 @@ direction is unconstrained, hence ``a_i . (v + omega x p_i) = r w_i a_i . e_x``:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import least_squares
 
 from ._primitives import wrap
@@ -64,7 +66,7 @@ _COND_MAX = 1e8  # beyond this the 4x3 map has (numerically) lost a direction
 _IK_TOL = 1e-9
 
 
-def reorder_wheels(w, order, *, source=WHEELS):
+def reorder_wheels(w: ArrayLike, order: Sequence[str], *, source: Sequence[str] = WHEELS) -> np.ndarray:
     """Permute the last axis of wheel data from one wheel order to another.
 
     Parameters
@@ -127,7 +129,7 @@ class SignTestResult:
     passed: np.ndarray
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         """True when all three tests pass."""
         return bool(np.all(self.passed))
 
@@ -217,7 +219,7 @@ class Mecanum:
 
     # ------------------------------------------------------------------ geometry
     @property
-    def matrix(self):
+    def matrix(self) -> np.ndarray:
         """The 4x3 map ``w = M @ [vx, vy, omega]`` (rows FL, FR, RL, RR), read-only.
 
         For the X layout with 45 degree rollers ``M = (1/r) [[1, -1, -(lx+ly)],
@@ -226,18 +228,18 @@ class Mecanum:
         return self._M
 
     @property
-    def contact_points(self):
+    def contact_points(self) -> np.ndarray:
         """Wheel contact points ``(4, 2)`` in the body frame (m), rows FL, FR, RL, RR."""
         return np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]], dtype=float) * [self.lx, self.ly]
 
     @property
-    def roller_axes(self):
+    def roller_axes(self) -> np.ndarray:
         """Unit axis of each ground-contact roller ``(4, 2)``, body frame."""
         g = np.array(_GAMMA_SIGNS[self.config]) * self.roller_angle
         return np.stack([np.cos(g), np.sin(g)], axis=-1)
 
     @property
-    def null_vector(self):
+    def null_vector(self) -> np.ndarray:
         """Unit vector ``n`` with ``n @ M = 0`` (shape (4,)): the one wheel pattern no twist produces.
 
         For the X layout ``n = (1, 1, -1, -1) / 2``: consistent wheel speeds obey
@@ -246,12 +248,18 @@ class Mecanum:
         return self._n
 
     @property
-    def cond(self):
+    def cond(self) -> float:
         """Condition number of :attr:`matrix` (``inf`` when rank deficient)."""
         return self._cond
 
     # ------------------------------------------------------------------ maps
-    def ik(self, twist, *, branch="unique", on_unreachable="raise"):
+    def ik(
+        self,
+        twist: ArrayLike,
+        *,
+        branch: Literal["unique", "all"] = "unique",
+        on_unreachable: Literal["raise", "nan"] = "raise",
+    ) -> IKResult:
         """Wheel speeds for a body twist (inverse kinematics): ``w = M @ twist``.
 
         Parameters
@@ -313,7 +321,7 @@ class Mecanum:
             )
         return IKResult(q=w, valid=valid, residual=residual, branch=branch)
 
-    def fk(self, w):
+    def fk(self, w: ArrayLike) -> np.ndarray:
         """Body twist from four wheel speeds (forward kinematics), by least squares (pseudo-inverse).
 
         Four wheel speeds for three twist components: the map is over-determined.
@@ -346,7 +354,7 @@ class Mecanum:
         self._warn_singular("Mecanum.fk")
         return w @ self._pinv.T
 
-    def jacobian(self, w=None):
+    def jacobian(self, w: ArrayLike | None = None) -> np.ndarray:
         """The constant Jacobian ``d twist / d w`` of :meth:`fk`: the pseudo-inverse ``M^+`` (3, 4), read-only.
 
         Parameters
@@ -384,7 +392,7 @@ class Mecanum:
         if self._cond > _COND_MAX:
             warnings.warn(SingularityWarning(self._cond, f"{where}: the wheel map has lost a direction"), stacklevel=3)
 
-    def inconsistency(self, w):
+    def inconsistency(self, w: ArrayLike) -> float | np.ndarray:
         """Signed slip residual ``n . w`` (rad/s): zero when the wheel speeds fit one rigid twist.
 
         Its magnitude equals ``||w - M fk(w)||``. For the X layout it is
@@ -407,7 +415,7 @@ class Mecanum:
         w = as_array(w, "w", trailing=(4,))
         return w @ self._n
 
-    def residual(self, w):
+    def residual(self, w: ArrayLike) -> np.ndarray:
         """Least-squares residual vector ``w - M fk(w)`` (rad/s), shape (..., 4).
 
         Examples
@@ -419,7 +427,7 @@ class Mecanum:
         w = as_array(w, "w", trailing=(4,))
         return w - (w @ self._pinv.T) @ self._M.T
 
-    def sign_tests(self, wiring=None, *, tol=1e-9):
+    def sign_tests(self, wiring: ArrayLike | None = None, *, tol: float = 1e-9) -> SignTestResult:
         """Run the three sign tests (pure vx, pure vy, pure omega).
 
         Parameters
@@ -486,7 +494,9 @@ def _increments(theta, twist, dt, method):
     return c * dx_b - s * dy_b, s * dx_b + c * dy_b, w
 
 
-def integrate_twist(pose, twist, dt, *, method="exact"):
+def integrate_twist(
+    pose: ArrayLike, twist: ArrayLike, dt: float, *, method: Literal["exact", "euler"] = "exact"
+) -> np.ndarray:
     """One odometry step: move a world pose by a constant body twist for ``dt``.
 
     ``"exact"`` is the SE(2) exponential (the chassis follows a circular arc);
@@ -521,7 +531,9 @@ def integrate_twist(pose, twist, dt, *, method="exact"):
     return np.stack([pose[..., 0] + dx, pose[..., 1] + dy, wrap(pose[..., 2] + dth)], axis=-1)
 
 
-def odometry(twists, dt, *, pose0=(0.0, 0.0, 0.0), method="exact"):
+def odometry(
+    twists: ArrayLike, dt: float, *, pose0: ArrayLike = (0.0, 0.0, 0.0), method: Literal["exact", "euler"] = "exact"
+) -> np.ndarray:
     """Integrate a sequence of body twists into world poses, vectorised (no Python loop).
 
     The heading is a cumulative sum, so every step's start heading is known at
@@ -564,7 +576,16 @@ def odometry(twists, dt, *, pose0=(0.0, 0.0, 0.0), method="exact"):
     return np.stack([x, y, wrap(th_all)], axis=-1)
 
 
-def fuse_heading(omega_gyro, omega_wheel, dt, *, tau=2.0, trusted=None, theta0=0.0, bias0=0.0):
+def fuse_heading(
+    omega_gyro: ArrayLike,
+    omega_wheel: ArrayLike,
+    dt: float,
+    *,
+    tau: float = 2.0,
+    trusted: ArrayLike | None = None,
+    theta0: ArrayLike = 0.0,
+    bias0: ArrayLike = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
     """Wheel + gyro heading fusion: a complementary filter on the yaw rate.
 
     The gyro is immune to wheel slip but has a bias; the wheel yaw rate has no
@@ -638,7 +659,7 @@ def fuse_heading(omega_gyro, omega_wheel, dt, *, tau=2.0, trusted=None, theta0=0
 _PWM_PARAMS = {"linear": ("k", "deadzone"), "saturating": ("k", "deadzone", "w_max")}
 
 
-def pwm_model(u, params, *, model="linear"):
+def pwm_model(u: ArrayLike, params: ArrayLike, *, model: Literal["linear", "saturating"] = "linear") -> np.ndarray:
     """Wheel speed (rad/s) produced by a PWM command, with a dead zone.
 
     ``linear``:     ``w = k sign(u) max(|u| - d, 0)``
@@ -712,7 +733,9 @@ class PWMFit:
         return f"{self.model} PWM fit: {body} (rms {self.rms:.3g} rad/s, dof {self.dof})"
 
 
-def fit_pwm(u, w, *, model="linear", p0=None):
+def fit_pwm(
+    u: ArrayLike, w: ArrayLike, *, model: Literal["linear", "saturating"] = "linear", p0: ArrayLike | None = None
+) -> PWMFit:
     """Fit a dead-zone PWM -> wheel-speed model by least squares.
 
     Uses :func:`scipy.optimize.least_squares` (trust region reflective, with

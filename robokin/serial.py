@@ -18,8 +18,10 @@ Lengths in metres, angles in radians; functions broadcast over leading axes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _kernels as _k
 from . import transforms as _tf
@@ -34,7 +36,9 @@ __all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error"]
 CONVENTIONS = ("standard", "modified")
 
 
-def dh_transform(a, alpha, d, theta, *, convention):
+def dh_transform(
+    a: ArrayLike, alpha: ArrayLike, d: ArrayLike, theta: ArrayLike, *, convention: Literal["standard", "modified"]
+) -> np.ndarray:
     """Homogeneous transform of one DH link, batched.
 
     ``standard``: ``Rz(theta) Tz(d) Tx(a) Rx(alpha)`` (transform from frame ``i-1`` to ``i``).
@@ -131,7 +135,7 @@ def _frame(X, Y, Z, P):
     return T
 
 
-def pose_error(T_target, T_current, *, tol=ROTATION_TOL):
+def pose_error(T_target: ArrayLike, T_current: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     """6-D pose error ``[p_t - p_c; log(R_t R_c^T)]`` in the base frame.
 
     The orientation part is the rotation vector (axis * angle, rad) that takes the
@@ -217,7 +221,18 @@ class SerialArm:
     tool: np.ndarray = field(default_factory=lambda: np.eye(4))
 
     @classmethod
-    def from_dh(cls, a, alpha, d, *, offset=0.0, convention, qlim=None, base=None, tool=None):
+    def from_dh(
+        cls,
+        a: ArrayLike,
+        alpha: ArrayLike,
+        d: ArrayLike,
+        *,
+        offset: ArrayLike = 0.0,
+        convention: Literal["standard", "modified"],
+        qlim: ArrayLike | None = None,
+        base: ArrayLike | None = None,
+        tool: ArrayLike | None = None,
+    ) -> SerialArm:
         """Build an arm from DH columns.
 
         Parameters
@@ -329,7 +344,7 @@ class SerialArm:
         return _k.run_batched(self._kernel(kind, arrays=True), self._K, qf, self.offset, out)
 
     @property
-    def n(self):
+    def n(self) -> int:
         """Number of joints."""
         return int(self.a.size)
 
@@ -359,7 +374,7 @@ class SerialArm:
             F[i + 1] = F[i] @ A[i]
         return F
 
-    def fk_all(self, q):
+    def fk_all(self, q: ArrayLike) -> np.ndarray:
         """Every link frame in the base frame: ``base @ A_1 ... A_i`` for ``i = 0..n``.
 
         Frame 0 is the arm's base frame (``self.base``); the tool transform is not applied.
@@ -403,7 +418,7 @@ class SerialArm:
             out[sl] = fn(qf[sl])
         return out.reshape(lead + tail)
 
-    def fk(self, q):
+    def fk(self, q: ArrayLike) -> np.ndarray:
         """End-effector pose ``base @ A_1(q_1) ... A_n(q_n) @ tool`` in the base frame.
 
         Parameters
@@ -432,7 +447,7 @@ class SerialArm:
             ql = q.tolist()
         return _k.to_array(self._single("fk", ql) + (0.0, 0.0, 0.0, 1.0), (4, 4))
 
-    def joint_axes(self, q):
+    def joint_axes(self, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Unit joint axes ``z`` and a point ``o`` on each axis, base frame.
 
         Standard DH: joint ``i`` turns about ``z_{i-1}`` through ``o_{i-1}``;
@@ -453,7 +468,7 @@ class SerialArm:
         sel = slice(0, self.n) if self.convention == "standard" else slice(1, self.n + 1)
         return F[..., sel, :3, 2], F[..., sel, :3, 3]
 
-    def jacobian(self, q):
+    def jacobian(self, q: ArrayLike) -> np.ndarray:
         """Geometric Jacobian in the base frame, rows ``[v; omega]``.
 
         Column ``i`` is ``[z_i x (p_e - o_i); z_i]`` with ``z_i, o_i`` the axis and a
@@ -488,7 +503,7 @@ class SerialArm:
             ql = q.tolist()
         return _k.to_array(self._single("jac", ql), (6, self.n))
 
-    def singular_values(self, q, *, part="full"):
+    def singular_values(self, q: ArrayLike, *, part: Literal["full", "position", "orientation"] = "full") -> np.ndarray:
         """Singular values of the Jacobian, descending.
 
         Parameters
@@ -513,7 +528,9 @@ class SerialArm:
         J = {"full": J, "position": J[..., :3, :], "orientation": J[..., 3:, :]}[part]
         return np.linalg.svd(J, compute_uv=False)
 
-    def manipulability(self, q, *, part="full"):
+    def manipulability(
+        self, q: ArrayLike, *, part: Literal["full", "position", "orientation"] = "full"
+    ) -> float | np.ndarray:
         """Yoshikawa manipulability ``sqrt(det(J J^T))`` = product of the singular values.
 
         Zero at singular configurations. With ``part="full"`` and ``n = 6`` it is
@@ -536,7 +553,7 @@ class SerialArm:
         """
         return np.prod(self.singular_values(q, part=part), axis=-1)
 
-    def within_limits(self, q, *, tol=0.0):
+    def within_limits(self, q: ArrayLike, *, tol: float = 0.0) -> np.bool_ | np.ndarray:
         """True where every joint lies inside ``qlim`` (within ``tol`` rad); all True without limits.
 
         Examples

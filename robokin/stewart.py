@@ -29,10 +29,12 @@ are not enumerable by name: the Newton start ``guess`` selects one.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._primitives import cross, hat, rpy_matrix, smoothed_friction, zyx_rate_world
 from ._validate import (
@@ -84,7 +86,7 @@ def _circle(r, angles):
     return np.stack([r * np.cos(angles), r * np.sin(angles), np.zeros(6)])
 
 
-def uniform_layout(r_base, r_top, *, phase):
+def uniform_layout(r_base: float, r_top: float, *, phase: float) -> tuple[np.ndarray, np.ndarray]:
     """Anchors equally spaced by 60 deg on both circles, the top ones rotated by ``phase``.
 
     Base anchor ``i`` sits at angle ``60 i`` deg on the base circle, top anchor
@@ -117,7 +119,9 @@ def uniform_layout(r_base, r_top, *, phase):
     return _circle(r_base, k), _circle(r_top, k + phase)
 
 
-def paired_layout(r_base, r_top, *, base_pair_angle, top_pair_angle):
+def paired_layout(
+    r_base: float, r_top: float, *, base_pair_angle: float, top_pair_angle: float
+) -> tuple[np.ndarray, np.ndarray]:
     """The classic 6-6 Gough-Stewart layout: anchors in three pairs on each circle.
 
     Base pairs are centred at 0, 120, 240 deg, the two anchors of a pair
@@ -233,7 +237,7 @@ class Stewart:
             object.__setattr__(self, "stroke", (float(s[0]), float(s[1])))
 
     # ---------------------------------------------------------------- geometry
-    def anchors_world(self, pose):
+    def anchors_world(self, pose: ArrayLike) -> np.ndarray:
         """Top anchors in the world frame, ``a_i = x + R p_i``: ``(..., 6) -> (..., 6, 3)``.
 
         Examples
@@ -260,7 +264,7 @@ class Stewart:
         n = s / L[..., None]
         return np.concatenate([n, cross(Rp, n) @ zyx_rate_world(q[..., 3:])], axis=-1)
 
-    def leg_vectors(self, pose):
+    def leg_vectors(self, pose: ArrayLike) -> np.ndarray:
         """Leg vectors ``s_i = x + R p_i - b_i`` (world frame, m): ``(..., 6) -> (..., 6, 3)``.
 
         Examples
@@ -272,7 +276,7 @@ class Stewart:
         q = as_array(pose, "pose", trailing=(6,))
         return self._legs(q)[1]
 
-    def leg_lengths(self, pose):
+    def leg_lengths(self, pose: ArrayLike) -> np.ndarray:
         """Leg lengths ``L_i = |x + R p_i - b_i|`` (m) of any pose, stroke limits ignored: ``(..., 6) -> (..., 6)``.
 
         The map of equation :eq:`eq-ch09-ik` as a plain array function (its derivative is
@@ -289,7 +293,13 @@ class Stewart:
         q = as_array(pose, "pose", trailing=(6,))
         return self._legs(q)[2]
 
-    def ik(self, pose, *, branch="unique", on_unreachable="raise") -> IKResult:
+    def ik(
+        self,
+        pose: ArrayLike,
+        *,
+        branch: Literal["unique", "all"] = "unique",
+        on_unreachable: Literal["raise", "nan"] = "raise",
+    ) -> IKResult:
         """Leg lengths of a pose (equation :eq:`eq-ch09-ik`): ``L_i = |x + R p_i - b_i|``.
 
         Parameters
@@ -346,7 +356,7 @@ class Stewart:
             return IKResult(lengths[..., None, :], ok[..., None], residual[..., None], self.branches)
         return IKResult(lengths, ok, residual, branch)
 
-    def reachable(self, pose):
+    def reachable(self, pose: ArrayLike) -> np.bool_ | np.ndarray:
         """True where all six lengths lie within ``stroke``: ``(..., 6) -> (...)`` bool.
 
         The ``valid`` mask of ``ik(pose, on_unreachable="nan")``.
@@ -360,7 +370,7 @@ class Stewart:
         return self.ik(pose, on_unreachable="nan").valid
 
     # ---------------------------------------------------------------- Jacobians
-    def jacobian(self, pose):
+    def jacobian(self, pose: ArrayLike) -> np.ndarray:
         """Twist Jacobian: leg rates from ``[v_centre; omega]`` (equation :eq:`eq-ch09-jac`).
 
         Row ``i`` is ``[n_i^T, ((R p_i) x n_i)^T]`` with ``n_i`` the unit leg
@@ -389,7 +399,7 @@ class Stewart:
         n = s / L[..., None]
         return np.concatenate([n, cross(Rp, n)], axis=-1)
 
-    def rate_map(self, pose):
+    def rate_map(self, pose: ArrayLike) -> np.ndarray:
         """``S(q) = blockdiag(I, E(rpy))`` with ``[v; omega] = S(q) dq/dt``: ``(..., 6, 6)``.
 
         ``E`` is :func:`robokin.transforms.zyx_rate_matrix` with ``frame="world"``.
@@ -406,7 +416,7 @@ class Stewart:
         S[..., 3:, 3:] = zyx_rate_world(q[..., 3:])
         return S
 
-    def jacobian_pose_rates(self, pose):
+    def jacobian_pose_rates(self, pose: ArrayLike) -> np.ndarray:
         """``dL/dq``: leg rates from pose rates, ``J(q) @ S(q)`` (equation :eq:`eq-ch09-jq`).
 
         Equals the finite-difference derivative of :meth:`leg_lengths` with respect to
@@ -430,7 +440,9 @@ class Stewart:
         q = as_array(pose, "pose", trailing=(6,))
         return self._jq(q)
 
-    def twist_from_leg_rates(self, pose, leg_rates, *, damping=0.0, warn_cond=SINGULAR_COND):
+    def twist_from_leg_rates(
+        self, pose: ArrayLike, leg_rates: ArrayLike, *, damping: float = 0.0, warn_cond: float = SINGULAR_COND
+    ) -> np.ndarray:
         """Platform twist ``[v; omega]`` from leg rates (forward velocity problem).
 
         Solves ``J t = Ldot``; with ``damping = lam > 0`` the damped least-squares
@@ -477,7 +489,7 @@ class Stewart:
 
         # ---------------------------------------------------------------- forward kinematics
 
-    def home_guess(self, lengths):
+    def home_guess(self, lengths: ArrayLike) -> np.ndarray:
         """Level pose ``[0, 0, z, 0, 0, 0]`` whose RMS leg length matches ``lengths``: ``(..., 6)``.
 
         Examples
@@ -530,7 +542,9 @@ class Stewart:
         lead = shape[:-1]
         return q.reshape(shape), ok.reshape(lead), res.reshape(lead), iters.reshape(lead)
 
-    def fk(self, lengths, *, guess=None, tol=1e-10, max_iter=50):
+    def fk(
+        self, lengths: ArrayLike, *, guess: ArrayLike | None = None, tol: float = 1e-10, max_iter: int = 50
+    ) -> np.ndarray:
         """Pose from leg lengths by Newton iteration on ``L(q) - L = 0`` (equation :eq:`eq-ch09-newton`).
 
         ``q <- q + Jq(q)^-1 (L - L(q))`` with ``Jq`` = :meth:`jacobian_pose_rates`,
@@ -578,7 +592,9 @@ class Stewart:
             )
         return q
 
-    def fk_solve(self, lengths, *, guess=None, tol=1e-10, max_iter=50) -> FKResult:
+    def fk_solve(
+        self, lengths: ArrayLike, *, guess: ArrayLike | None = None, tol: float = 1e-10, max_iter: int = 50
+    ) -> FKResult:
         """Newton forward kinematics as :meth:`fk`, returning an :class:`FKResult` and never raising on failure.
 
         Use it to scan many guesses (assembly modes) or lengths that may not be assemblable: the samples that
@@ -605,7 +621,7 @@ class Stewart:
 
 
 # ====================================================================== dynamics
-def leg_friction(leg_rates, *, viscous, coulomb, coulomb_speed):
+def leg_friction(leg_rates: ArrayLike, *, viscous: float, coulomb: float, coulomb_speed: float) -> np.ndarray:
     """Actuator friction ``b Ldot + Fc tanh(Ldot / v_s)`` (N) opposing each leg's motion (equation :eq:`eq-ch10-fric`).
 
     The tanh replaces ``Fc sign(Ldot)``: smooth, so ODE solvers can integrate it,
@@ -824,7 +840,7 @@ class StewartDynamics:
             out["fric"] = smoothed_friction(ld, p.viscous, p.coulomb, p.coulomb_speed)
         return out
 
-    def mass_matrix(self, q):
+    def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """``M(q) = S^T M_t S`` (kg, kg m, kg m^2 blocks): ``(..., 6) -> (..., 6, 6)``, SPD away from gimbal lock.
 
         ``S`` = :meth:`Stewart.rate_map`; ``M_t = [[m I, -m [c_w]], [m [c_w], I_o]]`` is the
@@ -840,7 +856,7 @@ class StewartDynamics:
         q = as_array(q, "q", trailing=(6,))
         return self._terms(q)["M"]
 
-    def bias(self, q, qd):
+    def bias(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Coriolis and centrifugal vector ``h = C(q, qd) qd`` (N, N m), **without gravity**: ``(..., 6) -> (..., 6)``.
 
         ``h = S^T (M_t [0; Edot rpy_dot] + [m w x (w x c_w); w x (I_o w)])``; gravity is
@@ -858,7 +874,7 @@ class StewartDynamics:
         q, qd = np.broadcast_arrays(q, qd)
         return self._terms(q, qd)["h"]
 
-    def gravity(self, q):
+    def gravity(self, q: ArrayLike) -> np.ndarray:
         """Generalised gravity ``G(q) = -S^T [m g; m c_w x g]`` with ``g = [0, 0, -g]``: ``(..., 6)``.
 
         Examples
@@ -871,7 +887,7 @@ class StewartDynamics:
         q = as_array(q, "q", trailing=(6,))
         return self._terms(q)["G"]
 
-    def friction(self, q, qd):
+    def friction(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Leg friction forces (N) at pose rate ``qd``: :func:`leg_friction` of ``Ldot = Jq qd``.
 
         Examples
@@ -886,7 +902,7 @@ class StewartDynamics:
         q, qd = np.broadcast_arrays(q, qd)
         return self._terms(q, qd)["fric"]
 
-    def inverse_dynamics(self, q, qd, qdd):
+    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """Generalised force for a task-space motion: ``tau = M qdd + h + G + Jq^T f_fric`` (N, N m): ``(..., 6)``.
 
         The protocol's inverse dynamics in the pose coordinates (``h`` = :meth:`bias`, ``G`` = :meth:`gravity`,
@@ -918,7 +934,7 @@ class StewartDynamics:
         Q = (t["M"] @ qdd[..., None])[..., 0] + t["h"] + t["G"]
         return Q + (np.swapaxes(t["Jq"], -1, -2) @ t["fric"][..., None])[..., 0]
 
-    def leg_forces(self, q, qd, qdd):
+    def leg_forces(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """Actuator leg forces (N) for a task-space motion: ``f = Jq^-T (M qdd + h + G) + f_fric``.
 
         Equation :eq:`eq-ch10-eom` solved for ``f``: the inverse dynamics in actuator space,
@@ -966,7 +982,7 @@ class StewartDynamics:
                 "StewartDynamics.leg_forces: the leg Jacobian is singular (the legs cannot hold this pose)",
             ) from None
 
-    def forward_dynamics(self, q, qd, tau):
+    def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
         """Pose accelerations ``qdd = M^-1 (tau - h - G - Jq^T f_fric)``: ``(..., 6)``.
 
         The inverse of :meth:`inverse_dynamics`. Leg forces ``f`` enter as ``tau = Jq^T f``
@@ -1016,7 +1032,7 @@ class StewartDynamics:
             Q = tau - (JqT @ t["fric"][..., None])[..., 0]
         return np.linalg.solve(t["M"], (Q - t["h"] - t["G"])[..., None])[..., 0]
 
-    def energy(self, q, qd):
+    def energy(self, q: ArrayLike, qd: ArrayLike) -> float | np.ndarray:
         """Kinetic plus potential energy (J), potential zero at ``z_com = 0``: ``(..., 6) -> (...)``.
 
         Examples
@@ -1033,7 +1049,9 @@ class StewartDynamics:
         T = 0.5 * np.einsum("...i,...ij,...j->...", qd, t["M"], qd)
         return T + t["m"] * self.params.gravity * (q[..., 2] + t["cw"][..., 2])
 
-    def ode(self, force):
+    def ode(
+        self, force: Callable[[float, np.ndarray, np.ndarray], ArrayLike] | None
+    ) -> Callable[[float, np.ndarray], np.ndarray]:
         """Right-hand side ``y' = F(t, y)`` for :func:`scipy.integrate.solve_ivp`, ``y = [q, qd]`` (12,).
 
         ``force`` is checked once here; the returned function then calls the unchecked

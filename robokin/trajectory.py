@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.interpolate import CubicSpline
 from scipy.optimize import minimize
 
 from ._primitives import smooth_step, wrap
 from ._validate import as_array, choice, finite_scalar, integer, positive
-from .checks import check_errors
+from .checks import CheckReport, check_errors
 from .errors import UnreachableError
 
 __all__ = [
@@ -55,7 +57,9 @@ _ORDER = np.array([1, 2, 3])  # derivative order of each limit kind
 
 
 # --------------------------------------------------------------------------- single quintic segment
-def quintic_step(t, *, t0, t1, v0, v1):
+def quintic_step(
+    t: ArrayLike, *, t0: float, t1: float, v0: ArrayLike, v1: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rest-to-rest quintic step from ``v0`` (held for ``t <= t0``) to ``v1`` (held for ``t >= t1``).
 
     ``v(t) = v0 + (v1 - v0) p(s)`` with ``p(s) = 10 s^3 - 15 s^4 + 6 s^5`` and ``s = (t - t0) / (t1 - t0)`` clipped
@@ -103,7 +107,7 @@ def quintic_step(t, *, t0, t1, v0, v1):
     return v0 + dv * p, np.where(inside, dv * dp / T, 0.0), np.where(inside, dv * ddp / T**2, 0.0)
 
 
-def quintic_boundary_matrix(T):
+def quintic_boundary_matrix(T: ArrayLike) -> np.ndarray:
     """The 6x6 boundary-condition matrix ``M(T)`` with ``M @ c = [q0, v0, a0, qf, vf, af]``.
 
     Rows are ``q, q', q''`` of ``q(tau) = sum c_i tau**i`` at ``tau = 0`` and at
@@ -134,7 +138,17 @@ def quintic_boundary_matrix(T):
     return np.stack(rows, axis=-2)
 
 
-def quintic_coeffs(q0, qf, T, *, v0=0.0, vf=0.0, a0=0.0, af=0.0, method="closed"):
+def quintic_coeffs(
+    q0: ArrayLike,
+    qf: ArrayLike,
+    T: ArrayLike,
+    *,
+    v0: ArrayLike = 0.0,
+    vf: ArrayLike = 0.0,
+    a0: ArrayLike = 0.0,
+    af: ArrayLike = 0.0,
+    method: Literal["closed", "solve"] = "closed",
+) -> np.ndarray:
     """Coefficients of the quintic meeting position, velocity and acceleration at both ends.
 
     ``q(tau) = c0 + c1 tau + ... + c5 tau^5`` on ``tau in [0, T]`` with
@@ -211,7 +225,7 @@ def _horner(c, tau):
     return out
 
 
-def quintic_eval(coeffs, tau):
+def quintic_eval(coeffs: ArrayLike, tau: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Evaluate a quintic and its first three derivatives at local time ``tau``.
 
     Parameters
@@ -305,24 +319,24 @@ class PiecewiseQuintic:
         object.__setattr__(self, "_tlist", t.tolist())
 
     @property
-    def n_segments(self):
+    def n_segments(self) -> int:
         return int(self.coeffs.shape[0])
 
     @property
-    def n_joints(self):
+    def n_joints(self) -> int:
         return int(self.coeffs.shape[1])
 
     @property
-    def durations(self):
+    def durations(self) -> np.ndarray:
         """Segment durations, shape (K,), in s."""
         return np.diff(self.times)
 
     @property
-    def duration(self):
+    def duration(self) -> float:
         """Total duration in s."""
         return float(self.times[-1] - self.times[0])
 
-    def evaluate(self, t):
+    def evaluate(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Position, velocity, acceleration and jerk at times ``t``.
 
         Parameters
@@ -397,7 +411,7 @@ class PiecewiseQuintic:
         out = out.reshape(shape + (4, n))
         return tuple(out[..., d, :] for d in range(4))
 
-    def sample(self, *, per_segment=200):
+    def sample(self, *, per_segment: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Dense grid with every breakpoint included, and the trajectory on it.
 
         Returns
@@ -413,7 +427,7 @@ class PiecewiseQuintic:
         t = np.append(t, self.times[-1])
         return (t, *self.evaluate(t))
 
-    def join_jumps(self):
+    def join_jumps(self) -> np.ndarray:
         """Jumps at the interior breakpoints: right limit minus left limit.
 
         Returns
@@ -431,7 +445,16 @@ class PiecewiseQuintic:
         return np.stack([r - l for l, r in zip(left, right)], axis=1)
 
 
-def plan_quintic(waypoints, times, *, via="spline", v0=0.0, vf=0.0, a0=0.0, af=0.0):
+def plan_quintic(
+    waypoints: ArrayLike,
+    times: ArrayLike,
+    *,
+    via: Literal["spline", "heuristic", "stop"] = "spline",
+    v0: ArrayLike = 0.0,
+    vf: ArrayLike = 0.0,
+    a0: ArrayLike = 0.0,
+    af: ArrayLike = 0.0,
+) -> PiecewiseQuintic:
     """Piecewise-quintic trajectory through joint waypoints with continuous q, q', q''.
 
     Each segment is a :func:`quintic_coeffs` quintic; neighbouring segments share the
@@ -509,7 +532,13 @@ def _waypoints(waypoints):
 
 
 # --------------------------------------------------------------------------- time allocation
-def allocate_times(waypoints, total, *, method="equal", vmax=None):
+def allocate_times(
+    waypoints: ArrayLike,
+    total: float,
+    *,
+    method: Literal["equal", "distance", "max_joint"] = "equal",
+    vmax: ArrayLike | None = None,
+) -> np.ndarray:
     """Waypoint times from 0 to ``total`` by a classic allocation rule.
 
     Segment durations are proportional to
@@ -619,7 +648,7 @@ def _abs_max(p, T):
     return _peak(p * T[..., None] ** np.arange(p.shape[-1]))[0]
 
 
-def segment_peaks(traj):
+def segment_peaks(traj: PiecewiseQuintic) -> np.ndarray:
     """Exact peaks of ``|q'|``, ``|q''|`` and ``|q'''|`` on every segment and joint.
 
     The maximum of a polynomial's magnitude on an interval is at an end or at a root
@@ -671,28 +700,36 @@ class LimitReport:
     tol: float
 
     @property
-    def feasible(self):
+    def feasible(self) -> bool:
         return bool(np.all(self.ratio <= 1 + self.tol))
 
     @property
-    def worst(self):
+    def worst(self) -> tuple[str, int]:
         """``(kind, joint)`` of the largest ratio (joint index from 0)."""
         i, j = np.unravel_index(int(np.argmax(self.ratio)), self.ratio.shape)
         return LIMIT_KINDS[i], int(j)
 
     @property
-    def active(self):
+    def active(self) -> str:
         """One line naming the binding limit, e.g. ``"acceleration of joint 3 at t = 1.20 s: 100.0 % of limit"``."""
         kind, j = self.worst
         i = LIMIT_KINDS.index(kind)
         return f"{kind} of joint {j + 1} at t = {self.t_peak[i, j]:.3g} s: {100 * self.ratio[i, j]:.1f} % of limit"
 
-    def check(self, *, name="joint limits on a dense grid", raise_on_fail=True):
+    def check(self, *, name: str = "joint limits on a dense grid", raise_on_fail: bool = True) -> CheckReport:
         """A :class:`~robokin.checks.CheckReport` of the relative excess ``max(ratio - 1, 0)``."""
         return check_errors(name, np.maximum(self.ratio - 1.0, 0.0), tol=self.tol, raise_on_fail=raise_on_fail)
 
 
-def check_limits(traj, *, vmax, amax, jmax=None, per_segment=400, tol=1e-9):
+def check_limits(
+    traj: PiecewiseQuintic,
+    *,
+    vmax: ArrayLike,
+    amax: ArrayLike,
+    jmax: ArrayLike | None = None,
+    per_segment: int = 400,
+    tol: float = 1e-9,
+) -> LimitReport:
     """Check per-joint velocity, acceleration and jerk limits on a dense grid.
 
     Parameters
@@ -892,7 +929,17 @@ class _TimeConstraints:
         return (np.stack(rows) * self.d0).reshape(3 * K * n, K)
 
 
-def minimum_time(waypoints, *, vmax, amax, jmax=None, via="spline", init="max_joint", max_total=None, maxiter=100):
+def minimum_time(
+    waypoints: ArrayLike,
+    *,
+    vmax: ArrayLike,
+    amax: ArrayLike,
+    jmax: ArrayLike | None = None,
+    via: Literal["spline", "heuristic", "stop", "free"] = "spline",
+    init: Literal["equal", "distance", "max_joint"] = "max_joint",
+    max_total: float | None = None,
+    maxiter: int = 100,
+) -> TimeOptResult:
     """Shortest segment durations of a rest-to-rest piecewise quintic under joint limits.
 
     Decision variables: the K segment durations, with the via-point velocities and
@@ -1077,7 +1124,7 @@ class BranchJumpError(ValueError):
         The full sequence as chosen (``q`` unwrapped if requested).
     """
 
-    def __init__(self, index, step, max_step, q, branch):
+    def __init__(self, index: int, step: float, max_step: float, q: np.ndarray, branch: np.ndarray) -> None:
         self.index, self.step, self.max_step = int(index), float(step), float(max_step)
         self.q, self.branch = q, branch
         where = "from q_start to sample 0" if index == 0 else f"from sample {index - 1} to sample {index}"
@@ -1089,7 +1136,16 @@ class BranchJumpError(ValueError):
         )
 
 
-def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp", unwrap=True, max_step=None):
+def branch_sequence(
+    q_branches: ArrayLike,
+    valid: ArrayLike,
+    *,
+    q_start: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
+    method: Literal["dp", "greedy"] = "dp",
+    unwrap: bool = True,
+    max_step: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Pick one IK branch per waypoint so that the joint path is as short as possible.
 
     Step cost between configurations: ``sum_j w_j wrap(q_j - p_j)^2`` (angles wrapped, so
@@ -1216,7 +1272,7 @@ def branch_sequence(q_branches, valid, *, q_start=None, weights=None, method="dp
     return out, idx
 
 
-def sphere_penalty(points, *, centre, radius, margin=0.0):
+def sphere_penalty(points: ArrayLike, *, centre: ArrayLike, radius: float, margin: float = 0.0) -> float | np.ndarray:
     """Squared penetration of points into a safety sphere: ``max(0, r + margin - |p - c|)^2``.
 
     Parameters

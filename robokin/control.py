@@ -17,9 +17,12 @@ integral state is ``z = int e dt`` (rad s).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._primitives import smoothed_friction
 from ._validate import as_array, choice, finite_scalar, positive
@@ -48,7 +51,9 @@ V_EPS = 0.01  # rad/s, smoothing of the Coulomb term (keeps the ODE smooth for R
 
 
 # ---------------------------------------------------------------------------- references
-def quintic_reference(q0, qf, T):
+def quintic_reference(
+    q0: ArrayLike, qf: ArrayLike, T: float
+) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Callable ``ref(t) -> (q_ref, qd_ref, qdd_ref)`` for :func:`simulate`: a rest-to-rest move held at the goal.
 
     The move from ``q0`` to ``qf`` takes ``T`` seconds from ``t = 0`` (:func:`robokin.trajectory.quintic_step`:
@@ -79,7 +84,7 @@ def quintic_reference(q0, qf, T):
 
 
 # ---------------------------------------------------------------------------- torques
-def friction_torque(qd, fv, fc, *, v_eps=V_EPS):
+def friction_torque(qd: ArrayLike, fv: ArrayLike, fc: ArrayLike, *, v_eps: float = V_EPS) -> np.ndarray:
     """Joint friction ``fv * qd + fc * tanh(qd / v_eps)`` (N m), shape (..., 2).
 
     Parameters
@@ -109,7 +114,7 @@ def _friction(fv, fc):
     return fv, fc
 
 
-def gravity_compensation(model, q):
+def gravity_compensation(model: TwoLinkArm, q: ArrayLike) -> np.ndarray:
     """Gravity compensation torque ``G_hat(q)`` from the controller's model (N m), shape (..., 2).
 
     Holds the arm still only if the model is right; the mismatch ``G - G_hat`` is what sags.
@@ -167,7 +172,9 @@ class Controller:
         for name in ("kp", "kd", "ki"):
             object.__setattr__(self, name, _gain(getattr(self, name), name))
 
-    def torque(self, q, qd, z, q_ref, qd_ref, qdd_ref):
+    def torque(
+        self, q: ArrayLike, qd: ArrayLike, z: ArrayLike, q_ref: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike
+    ) -> np.ndarray:
         """Joint torques (N m), shape (..., 2), from state and reference (all (..., 2)).
 
         Examples
@@ -198,7 +205,14 @@ class Controller:
         return m._inverse(q1, q2, v1, v2, rdd1 + u1, rdd2 + u2, cs=cs)  # M_hat a + C_hat qd + G_hat
 
 
-def tracking_controller(model, *, kind, kp, kd, ki=0.0):
+def tracking_controller(
+    model: TwoLinkArm,
+    *,
+    kind: Literal["pd", "pd_gravity", "computed_torque"],
+    kp: ArrayLike,
+    kd: ArrayLike,
+    ki: ArrayLike = 0.0,
+) -> Controller:
     """Build a :class:`Controller` from the controller's (possibly wrong) model.
 
     Parameters
@@ -223,7 +237,7 @@ def tracking_controller(model, *, kind, kp, kd, ki=0.0):
 
 
 # ---------------------------------------------------------------------------- simulation
-def tracking_error(res):
+def tracking_error(res: SimResult) -> np.ndarray:
     """Tracking error ``e = q_ref - q`` (rad), shape (B..., K, 2), of a run of :func:`simulate` or :func:`simulate_ivp`.
 
     Examples
@@ -304,7 +318,19 @@ def _call_ref(ref, t):
     return R
 
 
-def simulate(plant, controller, *, q0, qd0, ref, t_end, dt=1e-3, fv=0.0, fc=0.0, record_every=10):
+def simulate(
+    plant: TwoLinkArm,
+    controller: Controller,
+    *,
+    q0: ArrayLike,
+    qd0: ArrayLike,
+    ref: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    t_end: float,
+    dt: float = 1e-3,
+    fv: ArrayLike = 0.0,
+    fc: ArrayLike = 0.0,
+    record_every: int = 10,
+) -> SimResult:
     """Closed-loop simulation with fixed-step RK4, vectorised across a batch of plants.
 
     Parameters
@@ -411,8 +437,20 @@ def _result(controller, t, rec, R):
 
 
 def simulate_ivp(
-    plant, controller, *, q0, qd0, ref, t_end, t_eval, fv=0.0, fc=0.0, rtol=1e-10, atol=1e-10, method="DOP853"
-):
+    plant: TwoLinkArm,
+    controller: Controller,
+    *,
+    q0: ArrayLike,
+    qd0: ArrayLike,
+    ref: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    t_end: float,
+    t_eval: ArrayLike,
+    fv: ArrayLike = 0.0,
+    fc: ArrayLike = 0.0,
+    rtol: float = 1e-10,
+    atol: float = 1e-10,
+    method: str = "DOP853",
+) -> SimResult:
     """Reference simulation of ONE plant with adaptive ``scipy.integrate.solve_ivp``.
 
     Same model as :func:`simulate` (used to validate it and as the per-sample baseline of the
@@ -458,7 +496,7 @@ def simulate_ivp(
 
 
 # ---------------------------------------------------------------------------- error prediction
-def steady_state_error(plant, controller, q_ref):
+def steady_state_error(plant: TwoLinkArm, controller: Controller, q_ref: ArrayLike) -> np.ndarray:
     """Predicted steady-state error ``e_ss = q_ref - q`` at rest, for a set-point ``q_ref`` (rad), shape (2,).
 
     At rest (``qd = 0``, ``qdd = 0``, friction zero) the closed loop balances
@@ -502,7 +540,9 @@ def steady_state_error(plant, controller, q_ref):
 
 
 # ---------------------------------------------------------------------------- Monte Carlo
-def sample_arms(nominal, n, *, rng, rel=0.1, fv_max=0.5, fc_max=0.3):
+def sample_arms(
+    nominal: TwoLinkArm, n: int, *, rng: np.random.Generator, rel: float = 0.1, fv_max: float = 0.5, fc_max: float = 0.3
+) -> tuple[TwoLinkArm, np.ndarray, np.ndarray]:
     """Sample ``n`` perturbed arms around ``nominal`` for a Monte Carlo.
 
     Masses, centre-of-mass distances and inertias are scaled by independent factors
@@ -537,7 +577,7 @@ def sample_arms(nominal, n, *, rng, rel=0.1, fv_max=0.5, fc_max=0.3):
     return arms, rng.uniform(0, fv_max, (n, 2)), rng.uniform(0, fc_max, (n, 2))
 
 
-def tracking_metrics(res, *, q_start, band=0.02):
+def tracking_metrics(res: SimResult, *, q_start: ArrayLike, band: float = 0.02) -> dict[str, np.ndarray]:
     """Per-run metrics of a set-point move: max error, overshoot, settling time, final error.
 
     Parameters
@@ -589,7 +629,7 @@ def tracking_metrics(res, *, q_start, band=0.02):
     return {"max_error": max_error, "overshoot": overshoot, "settling_time": settling, "final_error": final}
 
 
-def converged(res, *, tol, hold):
+def converged(res: SimResult, *, tol: float, hold: float) -> np.ndarray:
     """Runs that end *settled*: finite throughout and ``|e| < tol`` on both joints for the last ``hold`` seconds.
 
     Stricter than ``res.stable`` (bounded, within pi of the reference): a run that stays bounded but
@@ -639,14 +679,27 @@ class MonteCarloResult:
     metrics: dict
 
     @property
-    def stability_rate(self):
+    def stability_rate(self) -> float:
         """Fraction of bounded runs (finite, never more than pi from the reference; ``SimResult.stable``)."""
         return float(np.mean(self.sim.stable))
 
 
 def monte_carlo(
-    nominal, controller, *, n, rng, q0, qf, t_move, t_end, dt=1e-3, rel=0.1, fv_max=0.5, fc_max=0.3, record_every=10
-):
+    nominal: TwoLinkArm,
+    controller: Controller,
+    *,
+    n: int,
+    rng: np.random.Generator,
+    q0: ArrayLike,
+    qf: ArrayLike,
+    t_move: float,
+    t_end: float,
+    dt: float = 1e-3,
+    rel: float = 0.1,
+    fv_max: float = 0.5,
+    fc_max: float = 0.3,
+    record_every: int = 10,
+) -> MonteCarloResult:
     """Dynamics Monte Carlo: ``n`` perturbed plants, one vectorised RK4 run, metrics per run.
 
     The controller keeps the nominal model; each plant is sampled by :func:`sample_arms`; the

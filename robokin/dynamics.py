@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _kernels as _k
 from ._primitives import dh_rotation_origin
@@ -114,11 +116,11 @@ class TwoLinkArm:
 
     # ----------------------------------------------------------------- helpers
     @property
-    def batch_size(self):
+    def batch_size(self) -> int:
         """Number of arms described (1 for scalar parameters)."""
         return max(int(np.size(getattr(self, f.name))) for f in dataclasses.fields(self))
 
-    def replace(self, **changes):
+    def replace(self, **changes) -> TwoLinkArm:
         """Copy with some parameters changed (``dataclasses.replace``)."""
         return dataclasses.replace(self, **changes)
 
@@ -165,7 +167,7 @@ class TwoLinkArm:
         return as_array(q, name, trailing=(2,))
 
     # ----------------------------------------------------------------- public API
-    def mass_matrix(self, q):
+    def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """Joint-space mass matrix ``M(q)``, symmetric positive definite.
 
         Parameters
@@ -187,7 +189,7 @@ class TwoLinkArm:
         m11, m12, m22, *_ = self._terms(q[..., 0], q[..., 1])
         return np.stack([np.stack([m11, m12], -1), np.stack([m12, m22], -1)], -2)
 
-    def mass_matrix_dot(self, q, qd):
+    def mass_matrix_dot(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Time derivative of ``M(q(t))`` along a motion with rates ``qd``, shape (..., 2, 2).
 
         Examples
@@ -203,7 +205,7 @@ class TwoLinkArm:
         d12 = h * qd[..., 1]
         return np.stack([np.stack([2 * d12, d12], -1), np.stack([d12, 0 * d12], -1)], -2)
 
-    def coriolis_matrix(self, q, qd):
+    def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form (``Mdot - 2 C`` is skew).
 
         ``C(q, qd) @ qd`` is :meth:`bias`; the matrix itself matters for the skew property that passivity-based
@@ -231,7 +233,7 @@ class TwoLinkArm:
         a, b = qd[..., 0], qd[..., 1]
         return np.stack([np.stack([h * b, h * (a + b)], -1), np.stack([-h * a, 0 * h], -1)], -2)
 
-    def bias(self, q, qd):
+    def bias(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Velocity torques ``C(q, qd) qd`` (N m), shape (..., 2): Coriolis and centrifugal, without gravity.
 
         Examples
@@ -247,7 +249,7 @@ class TwoLinkArm:
         q, qd = np.broadcast_arrays(q, qd)
         return np.stack(self._velocity_terms(-self._p[2] * np.sin(q[..., 1]), qd[..., 0], qd[..., 1]), -1)
 
-    def gravity(self, q):
+    def gravity(self, q: ArrayLike) -> np.ndarray:
         """Gravity torque ``G(q) = dV/dq`` (N m), shape (..., 2): the torque that holds the arm still.
 
         Examples
@@ -260,7 +262,7 @@ class TwoLinkArm:
         *_, g1, g2 = self._terms(q[..., 0], q[..., 1])
         return np.stack([g1, g2], -1)
 
-    def inverse_dynamics(self, q, qd, qdd):
+    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """Joint torques ``tau = M(q) qdd + bias(q, qd) + gravity(q)`` (N m), shape (..., 2).
 
         Examples
@@ -274,7 +276,7 @@ class TwoLinkArm:
         qdd = self._q(qdd, "qdd")
         return np.stack(self._inverse(q[..., 0], q[..., 1], qd[..., 0], qd[..., 1], qdd[..., 0], qdd[..., 1]), -1)
 
-    def forward_dynamics(self, q, qd, tau):
+    def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
         """Joint accelerations ``qdd = M^{-1} (tau - bias - gravity)`` (rad/s^2), shape (..., 2).
 
         The 2x2 solve is written in closed form, so it vectorises over any batch shape
@@ -318,7 +320,7 @@ class TwoLinkArm:
         det = m11 * m22 - m12 * m12
         return (m22 * r1 - m12 * r2) / det, (m11 * r2 - m12 * r1) / det
 
-    def energy(self, q, qd):
+    def energy(self, q: ArrayLike, qd: ArrayLike) -> float | np.ndarray:
         """Total mechanical energy ``T + V`` (J); ``V = 0`` at height ``y = 0`` of the base.
 
         Examples
@@ -334,17 +336,17 @@ class TwoLinkArm:
         kin = 0.5 * (m11 * a * a + 2 * m12 * a * b + m22 * b * b)
         return kin + self.potential(q)
 
-    def potential(self, q):
+    def potential(self, q: ArrayLike) -> float | np.ndarray:
         """Potential energy (J), zero at base height, shape (...)."""
         q = self._q(q)
         s1, s12 = np.sin(q[..., 0]), np.sin(q[..., 0] + q[..., 1])
         return self.g * ((self.m1 * self.lc1 + self.m2 * self.l1) * s1 + self.m2 * self.lc2 * s12)
 
-    def potential_min(self):
+    def potential_min(self) -> float | np.ndarray:
         """Lowest potential energy (arm hanging straight down), for relative energy drift."""
         return -self.g * (self.m1 * self.lc1 + self.m2 * self.l1 + self.m2 * self.lc2)
 
-    def fk(self, q):
+    def fk(self, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Elbow and tip positions (m): ``(elbow (..., 2), tip (..., 2))`` in the base x-y plane."""
         q = self._q(q)
         q1, q12 = q[..., 0], q[..., 0] + q[..., 1]
@@ -352,7 +354,7 @@ class TwoLinkArm:
         tip = elbow + np.stack([self.l2 * np.cos(q12), self.l2 * np.sin(q12)], -1)
         return elbow, tip
 
-    def rnea_params(self):
+    def rnea_params(self) -> dict[str, Any]:
         """Keyword arguments of :meth:`SerialDynamics.from_dh` for this arm (standard DH, frame i at the tip of link i).
 
         Link i's centre of mass sits at ``(lc_i - l_i, 0, 0)`` in frame i, its inertia is
@@ -467,7 +469,15 @@ class SerialDynamics:
     inertias: np.ndarray
     gravity_vector: np.ndarray = dataclasses.field(default_factory=lambda: np.array([0.0, 0.0, -9.81]))
 
-    def __init__(self, arm, *, masses, coms, inertias, gravity=(0.0, 0.0, -9.81)):
+    def __init__(
+        self,
+        arm: SerialArm,
+        *,
+        masses: ArrayLike,
+        coms: ArrayLike,
+        inertias: ArrayLike,
+        gravity: ArrayLike = (0.0, 0.0, -9.81),
+    ) -> None:
         if not isinstance(arm, SerialArm):
             raise ValueError(f"arm must be a robokin.serial.SerialArm, got {type(arm).__name__}")
         n = arm.n
@@ -510,13 +520,25 @@ class SerialDynamics:
         object.__setattr__(self, "_sym", np.array([tri[min(r, c), max(r, c)] for r in range(n) for c in range(n)]))
 
     @classmethod
-    def from_dh(cls, a, alpha, d, *, convention, offset=0.0, masses, coms, inertias, gravity=(0.0, 0.0, -9.81)):
+    def from_dh(
+        cls,
+        a: ArrayLike,
+        alpha: ArrayLike,
+        d: ArrayLike,
+        *,
+        convention: Literal["standard", "modified"],
+        offset: ArrayLike = 0.0,
+        masses: ArrayLike,
+        coms: ArrayLike,
+        inertias: ArrayLike,
+        gravity: ArrayLike = (0.0, 0.0, -9.81),
+    ) -> SerialDynamics:
         """Build from DH columns (as :meth:`robokin.serial.SerialArm.from_dh`) and the inertial parameters."""
         arm = SerialArm.from_dh(a, alpha, d, offset=offset, convention=convention)
         return cls(arm, masses=masses, coms=coms, inertias=inertias, gravity=gravity)
 
     @property
-    def n(self):
+    def n(self) -> int:
         """Number of joints."""
         return self.arm.n
 
@@ -557,7 +579,7 @@ class SerialDynamics:
         _k.run_batched(self._kernel(kind, arrays=True, terms=terms, K=K), K, flat[0], self.arm.offset, out, *flat[1:])
         return lead, out
 
-    def inverse_dynamics(self, q, qd, qdd):
+    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """Inverse dynamics ``tau = M(q) qdd + C(q, qd) qd + G(q)`` by recursive Newton-Euler.
 
         Parameters
@@ -578,7 +600,7 @@ class SerialDynamics:
         lead, out = self._call("rnea", "full", (q, qd, qdd), n)
         return _k.to_array(out, (n,)) if lead is None else out.reshape(lead + (n,))
 
-    def gravity(self, q):
+    def gravity(self, q: ArrayLike) -> np.ndarray:
         """Gravity torque ``G(q)`` (N m), shape (..., n): the torque that holds the arm still.
 
         Examples
@@ -591,7 +613,7 @@ class SerialDynamics:
         lead, out = self._call("rnea", "gravity", (q,), self.n)
         return _k.to_array(out, (self.n,)) if lead is None else out.reshape(lead + (self.n,))
 
-    def bias(self, q, qd):
+    def bias(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Velocity torques ``C(q, qd) qd`` (N m), shape (..., n), without gravity: RNEA with ``qdd = 0``, ``g = 0``.
 
         Examples
@@ -607,7 +629,7 @@ class SerialDynamics:
         lead, out = self._call("rnea", "bias", (q, qd), self.n, K=K)
         return _k.to_array(out, (self.n,)) if lead is None else out.reshape(lead + (self.n,))
 
-    def mass_matrix(self, q):
+    def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """Joint-space mass matrix ``M(q)`` (kg m^2), shape (..., n, n), by the composite-rigid-body algorithm.
 
         Examples
@@ -623,7 +645,7 @@ class SerialDynamics:
             return np.array(out)[self._sym].reshape(n, n)
         return out[:, self._sym].reshape(lead + (n, n))
 
-    def forward_dynamics(self, q, qd, tau):
+    def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
         """Joint accelerations ``qdd = M^{-1} (tau - C qd - G)`` (rad/s^2), shape (..., n).
 
         ``M`` from CRBA, ``C qd + G`` from one RNEA pass with ``qdd = 0``. A Cholesky factorisation checks that ``M`` is
@@ -746,7 +768,17 @@ def _rnea_mass_matrix_reference(a, alpha, d, q, *, convention, offset=0, masses,
 
 
 # ------------------------------------------------------------------------- energy
-def energy_drift(arm, q0, qd0, *, t_end=5.0, rtol=1e-12, atol=1e-12, method="DOP853", max_nfev=2_000_000):
+def energy_drift(
+    arm: TwoLinkArm,
+    q0: ArrayLike,
+    qd0: ArrayLike,
+    *,
+    t_end: float = 5.0,
+    rtol: float = 1e-12,
+    atol: float = 1e-12,
+    method: Literal["RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"] = "DOP853",
+    max_nfev: int = 2_000_000,
+) -> tuple[float, Any]:
     """Simulate the unforced arm with ``solve_ivp`` and return the relative energy drift.
 
     The drift is ``max_t |E(t) - E(0)| / (E(0) - V_min)``: relative to the mechanical energy

@@ -17,7 +17,10 @@ Every answer is confirmed by forward kinematics and by the joint limits before
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validate import MAX_ABS, as_array, choice, positive
 from .errors import ConvergenceError
@@ -34,21 +37,21 @@ BRANCH = "seeded"
 
 
 def ik_dls(
-    arm,
-    T,
+    arm: SerialArm,
+    T: ArrayLike,
     *,
-    q0,
-    tol=1e-10,
-    max_iter=100,
-    damping=0.01,
-    sigma_threshold=0.01,
-    max_step=0.5,
-    adaptive=True,
-    qlim=None,
-    restarts=0,
-    rng=None,
-    on_fail="report",
-):
+    q0: ArrayLike,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    damping: float = 0.01,
+    sigma_threshold: float = 0.01,
+    max_step: float = 0.5,
+    adaptive: bool = True,
+    qlim: ArrayLike | None = None,
+    restarts: int = 0,
+    rng: np.random.Generator | None = None,
+    on_fail: Literal["report", "raise"] = "report",
+) -> IKResult:
     """Damped-least-squares IK of a :class:`~robokin.serial.SerialArm`, batched over poses.
 
     Parameters
@@ -166,7 +169,9 @@ def ik_dls(
     )
 
 
-def damping_squared(sigma_min, err, *, damping, sigma_threshold, fade=FADE):
+def damping_squared(
+    sigma_min: ArrayLike, err: ArrayLike, *, damping: float, sigma_threshold: float, fade: float = FADE
+) -> np.ndarray:
     """The damping law of :func:`ik_dls`: ``lambda^2`` per sample (:eq:`eq-ch06-dls`).
 
     ``lambda^2 = (1 - (sigma_min / eps)^2) lambda_max^2 min(1, |e| / e_0)^2`` when ``sigma_min < eps``, else 0;

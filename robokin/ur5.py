@@ -24,9 +24,10 @@ theta6 from the tool orientation, then a planar 3R problem for theta2, theta3, t
 from __future__ import annotations
 
 import warnings
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import transforms as _tf
 from ._primitives import wrap as _wrap
@@ -130,14 +131,14 @@ class UR5Arm(SerialArm):
 
     def ik(
         self,
-        T,
+        T: ArrayLike,
         *,
-        branch="all",
-        on_unreachable="raise",
-        tol=1e-9,
-        singular_tol=1e-9,
-        q6_singular=0.0,
-        warn=True,
+        branch: str = "all",
+        on_unreachable: Literal["raise", "nan"] = "raise",
+        tol: float = 1e-9,
+        singular_tol: float = 1e-9,
+        q6_singular: ArrayLike = 0.0,
+        warn: bool = True,
     ) -> IKResult:
         """Analytic IK: every branch (or one), vectorised over poses, each confirmed by FK.
 
@@ -291,7 +292,7 @@ class UR5Arm(SerialArm):
         return IKResult(q.reshape(lead + (6,)), valid.reshape(lead), res.reshape(lead), branch)
 
 
-def make_ur5(*, d1=D1, qlim=QLIM) -> UR5Arm:
+def make_ur5(*, d1: float = D1, qlim: ArrayLike = QLIM) -> UR5Arm:
     """The UR5 as a :class:`UR5Arm` (standard DH), with ``d1`` (m) and joint limits ``qlim`` (rad) adjustable.
 
     ``qlim`` is an ``(6, 2)`` array of ``[lower, upper]`` rows (default +-2 pi, UR's joints), or None for no limits.
@@ -313,7 +314,7 @@ def make_ur5(*, d1=D1, qlim=QLIM) -> UR5Arm:
 UR5 = make_ur5()
 
 
-def inertial_parameters():
+def inertial_parameters() -> dict[str, np.ndarray]:
     """A stated set of UR5 link inertial parameters, for the dynamics chapters and peer checks.
 
     Masses (kg) and centres of mass (m, in each standard-DH link frame) are UR's published values; the
@@ -354,7 +355,7 @@ def inertial_parameters():
     return {"masses": masses, "coms": coms, "inertias": np.array([np.diag(v) for v in principal])}
 
 
-def pose_residual(T_a, T_b):
+def pose_residual(T_a: ArrayLike, T_b: ArrayLike) -> np.ndarray:
     """Pose distance ``|p_a - p_b| / L + ||R_a - R_b||_F / sqrt(2)`` (dimensionless).
 
     ``L = |a2| + |a3|`` makes the position part relative to the arm's reach; the
@@ -383,7 +384,7 @@ def pose_residual(T_a, T_b):
     return dp + dR
 
 
-def input_error(T):
+def input_error(T: ArrayLike) -> np.ndarray:
     """A pose's own inconsistency ``max(max|R^T R - I|, |det R - 1|)`` per pose: what :meth:`UR5Arm.ik` adds to
     its tolerance (times :data:`INPUT_ERROR_GAIN`).
 
@@ -406,7 +407,7 @@ def input_error(T):
     return _checked_poses(T)[1]
 
 
-def wrist_singular(q, *, singular_tol=1e-9):
+def wrist_singular(q: ArrayLike, *, singular_tol: float = 1e-9) -> np.ndarray:
     """True where ``|sin q5| < singular_tol``: the wrist singularity, where theta6 is free.
 
     :meth:`UR5Arm.ik` uses the same test with ``singular_tol + INPUT_ERROR_GAIN * input_error(T)`` and then
@@ -618,7 +619,9 @@ def _residual_cols(arm, c, s, R, p):
     return np.sqrt(dp) / (abs(A2) + abs(A3)) + np.sqrt(dR / 2)
 
 
-def nearest(q_branches, valid, q_ref, *, weights=None):
+def nearest(
+    q_branches: ArrayLike, valid: ArrayLike, q_ref: ArrayLike, *, weights: ArrayLike | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Pick the valid branch closest to ``q_ref`` (angle differences wrapped to [-pi, pi)).
 
     Distance ``sum_j w_j * wrap(q_j - q_ref_j)^2``. The returned angles are unwrapped

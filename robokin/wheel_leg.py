@@ -29,10 +29,13 @@ Conventions
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import Literal
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 
 from ._validate import as_array, callback_output, choice, integer, positive, solve_ivp_guarded
 from .fivebar import FiveBar
@@ -125,7 +128,7 @@ class WheelLegParams:
             )
 
     @property
-    def total_mass(self):
+    def total_mass(self) -> float:
         """Total mass in kg."""
         return self.m_b + self.m_l + self.m_w
 
@@ -216,7 +219,7 @@ class WheelLegDynamics:
             raise ValueError(f"params must be a WheelLegParams, got {type(self.params).__name__}")
 
     # ------------------------------------------------------------------ terms of the equations of motion
-    def mass_matrix(self, q, *, L0):
+    def mass_matrix(self, q: ArrayLike, *, L0: ArrayLike) -> np.ndarray:
         """Mass matrix ``M(q)`` (..., 3, 3) for ``q = [x, theta, phi]``.
 
         ``M = sum_i m_i J_i^T J_i + diag(I_w/R^2, m_l L0^2/12, I_b)`` with ``J_i`` the Jacobians of the centres
@@ -264,7 +267,9 @@ class WheelLegDynamics:
         qd = as_array(qd, "qd", trailing=(3,))
         return q, qd, _length(L0), as_array(L0_dot, "L0_dot"), as_array(L0_ddot, "L0_ddot")
 
-    def bias(self, q, qd, *, L0, L0_dot=0.0, L0_ddot=0.0):
+    def bias(
+        self, q: ArrayLike, qd: ArrayLike, *, L0: ArrayLike, L0_dot: ArrayLike = 0.0, L0_ddot: ArrayLike = 0.0
+    ) -> np.ndarray:
         """Coriolis, centrifugal and leg-stroke terms ``C(q, qd) qd`` (..., 3), without gravity.
 
         With a moving leg they include the terms in ``L0_dot`` and ``L0_ddot`` (the leg stroke accelerates
@@ -292,7 +297,7 @@ class WheelLegDynamics:
         q, qd, L, Ld, Ldd = self._rates(q, qd, L0, L0_dot, L0_ddot)
         return _h(self.params, q, qd, L, Ld, Ldd, 0.0, 0.0)
 
-    def gravity(self, q, *, L0):
+    def gravity(self, q: ArrayLike, *, L0: ArrayLike) -> np.ndarray:
         """Gravity terms ``g(q) = dV/dq`` (..., 3): ``[0, -g (m_l/2 + m_b) L0 sin(theta), -g m_b l_c sin(phi)]``.
 
         Examples
@@ -308,7 +313,7 @@ class WheelLegDynamics:
         gph = -p.g * p.m_b * p.l_c * np.sin(q[..., 2])
         return np.stack(np.broadcast_arrays(np.zeros_like(gth), gth, gph), axis=-1)
 
-    def input_matrix(self):
+    def input_matrix(self) -> np.ndarray:
         """Input matrix ``B`` (3, 2) mapping ``[T, Tp]`` to generalised forces on ``[x, theta, phi]``.
 
         From virtual work: ``T (dx/R - dtheta) + Tp (dtheta - dphi)``.
@@ -321,7 +326,17 @@ class WheelLegDynamics:
         return np.array([[1.0 / self.params.R, 0.0], [-1.0, 1.0], [0.0, -1.0]])
 
     # ------------------------------------------------------------------ dynamics
-    def inverse_dynamics(self, q, qd, qdd, *, L0, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
+    def inverse_dynamics(
+        self,
+        q: ArrayLike,
+        qd: ArrayLike,
+        qdd: ArrayLike,
+        *,
+        L0: ArrayLike,
+        L0_dot: ArrayLike = 0.0,
+        L0_ddot: ArrayLike = 0.0,
+        f_body: ArrayLike = 0.0,
+    ) -> np.ndarray:
         """Generalised force ``M qdd + bias + gravity - J_b^T f_body`` (..., 3) that produces ``qdd``.
 
         The robot can only apply ``B u`` (two inputs for three coordinates), so a motion is feasible when the
@@ -353,7 +368,17 @@ class WheelLegDynamics:
         M = self._mass(q, L)
         return np.einsum("...ij,...j->...i", M, qdd) + _h(self.params, q, qd, L, Ld, Ldd, fb, self.params.g)
 
-    def forward_dynamics(self, q, qd, u, *, L0, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
+    def forward_dynamics(
+        self,
+        q: ArrayLike,
+        qd: ArrayLike,
+        u: ArrayLike,
+        *,
+        L0: ArrayLike,
+        L0_dot: ArrayLike = 0.0,
+        L0_ddot: ArrayLike = 0.0,
+        f_body: ArrayLike = 0.0,
+    ) -> np.ndarray:
         """Accelerations ``qdd`` (..., 3) from ``M qdd = B u - bias - gravity + J_b^T f_body``.
 
         Parameters
@@ -389,7 +414,16 @@ class WheelLegDynamics:
         M, rhs = np.broadcast_arrays(M, rhs[..., None])
         return np.linalg.solve(M, rhs)[..., 0]
 
-    def state_derivative(self, state, u, *, L0, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
+    def state_derivative(
+        self,
+        state: ArrayLike,
+        u: ArrayLike,
+        *,
+        L0: ArrayLike,
+        L0_dot: ArrayLike = 0.0,
+        L0_ddot: ArrayLike = 0.0,
+        f_body: ArrayLike = 0.0,
+    ) -> np.ndarray:
         """:meth:`forward_dynamics` in the controller's state order: ``d(state)/dt`` (..., 6).
 
         ``state = [theta, theta_dot, x, x_dot, phi, phi_dot]`` (:func:`to_state`); :func:`linearize` returns
@@ -406,7 +440,17 @@ class WheelLegDynamics:
         qdd = self.forward_dynamics(q, qd, u, L0=L0, L0_dot=L0_dot, L0_ddot=L0_ddot, f_body=f_body)
         return to_state(qd, qdd)
 
-    def normal_force(self, q, qd, u, *, L0, L0_dot=0.0, L0_ddot=0.0, f_body=0.0):
+    def normal_force(
+        self,
+        q: ArrayLike,
+        qd: ArrayLike,
+        u: ArrayLike,
+        *,
+        L0: ArrayLike,
+        L0_dot: ArrayLike = 0.0,
+        L0_ddot: ArrayLike = 0.0,
+        f_body: ArrayLike = 0.0,
+    ) -> float | np.ndarray:
         """Vertical ground reaction on the wheel, N: ``sum_i m_i (g + zdd_i)``.
 
         The model keeps the wheel on the ground; a negative value means a real robot would have left it
@@ -497,7 +541,7 @@ _Q_OF_STATE = [2, 0, 4]  # state slots of x, theta, phi
 _QD_OF_STATE = [3, 1, 5]
 
 
-def to_state(q, qd):
+def to_state(q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     """Controller state ``[theta, theta_dot, x, x_dot, phi, phi_dot]`` (..., 6) from ``q = [x, theta, phi]``, ``qd``.
 
     Examples
@@ -509,7 +553,7 @@ def to_state(q, qd):
     return np.stack([q[..., 1], qd[..., 1], q[..., 0], qd[..., 0], q[..., 2], qd[..., 2]], axis=-1)
 
 
-def from_state(state):
+def from_state(state: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Split the controller state (..., 6) into ``q = [x, theta, phi]`` and ``qd`` (each (..., 3)).
 
     Examples
@@ -528,7 +572,7 @@ def _model(model):
     return model
 
 
-def linearize(model, *, L0):
+def linearize(model: WheelLegDynamics, *, L0: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Linearise the dynamics about upright (``state = 0``, ``u = 0``) at leg length ``L0``.
 
     At upright the velocity terms are second order, so ``M0 qdd + G q = B u`` with
@@ -591,7 +635,9 @@ def _weights(Q, R):
     return Q, R
 
 
-def lqr_gain(model, *, L0, Q=None, R=None):
+def lqr_gain(
+    model: WheelLegDynamics, *, L0: float, Q: ArrayLike | None = None, R: ArrayLike | None = None
+) -> np.ndarray:
     """Continuous LQR gain ``K`` (2, 6) at leg length ``L0``: ``u = -K (state - ref)``.
 
     Solves the algebraic Riccati equation with ``scipy.linalg.solve_continuous_are``
@@ -655,11 +701,11 @@ class GainSchedule:
     K_grid: np.ndarray
 
     @property
-    def degree(self):
+    def degree(self) -> int:
         """Polynomial degree."""
         return self.coeffs.shape[0] - 1
 
-    def __call__(self, L0, *, extrapolate=False):
+    def __call__(self, L0: ArrayLike, *, extrapolate: bool = False) -> np.ndarray:
         """Gains ``K(L0)``, shape ``(..., 2, 6)`` for ``L0`` of shape ``(...)``.
 
         Raises ``ValueError`` outside ``[L_min, L_max]`` unless ``extrapolate=True``.
@@ -678,7 +724,14 @@ class GainSchedule:
         return out
 
 
-def gain_schedule(model, L0_grid, *, degree=3, Q=None, R=None):
+def gain_schedule(
+    model: WheelLegDynamics,
+    L0_grid: ArrayLike,
+    *,
+    degree: int = 3,
+    Q: ArrayLike | None = None,
+    R: ArrayLike | None = None,
+) -> GainSchedule:
     """LQR gains on a grid of leg lengths, fitted by polynomials (as teams do on the MCU).
 
     Parameters
@@ -717,7 +770,7 @@ def gain_schedule(model, L0_grid, *, degree=3, Q=None, R=None):
     return GainSchedule(coeffs=coeffs, L_min=float(L[0]), L_max=float(L[-1]), L_grid=L, K_grid=K)
 
 
-def closed_loop_eigs(model, L0, K):
+def closed_loop_eigs(model: WheelLegDynamics, L0: ArrayLike, K: ArrayLike) -> np.ndarray:
     """Eigenvalues of ``A(L0) - B(L0) K``, shape (..., 6), for gains ``K`` (..., 2, 6).
 
     Examples
@@ -758,22 +811,22 @@ FALL_ANGLE = 0.5 * np.pi
 
 
 def simulate(
-    model,
-    controller,
+    model: WheelLegDynamics,
+    controller: GainSchedule | ArrayLike,
     *,
-    q0,
-    qd0,
-    t_end,
-    L0,
-    ref=None,
-    push=None,
-    u_max=None,
-    max_step=0.01,
-    n_out=301,
-    rtol=1e-7,
-    atol=1e-9,
-    max_nfev=None,
-):
+    q0: ArrayLike,
+    qd0: ArrayLike,
+    t_end: float,
+    L0: float | Callable[[float], tuple[float, float, float]],
+    ref: Callable[[float], ArrayLike] | None = None,
+    push: Callable[[float], float] | None = None,
+    u_max: ArrayLike | None = None,
+    max_step: float = 0.01,
+    n_out: int = 301,
+    rtol: float = 1e-7,
+    atol: float = 1e-9,
+    max_nfev: int | None = None,
+) -> SimResult:
     """Closed-loop simulation of the nonlinear model with gains scheduled on leg length.
 
     The controller is ``u = -K(L0(t)) (state - ref(t))`` on the state ``[theta, theta_dot, x, x_dot, phi,
@@ -920,7 +973,7 @@ def _foot_and_jacobian(fb, q, assembly):
     return r, fb.jacobian(q, assembly=assembly)
 
 
-def virtual_leg(fivebar, q, *, assembly="down"):
+def virtual_leg(fivebar: FiveBar, q: ArrayLike, *, assembly: Literal["down", "up"] = "down") -> np.ndarray:
     """Five-bar motor angles to the virtual leg ``[L0, phi0]``.
 
     ``L0 = |foot - hip|``, ``phi0 = atan2(y_f, x_f - d/2)`` in the five-bar frame
@@ -954,7 +1007,7 @@ def virtual_leg(fivebar, q, *, assembly="down"):
     return np.stack([np.hypot(r[..., 0], r[..., 1]), np.arctan2(r[..., 1], r[..., 0])], axis=-1)
 
 
-def virtual_leg_jacobian(fivebar, q, *, assembly="down"):
+def virtual_leg_jacobian(fivebar: FiveBar, q: ArrayLike, *, assembly: Literal["down", "up"] = "down") -> np.ndarray:
     """Jacobian ``d[L0, phi0]/d[theta1, theta2]``, shape (..., 2, 2).
 
     Chain rule through the five-bar foot Jacobian ``J_f``:
@@ -981,7 +1034,7 @@ def virtual_leg_jacobian(fivebar, q, *, assembly="down"):
     return P @ Jf
 
 
-def virtual_leg_inverse(fivebar, leg, *, branch="out"):
+def virtual_leg_inverse(fivebar: FiveBar, leg: ArrayLike, *, branch: str = "out") -> np.ndarray:
     """Virtual leg ``[L0, phi0]`` to motor angles, through the five-bar closed-form IK.
 
     Parameters
@@ -1013,7 +1066,9 @@ def virtual_leg_inverse(fivebar, leg, *, branch="out"):
     return fb.ik(foot, branch=branch).q
 
 
-def vmc_torques(fivebar, q, F, Tp, *, assembly="down"):
+def vmc_torques(
+    fivebar: FiveBar, q: ArrayLike, F: ArrayLike, Tp: ArrayLike, *, assembly: Literal["down", "up"] = "down"
+) -> np.ndarray:
     """Virtual model control: leg thrust ``F`` and leg torque ``Tp`` to the two motor torques.
 
     ``tau = J_v^T [F, -Tp]`` with ``J_v = d[L0, phi0]/dq`` (:func:`virtual_leg_jacobian`).

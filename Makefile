@@ -11,14 +11,15 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help book test lint format unit notebooks lab clean chapter bench report publish check-site
+.PHONY: help book test lint format unit notebooks lab clean chapter bench report publish check-site check-lab
 
 help:
 	@echo "make book    build the course site into _build/html (strict: zero warnings)"
 	@echo "make test    unit tests, doctests, nbstripout check, every notebook under nbval"
 	@echo "make check-site  build the book, then test every page (desktop and phone) in headless Chromium"
 	@echo "make format  apply ruff's formatter and safe lint fixes (make test checks both)"
-	@echo "make lab     open JupyterLab on the notebooks"
+	@echo "make lab     open JupyterLab on the chapters (LAB_PORT=8888)"
+	@echo "make check-lab  run chapters in JupyterLab in headless Chromium and check what a student sees"
 	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
 	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
 	@echo "make report  print the validation report table"
@@ -30,14 +31,23 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# One stamp per set of extras; re-installs when pyproject.toml changes.
-$(VENV)/.stamp-book: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[book]"
-	touch $@
+# One stamp per set of extras. A stamp holds a hash of what an install depends on (pyproject.toml's [build-system] and
+# [project] tables): it re-installs when that content changes, never for a newer timestamp (a copied repository).
+DEPS_HASH := $(shell $(PYTHON) -c 'import hashlib, json, tomllib; d = tomllib.load(open("pyproject.toml", "rb")); \
+  print(hashlib.sha256(json.dumps([d.get("build-system"), d["project"]], sort_keys=True).encode()).hexdigest()[:16])')
+# FORCE when the stamp $(1) is missing or holds another hash
+stale = $(if $(filter $(DEPS_HASH),$(shell cat $(1) 2>/dev/null)),,FORCE)
+.PHONY: FORCE
+FORCE:
 
-$(VENV)/.stamp-test: pyproject.toml | $(PY)
+$(VENV)/.stamp-book: $(call stale,$(VENV)/.stamp-book) | $(PY)
+	$(PY) -m pip install --quiet -e ".[book]"
+	echo $(DEPS_HASH) > $@
+
+$(VENV)/.stamp-test: $(call stale,$(VENV)/.stamp-test) | $(PY)
 	$(PY) -m pip install --quiet -e ".[book,test,peers]"
-	touch $@ $(VENV)/.stamp-book
+	echo $(DEPS_HASH) > $@
+	echo $(DEPS_HASH) > $(VENV)/.stamp-book
 
 book: $(VENV)/.stamp-book
 	rm -rf _build/html _build/.doctrees
@@ -57,7 +67,7 @@ format: $(VENV)/.stamp-test
 	$(BIN)/ruff check --fix $(LINTED)
 
 unit: $(VENV)/.stamp-test
-	$(PY) -m pytest tests robokin --doctest-modules -p no:nbval -m "not site"
+	$(PY) -m pytest tests robokin --doctest-modules -p no:nbval -m "not site and not lab"
 
 notebooks: $(VENV)/.stamp-test
 	$(BIN)/nbstripout --verify $(NOTEBOOKS)
@@ -65,9 +75,9 @@ notebooks: $(VENV)/.stamp-test
 
 test: lint unit notebooks
 
-$(VENV)/.stamp-site: pyproject.toml | $(PY)
+$(VENV)/.stamp-site: $(call stale,$(VENV)/.stamp-site) | $(PY)
 	$(PY) -m pip install --quiet -e ".[book,test,site]"
-	touch $@
+	echo $(DEPS_HASH) > $@
 
 # Browser test of the built site: Debian's chromium (installed here when missing, needs root) + Playwright.
 check-site: $(VENV)/.stamp-site book
@@ -78,8 +88,23 @@ check-site: $(VENV)/.stamp-site book
 	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py -m site -p no:nbval -p no:randomly -v
 	@echo "Screenshots: _build/screenshots/"
 
+# JupyterLab in notebooks/ (jupyterlab-myst renders the chapters' MyST). The editable install is redone (without
+# dependencies) only when the venv's robokin is another tree's, as in a copied repository.
+LAB_PORT ?= 8888
 lab: $(VENV)/.stamp-book
-	$(BIN)/jupyter lab --notebook-dir=. $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+	@$(PY) -c 'import pathlib, robokin; assert pathlib.Path(robokin.__file__).parent.resolve() == pathlib.Path("robokin").resolve()' \
+	  2>/dev/null || $(PY) -m pip install --quiet --no-deps -e .
+	@echo "JupyterLab: open the URL printed below (http://127.0.0.1:$(LAB_PORT)/lab?token=...); Ctrl-C twice stops it"
+	$(PY) -m jupyterlab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
+	  --LabApp.default_url=/lab/tree/$(notdir $(firstword $(NOTEBOOKS))) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+# Browser test of chapters in JupyterLab (tests/test_lab.py): ROBOKIN_LAB_CHAPTERS=03,09 (default) or all.
+check-lab: $(VENV)/.stamp-site
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  { echo "install Chromium (Debian package 'chromium') to run the browser test"; exit 2; }
+	$(PY) -m pytest tests/test_lab.py -m lab -p no:nbval -p no:randomly -v
+	@echo "Screenshots: _build/lab-screenshots/"
 
 # Strict build of a single chapter into _build/chapters/<name> (fast feedback while writing).
 chapter: $(VENV)/.stamp-book

@@ -1,0 +1,365 @@
+"""What a student sees in JupyterLab: a chapter opened, Run All, checked in headless Chromium.
+
+Used by ``tests/test_lab.py`` (``make check-lab``). :func:`lab_server` starts JupyterLab on 127.0.0.1 with a random
+token, its own settings (no autosave, every cell in the DOM, no news) and its own config and runtime folders, serving
+a folder of notebooks; :func:`check_notebook` opens one, runs all cells from the Run menu and returns a list of
+:class:`sitecheck.Problem`. Problem codes:
+
+==================  ================================================================================================
+``source``          a role or directive that jupyterlab-myst does not render (``{glue:text}`` shows as its bare key,
+                    ``{glue:figure}`` as "Unknown Directive"): checked on the notebook source, since an unknown
+                    role renders as plain text and cannot be told apart in the page
+``not-myst``        a Markdown cell not rendered by jupyterlab-myst (the extension is missing or failed)
+``raw-myst``        MyST source in the rendered text: a role (``{cite}`x```), a directive fence, ``:label:``
+``raw-tex``         TeX source outside typeset maths (``$``, ``\\frac``, ``\\(``, ...)
+``myst-warning``    jupyterlab-myst's warning mark: maths that does not typeset, a reference that does not resolve,
+                    an ``{eval}`` not executed or failed, an unknown directive (a citation of a key that is in
+                    ``book/references.bib`` is allowed: Lab shows the key, the book its reference)
+``error``           an error or stderr output of a code cell
+``figure``          a broken image, or a code cell with ``mystnb.figure`` metadata that shows no image
+``slider``          no "Try it live" slider, or moving it does not change the figure
+``timeout``         Run All did not finish
+==================  ================================================================================================
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import nbformat
+from sitecheck import Problem
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Roles and directives that jupyterlab-myst 2.x renders (checked in tests/test_lab.py's fixture notebook).
+LAB_ROLES = {"eval", "eq", "cite", "cite:p", "cite:t", "numref", "ref", "prf:ref", "math", "sub", "sup", "abbr", "kbd"}
+LAB_DIRECTIVES = {
+    "math",
+    "note",
+    "tip",
+    "hint",
+    "important",
+    "warning",
+    "caution",
+    "attention",
+    "danger",
+    "error",
+    "seealso",
+    "admonition",
+    "dropdown",
+    "exercise",
+    "solution",
+    "exercise-start",
+    "exercise-end",
+    "solution-start",
+    "solution-end",
+    "figure",
+    "image",
+    "list-table",
+    "code",
+    "code-block",
+}
+_ROLE = re.compile(r"\{(?P<name>[a-z][\w:.-]*)\}`")
+_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\s*\{(?P<name>[a-z][\w:.-]*)\}", re.M)
+_CODE_SPAN = re.compile(r"(?<![}`])(``?)[^`\n]+\1(?!`)")  # inline code, not a role's content
+
+# Lab settings for a test run: every cell in the DOM, nothing written back to the notebook, no pop-ups.
+SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+}
+
+
+def source_problems(nb) -> list[Problem]:
+    """Roles and directives in the Markdown cells that JupyterLab cannot render."""
+    out = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        src = _CODE_SPAN.sub("", cell.source)
+        for kind, names, rx in (("role", LAB_ROLES, _ROLE), ("directive", LAB_DIRECTIVES, _DIRECTIVE)):
+            for m in rx.finditer(src):
+                name = m["name"]
+                if name not in names and not (kind == "directive" and name.startswith("prf:")):
+                    out.append(Problem("source", f"cell {i}: {kind} {{{name}}} does not render in JupyterLab"))
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def lab_server(notebook_dir, *, timeout=90):
+    """Run JupyterLab on 127.0.0.1 serving ``notebook_dir``; yields ``(base_url, token, seconds_to_start)``."""
+    token = secrets.token_hex(16)
+    port = _free_port()
+    with tempfile.TemporaryDirectory(prefix="robokin-lab-") as tmp:
+        tmp = Path(tmp)
+        for name, value in SETTINGS.items():
+            path = tmp / "settings" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(value), encoding="utf-8")
+        env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"))
+        env.pop("JUPYTER_TOKEN", None)
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={notebook_dir}",
+            f"--LabApp.user_settings_dir={tmp / 'settings'}",
+            f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+            "--LabApp.news_url=None",
+            "--allow-root",
+        ]
+        log = open(tmp / "server.log", "wb")
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() - t0 > timeout:
+                    log.flush()
+                    tail = (tmp / "server.log").read_text(errors="replace")[-2000:]
+                    raise RuntimeError(f"JupyterLab did not start (exit code {proc.poll()}):\n{tail}")
+                time.sleep(0.3)
+            yield base, token, time.monotonic() - t0
+        finally:
+            proc.terminate()  # the server shuts its kernels down on SIGTERM
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            log.close()
+
+
+#: The notebook on screen (other panels are hidden).
+NB = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
+
+
+def _wait_for_kernel(page, base, token, name, timeout=90):
+    """Wait until the notebook's kernel is up and idle (the server's sessions say so), answering Lab's "Select
+    Kernel" dialog (it may ask on a server's first notebook) with the kernel the notebook names."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        accept = page.locator(".jp-Dialog .jp-mod-accept")
+        if accept.count():
+            accept.first.click()
+        with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=10) as r:
+            sessions = json.load(r)
+        if any(s["path"].endswith(name) and (s.get("kernel") or {}).get("execution_state") == "idle" for s in sessions):
+            return
+        page.wait_for_timeout(300)
+    raise TimeoutError(f"no idle kernel for {name} after {timeout} s")
+
+
+def _menu(page, menu, item):
+    page.click(f".lm-MenuBar-itemLabel:text-is('{menu}')")
+    page.click(f".lm-Menu-itemLabel:text-is('{item}')")
+
+
+# Run All has finished: the kernel is idle, no cell is queued ([*]) and the first code cell has run. After an error
+# Lab leaves the cells below it unrun, so "every cell has a number" would wait forever.
+_DONE = """(NB) => {
+  const prompts = [...document.querySelectorAll(NB + ' .jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);
+  const st = document.querySelector('.jp-Notebook-ExecutionIndicator');
+  return prompts.length > 0 && /\\[\\d+\\]/.test(prompts[0]) && !prompts.some(p => p.includes('*'))
+    && (!st || st.getAttribute('data-status') === 'idle');
+}"""
+
+_PROBE = r"""
+(NB) => {
+  const out = {cells: [], outputs: []};
+  const SKIP = 'pre, code, .katex, .katex-display, math, script, style, svg';
+  const texRe = /\$|\\(?:[a-zA-Z]{2,}|[()\[\]{}])/;
+  const roleRe = /\{[a-z][\w:.-]*\}`/;
+  const dirRe = /(```|:::)\s*\{[a-z]|^\s*:(label|class|name|width):/m;
+  document.querySelectorAll(NB + ' .jp-Cell').forEach((cell, i) => {
+    if (cell.classList.contains('jp-MarkdownCell')) {
+      const root = cell.querySelector('.myst');
+      const c = {i, myst: !!root, raw: [], tex: [], warn: []};
+      if (root) {
+        const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let n = w.nextNode(); n; n = w.nextNode()) {
+          const p = n.parentElement, t = n.nodeValue;
+          if (roleRe.test(t) || dirRe.test(t)) c.raw.push(t.slice(0, 120));
+          if (!p || p.closest(SKIP) || p.closest('.text-yellow-600')) continue;
+          const m = t.match(texRe);
+          if (m) c.tex.push(t.slice(Math.max(0, m.index - 40), m.index + 40).replace(/\s+/g, ' '));
+        }
+        root.querySelectorAll('.text-yellow-600[title], [data-mime-type*="stderr"], [data-mime-type*="error"]')
+          .forEach(e => c.warn.push([e.getAttribute('title') || 'error', e.textContent.trim().slice(0, 120)]));
+        if (/Unknown Directive/.test(root.textContent)) c.warn.push(['Unknown Directive', root.textContent.slice(0, 80)]);
+      }
+      out.cells.push(c);
+    } else if (cell.classList.contains('jp-CodeCell')) {
+      const o = {i, errors: [], imgs: 0, broken: 0};
+      cell.querySelectorAll('.jp-OutputArea-output').forEach(e => {
+        const mt = e.getAttribute('data-mime-type') || '';
+        if (/error|stderr/.test(mt)) o.errors.push(e.textContent.trim().slice(0, 200));
+      });
+      cell.querySelectorAll('.jp-OutputArea img').forEach(im => {
+        o.imgs++;
+        if (im.complete && im.naturalWidth === 0) o.broken++;
+      });
+      out.cells.push(o);
+    } else out.cells.push({i});
+  });
+  return out;
+}
+"""
+
+
+def _bib_keys() -> set[str]:
+    text = (ROOT / "book" / "references.bib").read_text(encoding="utf-8")
+    return set(re.findall(r"@\w+\{([^,\s]+),", text))
+
+
+def _slider_cells(nb) -> list[int]:
+    """Indices of the code cells under the "Try it live" heading (up to the next Markdown cell)."""
+    out, inside = [], False
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            inside = bool(re.search(r"^#+ .*Try it live", cell.source, re.M))
+        elif inside:
+            out.append(i)
+    return out
+
+
+_FIGURE_STATE = """([NB, i]) => {
+  const cell = document.querySelectorAll(NB + ' .jp-Cell')[i];
+  const im = cell.querySelector('.jp-OutputArea img'), cv = cell.querySelector('.jp-OutputArea canvas');
+  return im ? im.src : cv ? cv.toDataURL() : null;
+}"""
+
+
+def check_slider(page, nb) -> list[Problem]:
+    """Move the first "Try it live" slider one step with the keyboard; the figure under it must change."""
+    for i in _slider_cells(nb):
+        cell = page.locator(f"{NB} .jp-Cell").nth(i)
+        handle = cell.locator(".widget-slider .noUi-handle, .widget-slider input[type=range]").first
+        if handle.count() == 0:
+            continue
+        before = page.evaluate(_FIGURE_STATE, [NB, i])
+        if before is None:
+            return [Problem("slider", f"cell {i}: the slider has no figure under it")]
+        handle.scroll_into_view_if_needed()
+        handle.focus()
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        try:
+            page.wait_for_function(
+                f"([b, nb, i]) => ({_FIGURE_STATE})([nb, i]) !== b", arg=[before, NB, i], timeout=30000
+            )
+        except Exception:
+            return [Problem("slider", f"cell {i}: moving the slider did not change the figure")]
+        return []
+    return [Problem("slider", 'no slider in a code cell under a "Try it live" heading')]
+
+
+def check_notebook(browser, base, token, path, *, slider=True, run_timeout=300, shot=None) -> tuple[list, dict]:
+    """Open the notebook ``path`` (in the server's root folder) in JupyterLab, Run All, check what a student sees.
+
+    Returns ``(problems, info)``; ``info`` has the seconds to open and to run, and the number of images shown.
+    """
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    name = path.name
+    problems = source_problems(nb)
+    info = {}
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
+    page = ctx.new_page()
+    external = []
+
+    def route(r):
+        host = urllib.parse.urlparse(r.request.url).hostname
+        if r.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", None):
+            r.continue_()
+        else:  # offline: nothing may come from the network
+            external.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    try:
+        t0 = time.monotonic()
+        # a fresh workspace: only this notebook open (Lab would restore the tabs of the previous check)
+        page.goto(f"{base}/lab/workspaces/check-{secrets.token_hex(4)}/tree/{name}?reset&token={token}", timeout=60000)
+        page.wait_for_selector(".jp-Notebook .jp-MarkdownCell", timeout=60000)
+        _wait_for_kernel(page, base, token, name)
+        info["open_s"] = round(time.monotonic() - t0, 1)
+        t0 = time.monotonic()
+        _menu(page, "Run", "Run All Cells")
+        try:
+            page.wait_for_function(_DONE, arg=NB, timeout=run_timeout * 1000, polling=500)
+        except Exception:
+            problems.append(Problem("timeout", f"Run All did not finish in {run_timeout} s"))
+        info["run_s"] = round(time.monotonic() - t0, 1)
+        page.wait_for_timeout(1500)  # the last Markdown cells re-render with their {eval} results
+        probe = page.evaluate(_PROBE, NB)
+        keys = _bib_keys()
+        figure_cells = {
+            i: c.metadata.mystnb.figure.get("name", "")
+            for i, c in enumerate(nb.cells)
+            if c.cell_type == "code" and "figure" in c.metadata.get("mystnb", {})
+        }
+        figure_names = set(figure_cells.values())
+        info["figures"] = 0
+        for c in probe["cells"]:
+            i = c["i"]
+            if "myst" in c:
+                if not c["myst"]:
+                    problems.append(Problem("not-myst", f"cell {i}: Markdown not rendered by jupyterlab-myst"))
+                    continue
+                problems += [Problem("raw-myst", f"cell {i}: {t!r}") for t in c["raw"][:3]]
+                problems += [Problem("raw-tex", f"cell {i}: {t!r}") for t in c["tex"][:3]]
+                for title, text in c["warn"]:
+                    if title == "Citation Not Found" and text in keys:
+                        continue  # the key is readable (author and year); the book's References page resolves it
+                    if title == "Cross Reference Not Found" and text in figure_names:
+                        # a figure of a code cell (mystnb.figure): Lab numbers only Markdown targets, so it shows the
+                        # label; the figure itself is checked below
+                        info["figure_refs_as_labels"] = info.get("figure_refs_as_labels", 0) + 1
+                        continue
+                    problems.append(Problem("myst-warning", f"cell {i}: {title}: {text!r}"))
+            elif "errors" in c:
+                problems += [Problem("error", f"cell {i}: {t!r}") for t in c["errors"][:2]]
+                info["figures"] += c["imgs"]
+                if c["broken"]:
+                    problems.append(Problem("figure", f"cell {i}: {c['broken']} broken image(s)"))
+                if i in figure_cells and not c["imgs"]:
+                    problems.append(Problem("figure", f"cell {i}: the figure {figure_cells[i]} is not shown"))
+        if slider:
+            problems += check_slider(page, nb)
+        problems += [Problem("external", u[:100]) for u in external[:3]]
+        if shot:
+            page.screenshot(path=str(shot), full_page=False)
+    finally:
+        ctx.close()
+    return problems, info

@@ -1,0 +1,160 @@
+"""Rewrite chapters so that JupyterLab (with jupyterlab-myst) shows what the book shows, from the same source.
+
+JupyterLab renders MyST Markdown with jupyterlab-myst, which knows maths, labelled equations, admonitions,
+``prf:`` blocks, exercises and solutions, but not myst-nb's glue. This script replaces the glue constructs by ones
+that both renderers understand (the book evaluates ``{eval}`` with myst-nb's inline execution mode,
+``execute_notebooks: inline`` in ``_config.yml``; JupyterLab evaluates it when Run All reaches the Markdown cell):
+
+==============================================  =====================================================================
+before                                          after
+==============================================  =====================================================================
+``{glue:text}`key:.2e``` / ``{glue}`key```      ``{eval}`glued("key:.2e")``` (same text: ``format(value, ".2e")``)
+``from myst_nb import glue`` (setup cell)       ``from robokin.nb import glue, glued``
+a ``{glue:figure}`` Markdown cell               the code cell shows its figure; caption and name move to the cell's
+                                                ``mystnb.figure`` metadata (as in chapter 3); the cell is dropped
+``{glue:math}``                                 reported, not rewritten (see the report: the code cell displays the
+                                                equation, or a ``{math}`` block states it)
+==============================================  =====================================================================
+
+A Markdown cell can only evaluate what the cells above it glued: a number quoted before its ``glue`` call is reported
+(``forward``) and needs the call moved up by hand. Nothing is written with ``--check``, which exits 1 when a notebook
+still needs converting or has a forward reference.
+
+Usage: ``python tools/lab_convert.py [--check] [--glue-module robokin.nb] notebooks/NN_*.ipynb``
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+# {glue:text}`key:fmt` and the bare {glue}`key` (whose text is the same as glue:text without a format)
+GLUE_TEXT = re.compile(r"\{glue(?::text)?\}`(?P<key>[^`:]+?)(?::(?P<fmt>[^`]*))?`")
+GLUE_FIGURE = re.compile(
+    r"^(?P<fence>`{3,}|:{3,})\{glue:figure\}\s+(?P<key>\S+)\s*\n(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S
+)
+GLUE_MATH = re.compile(r"\{glue:math\}")
+GLUE_IMPORT = re.compile(r"^from myst_nb import glue\s*$", re.M)
+# glue("key", ...) or glue(f"ch8_{key}_lo", ...): the key as a pattern (an f-string field matches any text)
+GLUE_CALL = re.compile(r"\bglue\(\s*(?P<f>f?)(?P<q>[\"'])(?P<key>.+?)(?P=q)")
+OPTION = re.compile(r"^:(?P<name>[\w-]+):\s*(?P<value>.*)$")
+
+
+def _key_pattern(key: str, fstring: bool) -> re.Pattern:
+    if not fstring:
+        return re.compile(re.escape(key) + r"\Z")
+    parts = re.split(r"\{[^}]*\}", key)
+    return re.compile(".+".join(re.escape(p) for p in parts) + r"\Z")
+
+
+def convert(nb, *, glue_module: str = "robokin.nb") -> tuple[list[str], list[str]]:
+    """Convert ``nb`` in place. Returns (changes, problems): what was rewritten, and what needs a person."""
+    changes: list[str] = []
+    problems: list[str] = []
+    glued: list[re.Pattern] = []  # keys glued by the code cells seen so far
+    drop: list[int] = []
+    for i, cell in enumerate(nb.cells):
+        src = cell.source
+        if cell.cell_type == "code":
+            new = GLUE_IMPORT.sub(f"from {glue_module} import glue, glued", src)
+            if new != src:
+                changes.append(f"cell {i}: import glue, glued from {glue_module}")
+            cell.source = new
+            glued += [_key_pattern(m["key"], bool(m["f"])) for m in GLUE_CALL.finditer(new)]
+            continue
+        if cell.cell_type != "markdown":
+            continue
+
+        def to_eval(m: re.Match, i=i) -> str:
+            key, fmt = m["key"].strip(), m["fmt"]
+            if not any(p.match(key) for p in glued):
+                problems.append(f"cell {i}: forward: {key!r} is quoted before a code cell above glues it")
+            spec = key if fmt is None else f"{key}:{fmt}"
+            return f'{{eval}}`glued("{spec}")`'
+
+        new, n = GLUE_TEXT.subn(to_eval, src)
+        if n:
+            changes.append(f"cell {i}: {n} glue:text -> eval")
+        for m in list(GLUE_FIGURE.finditer(new)):
+            problems += _move_figure(nb, i, m, changes)
+            new = new.replace(m.group(0), "")
+        if GLUE_MATH.search(new):
+            problems.append(f"cell {i}: glue:math: JupyterLab cannot show it; display the equation in its code cell")
+        cell.source = new.strip("\n")
+        if src.strip() and not cell.source.strip():
+            drop.append(i)
+    for i in reversed(drop):
+        del nb.cells[i]
+        changes.append(f"cell {i}: removed (it held only a glue:figure)")
+    return changes, problems
+
+
+def _move_figure(nb, i: int, m: re.Match, changes: list[str]) -> list[str]:
+    """Give the code cell that glued the figure the caption and name of the glue:figure directive."""
+    key = m["key"]
+    lines = m["body"].strip("\n").splitlines()
+    opts = {}
+    while lines and (o := OPTION.match(lines[0].strip())):
+        opts[o["name"]] = o["value"].strip()
+        lines.pop(0)
+    caption = "\n".join(lines).strip()
+    call = re.compile(
+        r"^glue\(\s*[\"']" + re.escape(key) + r"[\"']\s*,\s*(?P<fig>\w+)\s*,\s*display\s*=\s*False\s*\)\s*$"
+    )
+    for j in range(i - 1, -1, -1):
+        code = nb.cells[j]
+        if code.cell_type != "code" or not any(call.match(line) for line in code.source.splitlines()):
+            continue
+        if set(opts) - {"name"}:
+            return [f"cell {i}: glue:figure {key}: options {sorted(set(opts) - {'name'})} not moved"]
+        out = []
+        for line in code.source.splitlines():
+            c = call.match(line)
+            if c:
+                fig = c["fig"]
+                continue
+            out.append(line)
+        # the figure is the cell's output now: drop the close that hid it, end the cell with ";" (no repr)
+        while out and out[-1].strip().rstrip(";") in (f"plt.close({fig})", ""):
+            out.pop()
+        if out and not out[-1].rstrip().endswith(";"):
+            out[-1] = out[-1].rstrip() + ";"
+        code.source = "\n".join(out)
+        figure = {"caption": caption}
+        if "name" in opts:
+            figure["name"] = opts["name"]
+        code.metadata.setdefault("mystnb", {})["figure"] = figure
+        changes.append(f"cell {j}: shows figure {key} (mystnb.figure metadata)")
+        if j != i - 1:
+            return [f"cell {i}: glue:figure {key} stood {i - j} cells below its code cell: the figure moved up"]
+        return []
+    return [f"cell {i}: glue:figure {key}: no code cell above glues it as glue({key!r}, fig, display=False)"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("notebooks", nargs="+", type=Path)
+    ap.add_argument("--check", action="store_true", help="report only; exit 1 when a notebook needs work")
+    ap.add_argument("--glue-module", default="robokin.nb", help="module that provides glue and glued")
+    args = ap.parse_args(argv)
+    status = 0
+    for path in args.notebooks:
+        nb = nbformat.read(path, as_version=4)
+        changes, problems = convert(nb, glue_module=args.glue_module)
+        for line in changes:
+            print(f"{path}: {line}")
+        for line in problems:
+            print(f"{path}: NEEDS WORK: {line}")
+        if problems or (args.check and changes):
+            status = 1
+        if changes and not args.check:
+            nbformat.write(nb, path)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

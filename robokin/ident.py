@@ -19,8 +19,10 @@ Conventions of :class:`robokin.dynamics.TwoLinkArm` (gravity along -y, zero pose
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validate import as_array, choice, finite_scalar, positive
 from .control import V_EPS
@@ -43,7 +45,7 @@ __all__ = [
 PARAM_NAMES = ("θ1", "θ2", "θ3", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")
 
 
-def base_parameters(arm, *, fv=None, fc=None):
+def base_parameters(arm: TwoLinkArm, *, fv: ArrayLike | None = None, fc: ArrayLike | None = None) -> np.ndarray:
     """Base parameters θ of one arm, shape (5,), or (9,) with friction ``fv``, ``fc`` (each shape (2,)).
 
     Examples
@@ -72,7 +74,9 @@ def base_parameters(arm, *, fv=None, fc=None):
     return np.array(th, dtype=float)
 
 
-def arm_from_base_parameters(theta, *, l1, l2, m1, m2, g=9.81):
+def arm_from_base_parameters(
+    theta: ArrayLike, *, l1: float, l2: float, m1: float, m2: float, g: float = 9.81
+) -> TwoLinkArm:
     """An arm with the given base parameters θ (5,): one representative of the identifiable class.
 
     Torques depend on the parameters only through θ, so any arm with the same θ is dynamically
@@ -115,7 +119,7 @@ def _g(g):
     return g
 
 
-def gravity_regressor(q, *, g=9.81):
+def gravity_regressor(q: ArrayLike, *, g: float = 9.81) -> np.ndarray:
     """Static regressor: holding torques ``G(q) = Y_g(q) [θ4, θ5]``, shape (..., 2, 2).
 
     Examples
@@ -132,7 +136,9 @@ def gravity_regressor(q, *, g=9.81):
     return g * np.stack([np.stack([c1, c12], -1), np.stack([z, c12], -1)], -2)
 
 
-def regressor(q, qd, qdd, *, g=9.81, friction=False, v_eps=V_EPS):
+def regressor(
+    q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, g: float = 9.81, friction: bool = False, v_eps: float = V_EPS
+) -> np.ndarray:
     """Dynamic regressor ``Y`` with ``tau = Y θ`` (see the module table for θ).
 
     Parameters
@@ -179,7 +185,9 @@ def regressor(q, qd, qdd, *, g=9.81, friction=False, v_eps=V_EPS):
     return np.stack([np.stack(row1, -1), np.stack(row2, -1)], -2)
 
 
-def fourier_excitation(t, a, b, *, wf, q0):
+def fourier_excitation(
+    t: ArrayLike, a: ArrayLike, b: ArrayLike, *, wf: float, q0: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Finite Fourier series excitation (Swevers et al.), per joint i::
 
         q_i(t) = q0_i + sum_k [ a_ik / (k wf) sin(k wf t) - b_ik / (k wf) cos(k wf t) ]
@@ -227,7 +235,9 @@ def fourier_excitation(t, a, b, *, wf, q0):
 
 
 # ---------------------------------------------------------------------------- measured joint angles
-def encoder_reading(q, *, counts_per_rev, noise_std=0.0, rng=None):
+def encoder_reading(
+    q: ArrayLike, *, counts_per_rev: int, noise_std: float = 0.0, rng: np.random.Generator | None = None
+) -> np.ndarray:
     """What a joint encoder reports: ``q`` plus optional white noise, quantised to ``2 pi / counts_per_rev``.
 
     Parameters
@@ -276,7 +286,7 @@ def _check_signal(x, name, dt):
     return x, positive(dt, "dt")
 
 
-def lowpass(x, *, dt, cutoff, order=4):
+def lowpass(x: ArrayLike, *, dt: float, cutoff: float, order: int = 4) -> np.ndarray:
     """Zero-phase Butterworth low-pass along axis 0 (``scipy.signal.butter`` + ``filtfilt``).
 
     Use the same filter on the torques as on the angles, so both keep the same (zero) delay and the
@@ -313,7 +323,16 @@ def lowpass(x, *, dt, cutoff, order=4):
     return filtfilt(b, a, x, axis=0)
 
 
-def estimate_derivatives(q, *, dt, method, window=None, polyorder=4, cutoff=None, order=4):
+def estimate_derivatives(
+    q: ArrayLike,
+    *,
+    dt: float,
+    method: Literal["central", "savgol", "butterworth"],
+    window: int | None = None,
+    polyorder: int = 4,
+    cutoff: float | None = None,
+    order: int = 4,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Angles, rates and accelerations from sampled (noisy, quantised) joint angles.
 
     Parameters
@@ -397,7 +416,7 @@ class IdentResult:
     residual_rms: float
 
 
-def least_squares(Y, tau):
+def least_squares(Y: ArrayLike, tau: ArrayLike) -> IdentResult:
     """Ordinary least squares ``min ||Y θ - tau||`` over all samples and joints.
 
     Parameters

@@ -38,15 +38,22 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._primitives import wrap
 from ._validate import as_array, callback_output, check_inertias, choice, finite_scalar, positive
+from .dynamics import TwoLinkArm
 from .errors import IntegrationError
+from .fivebar import FiveBar
 from .results import SimResult
-from .wheel_leg import virtual_leg_inverse
+from .serial import SerialArm
+from .wheel_leg import WheelLegParams, virtual_leg_inverse
 
 __all__ = [
     "require_mujoco",
@@ -86,7 +93,7 @@ INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 _MUJOCO = None  # the module, once imported (the simulation loops call require_mujoco often)
 
 
-def require_mujoco():
+def require_mujoco() -> ModuleType:
     """Import and return the ``mujoco`` module, or raise an ``ImportError`` that says how to install it.
 
     Examples
@@ -227,24 +234,24 @@ def _check_fivebar(fb):
 
 
 def fivebar_mjcf(
-    fivebar,
+    fivebar: FiveBar,
     *,
-    masses,
-    inertias=None,
-    radius=0.008,
-    actuator="position",
-    kp=200.0,
-    kv=2.0,
-    timestep=1e-3,
-    integrator="RK4",
-    g=9.81,
-    solref=None,
-    solimp=None,
-    armature=0.0,
-    damping=0.0,
-    body_mass=None,
-    foot_pin=None,
-):
+    masses: ArrayLike,
+    inertias: ArrayLike | None = None,
+    radius: float = 0.008,
+    actuator: Literal["position", "torque", "none"] = "position",
+    kp: float = 200.0,
+    kv: float = 2.0,
+    timestep: float = 1e-3,
+    integrator: Literal["Euler", "RK4", "implicit", "implicitfast"] = "RK4",
+    g: float = 9.81,
+    solref: ArrayLike | None = None,
+    solimp: ArrayLike | None = None,
+    armature: float = 0.0,
+    damping: float = 0.0,
+    body_mass: float | None = None,
+    foot_pin: ArrayLike | None = None,
+) -> str:
     """MJCF text of a five-bar leg: two serial chains closed at the foot by an equality constraint.
 
     Parameters
@@ -337,7 +344,7 @@ def fivebar_mjcf(
     return head + body + eq + act + "</mujoco>"
 
 
-def fivebar_model(fivebar, **options):
+def fivebar_model(fivebar: FiveBar, **options) -> Any:
     """Compiled ``mujoco.MjModel`` of :func:`fivebar_mjcf` (same keyword options).
 
     Examples
@@ -353,7 +360,7 @@ def fivebar_model(fivebar, **options):
     return require_mujoco().MjModel.from_xml_string(fivebar_mjcf(fivebar, **options))
 
 
-def fivebar_qpos(fivebar, q, *, assembly="down"):
+def fivebar_qpos(fivebar: FiveBar, q: ArrayLike, *, assembly: Literal["down", "up"] = "down") -> np.ndarray:
     """Joint vector ``[motor_A, knee_C, motor_B, knee_D]`` of an assembled five-bar from motor angles.
 
     The knee angles are the shank directions (from ``FiveBar.fk``) relative to their thighs.
@@ -395,13 +402,15 @@ def _adr(model, names, kind="qpos"):
     return out
 
 
-def fivebar_motor_angles(model, data, *, prefix=""):
+def fivebar_motor_angles(model: Any, data: Any, *, prefix: str = "") -> np.ndarray:
     """Motor angles ``[theta1, theta2]`` (rad) of the five-bar in ``data`` (five-bar convention)."""
     i = _adr(model, (f"{prefix}motor_A", f"{prefix}motor_B"))
     return np.array([data.qpos[i[0]], data.qpos[i[1]]])
 
 
-def fivebar_feet(model, data, *, prefix="", frame_origin=(0.0, 0.0, 0.0)):
+def fivebar_feet(
+    model: Any, data: Any, *, prefix: str = "", frame_origin: ArrayLike = (0.0, 0.0, 0.0)
+) -> tuple[np.ndarray, np.ndarray]:
     """Foot positions of both chains in the five-bar frame: ``(E_C, E_D)``, each ``[x, y]`` (m).
 
     ``E_C`` is the end of shank CE, ``E_D`` the end of shank DE; ``|E_C - E_D|`` is the
@@ -414,7 +423,9 @@ def fivebar_feet(model, data, *, prefix="", frame_origin=(0.0, 0.0, 0.0)):
     return np.array([a[0], a[2]]), np.array([b[0], b[2]])
 
 
-def fivebar_static_torques(model, fivebar, q, force, *, assembly="down"):
+def fivebar_static_torques(
+    model: Any, fivebar: FiveBar, q: ArrayLike, force: ArrayLike, *, assembly: Literal["down", "up"] = "down"
+) -> np.ndarray:
     """Motor torques that hold a foot force, from MuJoCo's kinematics and constraint Jacobian.
 
     MuJoCo statics of the closed chain: the generalised force of the foot load
@@ -473,7 +484,9 @@ def fivebar_static_torques(model, fivebar, q, force, *, assembly="down"):
 
 
 # ----------------------------------------------------------------------------- serial arms
-def two_link_mjcf(arm, *, timestep=1e-3, integrator="RK4"):
+def two_link_mjcf(
+    arm: TwoLinkArm, *, timestep: float = 1e-3, integrator: Literal["Euler", "RK4", "implicit", "implicitfast"] = "RK4"
+) -> str:
     """MJCF of the planar 2-link arm of chapter 11 (``robokin.dynamics.TwoLinkArm``).
 
     Joints turn about ``+z``, gravity ``(0, -g, 0)``, links along local ``+x``; centres of
@@ -513,12 +526,12 @@ def two_link_mjcf(arm, *, timestep=1e-3, integrator="RK4"):
     )
 
 
-def two_link_model(arm, **options):
+def two_link_model(arm: TwoLinkArm, **options) -> Any:
     """Compiled model of :func:`two_link_mjcf`."""
     return require_mujoco().MjModel.from_xml_string(two_link_mjcf(arm, **options))
 
 
-def two_link_terms(model, q, qd):
+def two_link_terms(model: Any, q: ArrayLike, qd: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """MuJoCo's ``M(q)``, ``C(q, qd) qd`` and ``G(q)`` of a 2-link (or any all-hinge) model.
 
     ``M`` from ``mj_fullM``; ``qfrc_bias`` (``mj_forward``) is ``C qd + G``, so ``G`` is the bias
@@ -570,7 +583,16 @@ def _quat(R):
     return out
 
 
-def dh_mjcf(arm, *, masses, coms, inertias, gravity=(0.0, 0.0, -9.81), timestep=1e-3, integrator="RK4"):
+def dh_mjcf(
+    arm: SerialArm,
+    *,
+    masses: ArrayLike,
+    coms: ArrayLike,
+    inertias: ArrayLike,
+    gravity: ArrayLike = (0.0, 0.0, -9.81),
+    timestep: float = 1e-3,
+    integrator: Literal["Euler", "RK4", "implicit", "implicitfast"] = "RK4",
+) -> str:
     """MJCF of a revolute standard-DH arm (e.g. ``robokin.ur5.UR5``) with link inertial parameters.
 
     Body ``link{i}`` is frame ``i-1`` turned by ``theta_i`` about its ``z`` axis (the joint axis
@@ -630,12 +652,12 @@ def dh_mjcf(arm, *, masses, coms, inertias, gravity=(0.0, 0.0, -9.81), timestep=
     return xml + "</body>" * n + "</worldbody></mujoco>"
 
 
-def dh_model(arm, **options):
+def dh_model(arm: SerialArm, **options) -> Any:
     """Compiled model of :func:`dh_mjcf`."""
     return require_mujoco().MjModel.from_xml_string(dh_mjcf(arm, **options))
 
 
-def inverse_dynamics(model, q, qd, qdd):
+def inverse_dynamics(model: Any, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
     """Joint torques from MuJoCo's ``mj_inverse``: ``tau = M qdd + C qd + G`` (no constraints).
 
     Parameters
@@ -660,7 +682,17 @@ def inverse_dynamics(model, q, qd, qdd):
 
 
 # ----------------------------------------------------------------------------- running
-def run_controller(model, data, controller, *, t_end, rate, record=None, max_qacc=1e8, on_diverge="raise"):
+def run_controller(
+    model: Any,
+    data: Any,
+    controller: Callable[[float, Any], ArrayLike],
+    *,
+    t_end: float,
+    rate: float,
+    record: Callable[[float, Any], ArrayLike] | None = None,
+    max_qacc: float = 1e8,
+    on_diverge: Literal["raise", "stop"] = "raise",
+) -> SimResult:
     """Step ``data`` to ``t_end`` with a discrete controller held constant between its ticks.
 
     At every tick ``t_k = t_0 + k / rate`` the controller is called as ``controller(t_k, data)`` and
@@ -759,7 +791,7 @@ def run_controller(model, data, controller, *, t_end, rate, record=None, max_qac
     return SimResult(t=T[:k_done], q=Q[:k_done], qd=QD[:k_done], u=U[:k_done], stable=np.array(stable), signals=signals)
 
 
-def contact_normal_force(model, data, geom):
+def contact_normal_force(model: Any, data: Any, geom: str) -> float:
     """Total normal contact force (N) on the geom named ``geom``, summed over its contacts.
 
     Uses ``mj_contactForce`` (the first component of the contact-frame force is the normal).
@@ -782,17 +814,17 @@ WHEEL_LEG_ACTUATORS = ("L_motor_A", "L_motor_B", "R_motor_A", "R_motor_B", "L_wh
 
 
 def wheel_leg_mjcf(
-    params,
-    fivebar,
+    params: WheelLegParams,
+    fivebar: FiveBar,
     *,
-    track=0.4,
-    roll_yaw_inertia=(0.15, 0.2),
-    friction=1.0,
-    timestep=1e-3,
-    integrator="RK4",
-    solref=None,
-    radius=0.01,
-):
+    track: float = 0.4,
+    roll_yaw_inertia: tuple[float, float] = (0.15, 0.2),
+    friction: float = 1.0,
+    timestep: float = 1e-3,
+    integrator: Literal["Euler", "RK4", "implicit", "implicitfast"] = "RK4",
+    solref: ArrayLike | None = None,
+    radius: float = 0.01,
+) -> str:
     """MJCF of the whole wheel-legged robot of chapter 4: body, two five-bar legs, two wheels, ground.
 
     Every parameter comes from the two objects: the body has mass ``m_b`` with its centre of mass
@@ -866,12 +898,14 @@ def wheel_leg_mjcf(
     )
 
 
-def wheel_leg_model(params, fivebar, **options):
+def wheel_leg_model(params: WheelLegParams, fivebar: FiveBar, **options) -> Any:
     """Compiled model of :func:`wheel_leg_mjcf`."""
     return require_mujoco().MjModel.from_xml_string(wheel_leg_mjcf(params, fivebar, **options))
 
 
-def wheel_leg_pose(model, data, params, fivebar, *, L0, theta=0.0, x=0.0):
+def wheel_leg_pose(
+    model: Any, data: Any, params: WheelLegParams, fivebar: FiveBar, *, L0: float, theta: float = 0.0, x: float = 0.0
+) -> None:
     """Place the robot standing on its wheels: both legs of length ``L0`` (m), leg angle ``theta`` (rad), body level.
 
     The wheels touch the ground (axle at height ``R``); the hip is ``L0`` from the axle at ``theta``
@@ -900,7 +934,7 @@ def _cross3(a, b):
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
-def wheel_leg_state(model, data):
+def wheel_leg_state(model: Any, data: Any) -> dict[str, Any]:
     """Chapter 4's planar state of the simulated robot, read from MuJoCo's bodies and sites.
 
     Both sides are averaged. The virtual leg of each side is the foot site ``foot_C`` seen from the
@@ -1002,13 +1036,13 @@ class MotorModel:
         if finite_scalar(self.rotor_inertia, "rotor_inertia") < 0:
             raise ValueError("rotor_inertia must be >= 0")
 
-    def max_joint_torque(self, N, joint_speed):
+    def max_joint_torque(self, N: float, joint_speed: ArrayLike) -> float | np.ndarray:
         """Largest joint torque magnitude (N m) at a joint speed (rad/s) through gear ratio ``N``."""
         N = positive(N, "N")
         w = np.abs(as_array(joint_speed, "joint_speed")) * N
         return N * self.eta * self.tau_stall * np.clip(1.0 - w / self.omega_free, 0.0, 1.0)
 
-    def saturate(self, tau, N, joint_speed):
+    def saturate(self, tau: ArrayLike, N: float, joint_speed: ArrayLike) -> float | np.ndarray:
         """Clip joint torques to the envelope at the current joint speeds."""
         tau = as_array(tau, "tau")
         lim = self.max_joint_torque(N, joint_speed)

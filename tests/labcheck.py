@@ -8,7 +8,8 @@ a folder of notebooks; :func:`check_notebook` opens one, runs all cells from the
 ==================  ================================================================================================
 ``source``          a role or directive that jupyterlab-myst does not render (``{glue:text}`` shows as its bare key,
                     ``{glue:figure}`` as "Unknown Directive"): checked on the notebook source, since an unknown
-                    role renders as plain text and cannot be told apart in the page
+                    role renders as plain text and cannot be told apart in the page; or ``{eval}`` results saved in
+                    a cell's metadata (Lab would show those stale numbers until the cell runs again)
 ``not-myst``        a Markdown cell not rendered by jupyterlab-myst (the extension is missing or failed)
 ``raw-myst``        MyST source in the rendered text: a role (``{cite}`x```), a directive fence, ``:label:``
 ``raw-tex``         TeX source outside typeset maths (``$``, ``\\frac``, ``\\(``, ...)
@@ -84,17 +85,21 @@ SETTINGS = {
 
 
 def source_problems(nb) -> list[Problem]:
-    """Roles and directives in the Markdown cells that JupyterLab cannot render."""
+    """Roles and directives in the Markdown cells that JupyterLab cannot render, and stored {eval} results."""
     out = []
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "markdown":
             continue
+        if "user_expressions" in cell.metadata:  # jupyterlab-myst shows stored results before Run All: stale numbers
+            out.append(Problem("source", f"cell {i}: stored {{eval}} results (strip cell.metadata.user_expressions)"))
         src = _CODE_SPAN.sub("", cell.source)
+        bad = {}
         for kind, names, rx in (("role", LAB_ROLES, _ROLE), ("directive", LAB_DIRECTIVES, _DIRECTIVE)):
             for m in rx.finditer(src):
                 name = m["name"]
                 if name not in names and not (kind == "directive" and name.startswith("prf:")):
-                    out.append(Problem("source", f"cell {i}: {kind} {{{name}}} does not render in JupyterLab"))
+                    bad[f"{kind} {{{name}}}"] = bad.get(f"{kind} {{{name}}}", 0) + 1
+        out += [Problem("source", f"cell {i}: {n} x {what} does not render in JupyterLab") for what, n in bad.items()]
     return out
 
 

@@ -20,7 +20,10 @@ A Markdown cell can only evaluate what the cells above it glued: a number quoted
 (``forward``) and needs the call moved up by hand. Nothing is written with ``--check``, which exits 1 when a notebook
 still needs converting or has a forward reference.
 
-Usage: ``python tools/lab_convert.py [--check] [--glue-module robokin.nb] notebooks/NN_*.ipynb``
+``--config _config.yml`` also switches the book to inline execution and lets ``{eval}`` run exactly the calls
+``glued("key:fmt")`` (myst-nb only evaluates bare variable names unless ``nb_eval_name_regex`` says otherwise).
+
+Usage: ``python tools/lab_convert.py [--check] [--config _config.yml] [--glue-module robokin.nb] notebooks/*.ipynb``
 """
 
 from __future__ import annotations
@@ -135,13 +138,44 @@ def _move_figure(nb, i: int, m: re.Match, changes: list[str]) -> list[str]:
     return [f"cell {i}: glue:figure {key}: no code cell above glues it as glue({key!r}, fig, display=False)"]
 
 
+EVAL_REGEX = r'^glued\("[^":]+(:[^"]*)?"\)$'  # glued("key") or glued("key:fmt"), nothing else
+
+
+def convert_config(text: str) -> str:
+    """_config.yml with inline execution and the eval pattern (text edits: the file's comments stay)."""
+    text = re.sub(r"^(\s*execute_notebooks:\s*)force\b.*$", r"\1inline", text, flags=re.M)
+    if "execute_notebooks: inline" not in text:
+        raise ValueError("_config.yml: no 'execute_notebooks: force' to switch to inline")
+    if "nb_eval_name_regex" not in text:
+        m = re.search(r"^(\s*)nb_merge_streams:.*\n", text, flags=re.M)
+        if not m:
+            raise ValueError(
+                "_config.yml: no 'nb_merge_streams' line under sphinx.config to add the eval pattern after"
+            )
+        ind = m.group(1)
+        add = f'{ind}# {{eval}} runs only glued("key:fmt"): the call that the book and JupyterLab both evaluate\n'
+        add += f"{ind}nb_eval_name_regex: '{EVAL_REGEX}'\n"
+        text = text[: m.end()] + add + text[m.end() :]
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="+", type=Path)
     ap.add_argument("--check", action="store_true", help="report only; exit 1 when a notebook needs work")
     ap.add_argument("--glue-module", default="robokin.nb", help="module that provides glue and glued")
+    ap.add_argument("--config", type=Path, help="also convert this _config.yml")
     args = ap.parse_args(argv)
     status = 0
+    if args.config:
+        old = args.config.read_text(encoding="utf-8")
+        new = convert_config(old)
+        if new != old:
+            print(f"{args.config}: execute_notebooks: inline, nb_eval_name_regex")
+            if args.check:
+                status = 1
+            else:
+                args.config.write_text(new, encoding="utf-8")
     for path in args.notebooks:
         nb = nbformat.read(path, as_version=4)
         changes, problems = convert(nb, glue_module=args.glue_module)

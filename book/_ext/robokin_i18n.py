@@ -1,0 +1,157 @@
+"""Sphinx extension for the two editions of the robokin book: English at ``_build/html/``, Chinese at
+``_build/html/zh/`` (built by ``tools/i18n.py build-zh`` from the English build's executed notebooks).
+
+* language switch: every page gets a link, in the article header, to the same page in the other edition. The
+  link is relative and computed from the page name, so it holds on any host and in a local copy.
+* one execution: the Chinese edition does not execute the notebooks again. The English build records how each
+  notebook ran (``_build/jupyter_execute/exec_data.json``); the Chinese build shows those records in its
+  execution table ("Execution status" page), so both editions describe the same run.
+* interface text: the few English strings that myst-nb and ``robokin_site`` put on pages, and that gettext does
+  not see, are translated in the Chinese edition (``UI_ZH``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from docutils import nodes
+
+#: Edition of each Sphinx language: the folder it lives in under ``_build/html`` and the label of a link to it.
+EDITIONS = {"en": ("", "English"), "zh_CN": ("zh", "中文")}
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+EXEC_DATA = "exec_data.json"
+
+#: English interface strings set outside the gettext catalogues, and their Chinese (tests/test_i18n.py checks that
+#: each key still occurs in the source that writes it, so that a changed string cannot go untranslated silently).
+#: Prompts of the set-up cell (robokin_site) and the header of myst-nb's execution table.
+UI_ZH = {
+    # robokin_site: the hidden set-up cell
+    "Show this chapter's set-up code (imports, seed, plot defaults)": "显示本章的准备代码（导入、随机种子、绘图设置）",
+    "Hide the set-up code": "隐藏准备代码",
+    # myst-nb: the execution table ("nb-exec-table")
+    "Document": "文档",
+    "Modified": "修改时间",
+    "Method": "执行方式",
+    "Run Time (s)": "运行时间（秒）",
+    "Status": "状态",
+}
+
+
+def other_edition(language):
+    """(language, folder, label) of the edition a page of ``language`` links to."""
+    if language not in EDITIONS:
+        raise ValueError(f"robokin_i18n: language {language!r} has no edition; known: {sorted(EDITIONS)}")
+    (other,) = [lang for lang in EDITIONS if lang != language]
+    return other, *EDITIONS[other]
+
+
+def switch_href(pagename, language):
+    """Relative URL of the same page in the other edition.
+
+    >>> switch_href("notebooks/03_five_bar_leg", "en")
+    '../zh/notebooks/03_five_bar_leg.html'
+    >>> switch_href("notebooks/03_five_bar_leg", "zh_CN")
+    '../../notebooks/03_five_bar_leg.html'
+    >>> switch_href("genindex", "en")
+    'zh/genindex.html'
+    """
+    here = EDITIONS[language][0]
+    other = other_edition(language)[1]
+    # up to the site root: the page's own folders, then the edition's folder
+    up = pagename.count("/") + (1 if here else 0)
+    return "../" * up + (other + "/" if other else "") + pagename + ".html"
+
+
+def _config_inited(app, config):
+    config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    opts = config.html_theme_options
+    # before the theme's own buttons, so that it stays visible when the buttons collapse on a phone
+    end = opts.get("article_header_end", ["article-header-buttons.html"])
+    end = [s.strip() for s in end.split(",")] if isinstance(end, str) else list(end)
+    if "robokin-lang-switch.html" not in end:
+        opts["article_header_end"] = ["robokin-lang-switch.html", *end]
+
+
+def _page_context(app, pagename, templatename, context, doctree):
+    lang, _, label = other_edition(app.config.language)
+    context["robokin_lang_switch"] = {
+        "href": switch_href(pagename, app.config.language),
+        "hreflang": lang.replace("_", "-"),
+        "label": label,
+    }
+
+
+def _exec_data_file(app):
+    return Path(app.outdir).parent / "jupyter_execute" / EXEC_DATA
+
+
+def _save_exec_data(app, env):
+    """English build: how each notebook ran, for the Chinese edition's execution table."""
+    if app.config.language != "en" or app.builder.format != "html":
+        return
+    meta = getattr(env, "nb_metadata", {})
+    data = {doc: m["exec_data"] for doc, m in sorted(meta.items()) if m.get("exec_data")}
+    if data:
+        path = _exec_data_file(app)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+
+
+def _load_exec_data(app, env):
+    """Chinese build: the English run's records (set by tools/i18n.py as ``robokin_exec_data``)."""
+    source = app.config.robokin_exec_data
+    if app.config.language == "en" or not source:
+        return
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    for doc, data in json.loads(Path(source).read_text(encoding="utf-8")).items():
+        if doc in env.found_docs:
+            NbMetadataCollector.set_exec_data(env, doc, data)
+
+
+def _live_note_zh(para):
+    """The static-view note of a widget cell (robokin_site), in Chinese, with its file name and links."""
+    path = next(iter(para.findall(nodes.literal)), None)
+    links = list(para.findall(nodes.reference))
+    new = nodes.paragraph()
+    new += nodes.strong(text="静态视图。")
+    new += nodes.Text(
+        "此单元的控件需要运行中的 Python 内核，因此本页显示的是它在默认参数下绘制的结果。要操作控件，请在本机的 "
+        "JupyterLab 中打开 "
+    )
+    new += path.deepcopy() if path is not None else nodes.Text("本章的 notebook")
+    new += nodes.Text("（")
+    new += nodes.literal(text="make lab")
+    new += nodes.Text("）")
+    for link in links:
+        new += nodes.Text("，或在 ")
+        new += link.deepcopy()
+        new += nodes.Text(" 上打开")
+    new += nodes.Text("。")
+    para.replace_self(new)
+
+
+def _translate_ui(app, doctree, docname):
+    if app.config.language == "en":
+        return
+    for node in doctree.findall(nodes.container):
+        for key in ("prompt_show", "prompt_hide"):
+            if node.get(key) in UI_ZH:
+                node[key] = UI_ZH[node[key]]
+        if "robokin-live" in node["classes"] and isinstance(node.children[0], nodes.paragraph):
+            _live_note_zh(node.children[0])
+    for head in doctree.findall(nodes.thead):
+        for text in list(head.findall(nodes.Text)):
+            if str(text) in UI_ZH:
+                text.parent.replace(text, nodes.Text(UI_ZH[str(text)]))
+
+
+def setup(app):
+    app.add_config_value("robokin_exec_data", "", "env")
+    app.connect("config-inited", _config_inited)
+    app.connect("html-page-context", _page_context)
+    app.connect("env-updated", _save_exec_data)
+    app.connect("env-updated", _load_exec_data, priority=400)  # before myst-nb lists the pages with a table
+    app.connect("doctree-resolved", _translate_ui)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

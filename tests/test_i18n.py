@@ -1,0 +1,180 @@
+"""The Chinese edition's catalogues (locales/zh_CN) and its language switch (book/_ext/robokin_i18n.py).
+
+Every page of the table of contents that is not listed in ``locales/zh_CN/pending.txt`` must be translated: no
+empty or fuzzy message, maths/code/glue roles carried over unchanged, no English prose left, and the glossary's
+Chinese for its core terms (``tools/i18n.py``). The planted-failure tests show that each rule can fail.
+"""
+
+import posixpath
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+
+import i18n  # noqa: E402
+import robokin_i18n  # noqa: E402
+
+DONE = [d for d in i18n.toc_docs() if d not in i18n.pending_docs()]
+
+
+@pytest.mark.parametrize("doc", DONE)
+def test_translated_page_is_complete(doc):
+    po = i18n.PO_DIR / f"{doc}.po"
+    assert po.exists(), f"{doc} is not in locales/zh_CN/pending.txt, so it needs {po.relative_to(ROOT)}"
+    findings = i18n.check_messages(doc, i18n.read_catalog(po), terms=i18n.core_terms())
+    assert not findings, "\n".join(map(str, findings))
+
+
+def test_pending_list_is_current():
+    """Listed pages exist and are really unfinished: a finished page must leave the list (it only shrinks)."""
+    findings = [f for f in i18n.check() if f.kind in ("pending-complete", "unknown-pending")]
+    assert not findings, "\n".join(map(str, findings))
+
+
+def test_catalogues_match_the_english_source(tmp_path):
+    """Fresh gettext templates: an English sentence added or changed without `tools/i18n.py update` fails here."""
+    i18n.extract(tmp_path / "pot")
+    findings = i18n.check(pot_dir=tmp_path / "pot")
+    assert not findings, "\n".join(map(str, findings))
+
+
+def test_core_terms_are_the_glossary_s():
+    terms = i18n.glossary_terms()
+    for en, zh in i18n.CORE_TERMS.items():
+        assert zh in terms[en], (en, zh, terms.get(en))
+
+
+# ---------------------------------------------------------------- the checker can fail
+
+PLANTED = """\
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "Forward kinematics of the five-bar."
+msgstr "五连杆的正运动学。"
+
+msgid "The largest residual is {glue:text}`ch3_res:.1e` m."
+msgstr ""
+
+#, fuzzy
+msgid "The Jacobian loses rank."
+msgstr "雅可比矩阵降秩。"
+
+msgid "The residual is {glue:text}`ch3_res:.1e` at $q_0$."
+msgstr "残差在 $q_1$ 处为 {glue:text}`ch3_res:.2e`。"
+
+msgid "Near a singularity the solver slows down."
+msgstr "在奇点附近求解器变慢。"
+
+msgid "This sentence was copied, not translated."
+msgstr "This sentence was copied, not translated."
+"""
+
+
+def _planted(tmp_path, text=PLANTED, pending=""):
+    po = tmp_path / "po" / "book" / "page.po"
+    po.parent.mkdir(parents=True)
+    po.write_text(text, encoding="utf-8")
+    (tmp_path / "pending.txt").write_text(pending, encoding="utf-8")
+    return i18n.check(po_dir=tmp_path / "po", pending_file=tmp_path / "pending.txt", docs=["book/page"])
+
+
+def test_planted_catalogue_fails_with_every_problem_listed(tmp_path):
+    findings = _planted(tmp_path)
+    got = {(f.kind, f.msgid.split()[1]) for f in findings}
+    assert got == {
+        ("untranslated", "largest"),
+        ("fuzzy", "Jacobian"),
+        ("markup", "residual"),  # $q_0$ became $q_1$, .1e became .2e
+        ("term", "a"),  # singularity -> 奇点 instead of the glossary's 奇异位形
+        ("english", "sentence"),
+    }, "\n".join(map(str, findings))
+    assert "ch3_res:.2e" in next(str(f) for f in findings if f.kind == "markup")
+    assert i18n.report(findings) == 1
+
+
+def test_planted_missing_message_fails(tmp_path):
+    """A message of the English source absent from the .po (update not run) is reported."""
+    po = tmp_path / "page.po"
+    po.write_text(PLANTED, encoding="utf-8")
+    findings = i18n.check_messages("book/page", i18n.read_catalog(po), pot_ids={"A new English sentence."})
+    assert [f.kind for f in findings if f.msgid == "A new English sentence."] == ["missing"]
+
+
+def test_pending_page_may_be_incomplete_until_it_is_done(tmp_path):
+    assert _planted(tmp_path, pending="book/page  # not yet\n") == []
+    done = textwrap.dedent("""\
+        msgid "Forward kinematics of the five-bar."
+        msgstr "五连杆的正运动学。"
+        """)
+    findings = _planted(tmp_path / "2", text=done, pending="book/page\n")
+    assert [f.kind for f in findings] == ["pending-complete"]
+
+
+def test_complete_ignores_the_pending_list(tmp_path):
+    _planted(tmp_path, pending="book/page\n")
+    findings = i18n.check(
+        complete=True, po_dir=tmp_path / "po", pending_file=tmp_path / "pending.txt", docs=["book/page"]
+    )
+    assert "untranslated" in {f.kind for f in findings}
+
+
+def test_glossary_drift_is_reported(tmp_path):
+    glossary = tmp_path / "glossary.md"
+    text = i18n.GLOSSARY.read_text(encoding="utf-8").replace("| 雅可比矩阵 |", "| 雅克比矩阵 |")
+    glossary.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match="Jacobian"):
+        i18n.core_terms(glossary)
+
+
+@pytest.mark.parametrize(
+    ("text", "prose"),
+    [
+        ("用 `robokin.checks.check_jacobian` 检验 $J(q) = \\partial f / \\partial q$。", []),
+        ("见 {doc}`the conventions page <conventions>`。", []),
+        ("Jupyter Book 2（mystmd）无法离线构建。", []),
+        ("该函数 returns the joint angles 并检验。", ["returns the joint angles"]),
+    ],
+)
+def test_english_prose_detector(text, prose):
+    assert i18n.english_prose(text) == prose
+
+
+# ---------------------------------------------------------------- language switch
+
+
+def _resolve(pagename, href):
+    return posixpath.normpath(posixpath.join(posixpath.dirname(pagename), href))
+
+
+PAGES = [*i18n.toc_docs(), "genindex", "search"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_switch_leads_to_the_same_page_and_back(page):
+    to_zh = _resolve(page, robokin_i18n.switch_href(page, "en"))
+    assert to_zh == f"zh/{page}.html"
+    # from the Chinese page, which sits under zh/
+    back = _resolve(f"zh/{page}", robokin_i18n.switch_href(page, "zh_CN"))
+    assert back == f"{page}.html"
+
+
+def test_unknown_language_is_an_error():
+    with pytest.raises(ValueError, match="fr"):
+        robokin_i18n.other_edition("fr")
+
+
+def test_interface_strings_still_exist_in_their_source():
+    """The strings UI_ZH translates are written by robokin_site and myst-nb; a change there must show up here."""
+    from myst_nb.ext import execution_tables
+
+    sources = (ROOT / "book" / "_ext" / "robokin_site.py").read_text(encoding="utf-8")
+    headers = {"Document", *execution_tables._key2header.values()}
+    missing = [s for s in robokin_i18n.UI_ZH if s not in sources and s not in headers]
+    assert not missing, f"UI_ZH strings no longer written anywhere: {missing}"

@@ -1,0 +1,476 @@
+"""The Chinese edition (中文版) of the book: message catalogues, their checks, and its build.
+
+English is the source: ``_build/html/`` is the English site; the Chinese site is built into ``_build/html/zh/``
+from the same pages and the *same executed notebooks* (one execution: the English build's
+``_build/jupyter_execute``), so code, outputs, figures and glued numbers are those of the English site.
+
+Subcommands (run from the repository root with the project's Python)::
+
+    python tools/i18n.py extract     # gettext: _build/gettext/<doc>.pot, one catalogue per page (no execution)
+    python tools/i18n.py update      # sphinx-intl update: merge the .pot into locales/zh_CN/LC_MESSAGES/<doc>.po
+    python tools/i18n.py check       # every message translated, none fuzzy, maths/code/glue kept, glossary terms
+    python tools/i18n.py build-zh    # extract + check, then the strict build into _build/html/zh (after make book)
+
+Which pages must be complete: every page of ``_toc.yml`` except those listed in ``locales/zh_CN/pending.txt``
+(pages whose translation has not been written yet; the list only shrinks, and ``check`` fails when a listed page
+is in fact complete, so it cannot go stale). ``check --complete`` ignores the list: the state the issue asks for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+LANG = "zh_CN"
+LOCALES = ROOT / "locales"
+PO_DIR = LOCALES / LANG / "LC_MESSAGES"
+PENDING = LOCALES / LANG / "pending.txt"
+OVERRIDES = LOCALES / LANG / "config.yml"
+GLOSSARY = ROOT / "book" / "glossary.md"
+BUILD = ROOT / "_build"
+POT_DIR = BUILD / "gettext"
+EXECUTED = BUILD / "jupyter_execute"
+SITE = BUILD / "html"
+ZH_SRC = BUILD / "zh"
+ZH_SITE = SITE / "zh"
+BIN = Path(sys.executable).parent
+
+#: Pages whose glossary rule is off: the glossary itself lists the English terms on purpose.
+TERM_BASE_DOCS = {"book/glossary"}
+
+#: Core terms: English (a glossary row's English, before any parenthesis) -> the Chinese a translation must use.
+#: The Chinese must occur in that row's Chinese column (checked), so book/glossary.md stays the term base.
+CORE_TERMS = {
+    "forward kinematics": "正运动学",
+    "inverse kinematics": "逆运动学",
+    "Jacobian": "雅可比",
+    "singularity": "奇异",
+    "workspace": "工作空间",
+    "joint space": "关节空间",
+    "task space": "任务空间",
+    "degree of freedom": "自由度",
+    "rotation matrix": "旋转矩阵",
+    "homogeneous transform": "齐次变换",
+    "five-bar linkage": "五连杆",
+    "virtual leg": "虚拟腿",
+    "wheel-legged robot": "轮腿",
+    "mecanum wheel": "麦克纳姆轮",
+    "manipulability": "可操作度",
+    "damped least squares": "阻尼最小二乘",
+    "gimbal lock": "万向节锁",
+    "mass matrix": "质量矩阵",
+    "odometry": "里程计",
+}
+
+#: English patterns of the core terms (plurals and the usual variants); default: the term itself, plural allowed.
+TERM_PATTERNS = {
+    "forward kinematics": r"forward kinematics|\bFK\b",
+    "inverse kinematics": r"inverse kinematics|\bIK\b",
+    "Jacobian": r"\bJacobians?\b",
+    "singularity": r"\bsingularit(?:y|ies)\b|\bsingular (?:configuration|pose)s?\b",
+    "degree of freedom": r"\bdegrees? of freedom\b|\bDOFs?\b",
+    "five-bar linkage": r"\bfive-bar\b",
+    "wheel-legged robot": r"\bwheel-legged\b",
+    "mecanum wheel": r"\bmecanum\b",
+    "homogeneous transform": r"\bhomogeneous transforms?\b",
+}
+
+# What a translation must keep exactly: glue roles (the numbers), inline maths, inline code, and the target of
+# every other role ({eq}`eq-ch3-fk` must not become another label; its shown text may be translated).
+_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
+_CODE = re.compile(r"(?<![}`])`([^`]+)`")
+_MATH = re.compile(r"(?<![\\$])\$([^$]+)\$")
+_URL = re.compile(r"https?://\S+")
+# English prose: four or more words in a row (after maths, code, roles and URLs are taken out)
+_PROSE = re.compile(r"\b[A-Za-z][a-z'-]*(?:[ ,]+[A-Za-z][a-z'-]*){3,}")
+
+
+@dataclass(frozen=True)
+class Finding:
+    doc: str
+    kind: str  # untranslated, fuzzy, missing, markup, english, term, pending-complete, unknown-pending
+    msgid: str
+    detail: str = ""
+
+    def __str__(self):
+        head = self.msgid if len(self.msgid) <= 100 else self.msgid[:97] + "..."
+        return f"{self.doc}: [{self.kind}] {head!r}" + (f" -- {self.detail}" if self.detail else "")
+
+
+# ---------------------------------------------------------------- catalogues
+
+
+def read_catalog(path):
+    """Messages of a .po/.pot file: list of (msgid, msgstr, fuzzy), header and obsolete entries left out."""
+    from babel.messages.pofile import read_po
+
+    with open(path, "rb") as f:
+        cat = read_po(f, locale=None, ignore_obsolete=True)
+    return [(m.id, m.string or "", m.fuzzy) for m in cat if m.id]
+
+
+def toc_docs(toc=ROOT / "_toc.yml"):
+    """Document names of the table of contents, in order."""
+    data = yaml.safe_load(Path(toc).read_text(encoding="utf-8"))
+    docs = [data["root"]]
+
+    def walk(items):
+        for item in items:
+            if "file" in item:
+                docs.append(str(Path(item["file"]).with_suffix("")))
+            walk(item.get("sections", []))
+
+    for part in data.get("parts", [data]):
+        walk(part.get("chapters", []))
+    return docs
+
+
+def pending_docs(path=PENDING):
+    """Documents not yet translated: one per line, ``#`` starts a comment."""
+    if not Path(path).exists():
+        return []
+    lines = (line.split("#", 1)[0].strip() for line in Path(path).read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line]
+
+
+def glossary_terms(path=GLOSSARY):
+    """English -> Chinese of the glossary table (the English before any parenthesis, as written)."""
+    terms = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not line.lstrip().startswith("|") or set(cells[0]) <= set("- :"):
+            continue
+        english = re.sub(r"\s*\(.*?\)", "", cells[0]).strip()
+        for name in english.split(" / "):
+            terms[name.strip()] = cells[1]
+    terms.pop("English", None)
+    return terms
+
+
+def core_terms(path=GLOSSARY):
+    """The core terms with the Chinese they require; raises if one drifted from the glossary."""
+    gloss = glossary_terms(path)
+    bad = [
+        f"{en!r} -> {zh!r} (glossary: {gloss.get(en)!r})"
+        for en, zh in CORE_TERMS.items()
+        if zh not in gloss.get(en, "")
+    ]
+    if bad:
+        raise ValueError("core terms not in book/glossary.md as written there: " + "; ".join(bad))
+    return {
+        en: (re.compile(TERM_PATTERNS.get(en, rf"\b{re.escape(en)}s?\b"), re.I), zh) for en, zh in CORE_TERMS.items()
+    }
+
+
+def _kept(text):
+    """The parts of a message a translation must carry over unchanged (a sorted list, duplicates kept)."""
+    keep = []
+    for role, body in _ROLE.findall(text):
+        if role.startswith("glue") or role in ("math", "code"):
+            keep.append(f"{{{role}}}`{body}`")
+        else:  # text <target>: the target is what matters
+            m = re.search(r"<([^<>]+)>\s*$", body)
+            keep.append(f"{{{role}}}{(m.group(1) if m else body).strip()}")
+    rest = _ROLE.sub(" ", text)
+    keep += [f"${m}$" for m in _MATH.findall(rest)]
+    keep += [f"`{m}`" for m in _CODE.findall(_MATH.sub(" ", rest))]
+    return sorted(keep)
+
+
+def english_prose(text):
+    """Runs of four or more English words in ``text`` once maths, code, roles and URLs are removed."""
+    rest = _URL.sub(" ", _CODE.sub(" ", _MATH.sub(" ", _ROLE.sub(" ", text))))
+    rest = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", rest)  # a Markdown link: its text only
+    return _PROSE.findall(rest)
+
+
+def check_messages(doc, messages, *, pot_ids=None, terms=None):
+    """Findings for one document's translated messages (``messages`` from :func:`read_catalog`)."""
+    out = []
+    have = {mid for mid, _, _ in messages}
+    for mid in sorted((pot_ids or set()) - have):
+        out.append(Finding(doc, "missing", mid, "in the English source but not in the .po: run `tools/i18n.py update`"))
+    for mid, mstr, fuzzy in messages:
+        if pot_ids is not None and mid not in pot_ids:
+            continue  # obsolete: the English changed; `update` marks it so
+        if not mstr.strip():
+            out.append(Finding(doc, "untranslated", mid))
+            continue
+        if fuzzy:
+            out.append(
+                Finding(doc, "fuzzy", mid, "check the translation against the changed English, then drop #, fuzzy")
+            )
+        lost = _diff(_kept(mid), _kept(mstr))
+        if lost:
+            out.append(Finding(doc, "markup", mid, "maths/code/roles differ: " + lost))
+        if doc not in TERM_BASE_DOCS:
+            prose = english_prose(mstr)
+            if prose:
+                out.append(Finding(doc, "english", mid, f"English prose left in the translation: {prose[0]!r}"))
+            for en, (pattern, zh) in (terms or {}).items():
+                if pattern.search(_ROLE.sub(" ", _CODE.sub(" ", mid))) and zh not in mstr:
+                    out.append(Finding(doc, "term", mid, f"{en!r} must be translated {zh!r} (book/glossary.md)"))
+    return out
+
+
+def _diff(a, b):
+    from collections import Counter
+
+    ca, cb = Counter(a), Counter(b)
+    parts = [f"missing {k!r}" for k in sorted(ca - cb)] + [f"extra {k!r}" for k in sorted(cb - ca)]
+    return "; ".join(parts[:4])
+
+
+def check(*, complete=False, pot_dir=None, po_dir=PO_DIR, pending_file=PENDING, docs=None, glossary=GLOSSARY):
+    """All findings (empty: the catalogues are complete). ``pot_dir``: compare against fresh templates too."""
+    docs = toc_docs() if docs is None else docs
+    pending = [] if complete else pending_docs(pending_file)
+    terms = core_terms(glossary)
+    out = [
+        Finding(d, "unknown-pending", "", "listed in pending.txt but not a page of _toc.yml")
+        for d in pending
+        if d not in docs
+    ]
+    for doc in docs:
+        po = Path(po_dir) / f"{doc}.po"
+        pot = Path(pot_dir) / f"{doc}.pot" if pot_dir else None
+        pot_ids = {m for m, _, _ in read_catalog(pot)} if pot and pot.exists() else None
+        messages = read_catalog(po) if po.exists() else []
+        if not po.exists():
+            if doc in pending:
+                continue
+            out.append(
+                Finding(doc, "missing", "", f"no catalogue {po.relative_to(ROOT) if po.is_relative_to(ROOT) else po}")
+            )
+            continue
+        found = check_messages(doc, messages, pot_ids=pot_ids, terms=terms)
+        if doc in pending:
+            if not any(f.kind in ("untranslated", "fuzzy", "missing") for f in found):
+                out.append(Finding(doc, "pending-complete", "", "translated: remove it from locales/zh_CN/pending.txt"))
+            continue
+        out += found
+    return out
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _book_config(*, language, execute):
+    """The book's _config.yml for another build, with paths made absolute (it is written elsewhere)."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config["bibtex_bibfiles"] = [str(ROOT / f) for f in config.get("bibtex_bibfiles", [])]
+    if "favicon" in config.get("html", {}):
+        config["html"]["favicon"] = str(ROOT / config["html"]["favicon"])
+    sphinx = config.setdefault("sphinx", {})
+    exts = dict(sphinx.get("local_extensions") or {})
+    exts.setdefault("robokin_i18n", "book/_ext")
+    sphinx["local_extensions"] = {name: str(ROOT / path) for name, path in exts.items()}
+    sc = sphinx.setdefault("config", {})
+    sc["html_static_path"] = [str(ROOT / p) for p in sc.get("html_static_path", [])]
+    config.setdefault("execute", {})["execute_notebooks"] = execute
+    # one catalogue per page (easy to review), no line numbers or ids in them (diffs show only text changes)
+    sc.update(
+        language=language,
+        locale_dirs=[str(LOCALES)],
+        gettext_compact=False,
+        gettext_uuid=False,
+        gettext_location=True,
+        gettext_last_translator="robokin",
+        gettext_language_team="robokin zh_CN",
+    )
+    return config
+
+
+def _merge(base, over):
+    for k, v in over.items():
+        base[k] = _merge(base.get(k, {}), v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v
+    return base
+
+
+def _run(cmd, log):
+    print("+", " ".join(map(str, cmd)), flush=True)
+    with open(log, "w", encoding="utf-8") as f:
+        proc = subprocess.run(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT, text=True)
+    text = Path(log).read_text(encoding="utf-8")
+    warnings = [line for line in text.splitlines() if "WARNING" in line or "ERROR" in line]
+    return proc.returncode, warnings
+
+
+def _clean_template(path):
+    """Drop the API docstrings' messages (English in both editions: they are the package's documentation) and the
+    source locations (line numbers would change every .po file on every edit)."""
+    from babel.messages.pofile import read_po, write_po
+
+    with open(path, "rb") as f:
+        cat = read_po(f)
+    for m in list(cat):
+        # a docstring's location reads "robokin/x.py:docstring of robokin.x.f:3"; a page's "book/x.md:3"
+        if m.id and m.locations and not any(loc.endswith((".md", ".ipynb", ".yml")) for loc, _ in m.locations):
+            del cat[m.id]
+    with open(path, "wb") as f:
+        write_po(f, cat, width=120, no_location=True, omit_header=False)
+
+
+def extract(pot_dir=POT_DIR):
+    """gettext templates of every page into ``pot_dir`` (notebooks are read, not executed)."""
+    out = BUILD / "i18n-gettext"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "_config.yml").write_text(yaml.safe_dump(_book_config(language="en", execute="off"), allow_unicode=True))
+    code, _ = _run(
+        [
+            BIN / "jupyter-book",
+            "build",
+            ROOT,
+            "--builder",
+            "custom",
+            "--custom-builder",
+            "gettext",
+            "--config",
+            out / "_config.yml",
+            "--path-output",
+            out,
+        ],
+        out / "build.log",
+    )
+    # glue keys do not resolve without outputs; those warnings are expected here, anything else is not
+    if code != 0 or not (out / "_build" / "gettext").is_dir():
+        sys.exit(f"gettext build failed: see {out / 'build.log'}")
+    pot_dir = Path(pot_dir)
+    if pot_dir.exists():
+        shutil.rmtree(pot_dir)
+    shutil.copytree(out / "_build" / "gettext", pot_dir)
+    for pot in pot_dir.rglob("*.pot"):
+        _clean_template(pot)
+    n = sum(len(read_catalog(p)) for p in pot_dir.rglob("*.pot"))
+    print(f"{n} messages in {len(list(pot_dir.rglob('*.pot')))} catalogues: {pot_dir}")
+
+
+def update():
+    """Merge fresh templates into the .po files (new messages empty, changed ones fuzzy)."""
+    if not POT_DIR.exists():
+        sys.exit("no templates: run `tools/i18n.py extract` first")
+    subprocess.run(
+        [BIN / "sphinx-intl", "update", "-p", POT_DIR, "-d", LOCALES, "-l", LANG, "-w", "120"], cwd=ROOT, check=True
+    )
+    # sphinx-intl writes a catalogue for every template; keep only those of the table of contents
+    docs = set(toc_docs())
+    for po in PO_DIR.rglob("*.po"):
+        if str(po.relative_to(PO_DIR).with_suffix("")) not in docs:
+            po.unlink()
+
+
+def report(findings, *, complete=False):
+    pending = [] if complete else pending_docs()
+    for f in findings:
+        print(f, file=sys.stderr)
+    if pending:
+        print(f"pending (not yet translated, locales/zh_CN/pending.txt): {', '.join(pending)}")
+    if findings:
+        kinds = sorted({f.kind for f in findings})
+        print(f"{len(findings)} problem(s) in the Chinese catalogues ({', '.join(kinds)}); see above", file=sys.stderr)
+        return 1
+    print("Chinese catalogues: complete" + ("" if not pending else " (apart from the pending pages)"))
+    return 0
+
+
+def _executed_notebook(doc):
+    """The English build's executed notebook with its glue data put back (myst-nb moves it to .glue.json)."""
+    import nbformat
+
+    nb_path = EXECUTED / f"{doc}.ipynb"
+    if not nb_path.exists():
+        sys.exit(f"{nb_path.relative_to(ROOT)} missing: build the English book first (make book)")
+    nb = nbformat.read(nb_path, as_version=4)
+    glue = EXECUTED / f"{doc}.glue.json"
+    if glue.exists():
+        code = next(c for c in nb.cells if c.cell_type == "code")
+        for output in json.loads(glue.read_text(encoding="utf-8")).values():
+            prefix = output["metadata"]["scrapbook"].get("mime_prefix", "")
+            if prefix:  # shown glue outputs stayed in their cell; hidden ones go back, hidden again
+                output["data"] = {prefix + k: v for k, v in output["data"].items()}
+                code.outputs.append(nbformat.from_dict(output))
+    return nb
+
+
+def build_zh():
+    """The Chinese site into _build/html/zh from the English build's executed notebooks (no new execution)."""
+    import nbformat
+
+    if not (SITE / "index.html").exists() or not EXECUTED.is_dir():
+        sys.exit("build the English book first (make book): the Chinese edition reuses its executed notebooks")
+    extract()
+    if report(check(pot_dir=POT_DIR)):
+        sys.exit("the Chinese edition is not built while its catalogues have problems")
+    src = ZH_SRC / "src"
+    if src.exists():
+        shutil.rmtree(src)
+    src.mkdir(parents=True)
+    docs = toc_docs()
+    # the source tree: links to the book's files, and the executed notebooks in place of the notebooks
+    for top in sorted({d.split("/")[0] for d in docs if "/" in d}):
+        (src / top).mkdir()
+        for entry in sorted((ROOT / top).iterdir()):
+            if entry.suffix != ".ipynb":
+                (src / top / entry.name).symlink_to(entry)
+    for doc in docs:
+        if (ROOT / f"{doc}.ipynb").exists():
+            nbformat.write(_executed_notebook(doc), src / f"{doc}.ipynb")
+        elif not (src / f"{doc}.md").exists():
+            (src / f"{doc}.md").symlink_to(ROOT / f"{doc}.md")
+    shutil.copy(ROOT / "_toc.yml", src / "_toc.yml")
+    config = _book_config(language=LANG, execute="off")
+    if OVERRIDES.exists():
+        _merge(config, yaml.safe_load(OVERRIDES.read_text(encoding="utf-8")) or {})
+    records = EXECUTED / "exec_data.json"
+    if not records.exists():
+        sys.exit(f"{records.relative_to(ROOT)} missing: the English build must load book/_ext/robokin_i18n")
+    config["sphinx"]["config"]["robokin_exec_data"] = str(records)
+    (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    code, warnings = _run([BIN / "jupyter-book", "build", src, "-W", "-n", "--keep-going"], ZH_SRC / "build.log")
+    if code != 0:
+        print("\n".join(warnings[:50]), file=sys.stderr)
+        sys.exit(f"Chinese edition: strict build failed ({len(warnings)} warning(s)); log: {ZH_SRC / 'build.log'}")
+    if ZH_SITE.exists():
+        shutil.rmtree(ZH_SITE)
+    shutil.copytree(src / "_build" / "html", ZH_SITE)
+    print(f"Chinese site built: {ZH_SITE.relative_to(ROOT)}/index.html")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("extract", help="gettext templates into _build/gettext")
+    sub.add_parser("update", help="merge the templates into locales/zh_CN (sphinx-intl update)")
+    c = sub.add_parser("check", help="fail listing untranslated, fuzzy or inconsistent messages")
+    c.add_argument("--complete", action="store_true", help="no pending pages: every page must be translated")
+    c.add_argument("--no-extract", action="store_true", help="check the committed .po files only (no templates)")
+    sub.add_parser("build-zh", help="extract, check, and build the Chinese site into _build/html/zh")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    if args.cmd == "extract":
+        extract()
+    elif args.cmd == "update":
+        update()
+    elif args.cmd == "check":
+        if not args.no_extract:
+            extract()
+        return report(
+            check(complete=args.complete, pot_dir=None if args.no_extract else POT_DIR), complete=args.complete
+        )
+    elif args.cmd == "build-zh":
+        build_zh()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -532,7 +532,7 @@ class SerialDynamics:
         coms: ArrayLike,
         inertias: ArrayLike,
         gravity: ArrayLike = (0.0, 0.0, -9.81),
-    ) -> SerialDynamics:
+    ) -> Self:
         """Build from DH columns (as :meth:`robokin.serial.SerialArm.from_dh`) and the inertial parameters."""
         arm = SerialArm.from_dh(a, alpha, d, offset=offset, convention=convention)
         return cls(arm, masses=masses, coms=coms, inertias=inertias, gravity=gravity)

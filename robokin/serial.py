@@ -18,7 +18,7 @@ Lengths in metres, angles in radians; functions broadcast over leading axes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Self
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -232,7 +232,7 @@ class SerialArm:
         qlim: ArrayLike | None = None,
         base: ArrayLike | None = None,
         tool: ArrayLike | None = None,
-    ) -> SerialArm:
+    ) -> Self:
         """Build an arm from DH columns.
 
         Parameters

@@ -431,7 +431,7 @@ class SerialDynamics:
         Centre of mass of link i in frame i (m).
     inertias : array_like, shape (n, 3, 3)
         Inertia tensor of link i about its centre of mass, axes of frame i (kg m^2); checked by
-        :func:`check_inertias`.
+        ``robokin._validate.check_inertias``.
     gravity : array_like, shape (3,)
         Gravity acceleration in the world frame (m/s^2), default ``(0, 0, -9.81)``.
 

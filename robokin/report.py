@@ -7,7 +7,7 @@ Usage::
     python -m robokin.report --fast     # smaller samples
 
 The checks live in :mod:`robokin.validation`, one module per mechanism (listed in book order in
-:data:`MODULES`), each with a ``LABEL`` and ``validate(*, rng=None, fast=False)`` returning a list of
+``MODULES``), each with a ``LABEL`` and ``validate(*, rng=None, fast=False)`` returning a list of
 :class:`robokin.checks.CheckReport`.
 """
 
@@ -39,7 +39,7 @@ def collect(*, fast: bool = False, seed: int = 0, only: Iterable[str] | None = N
     seed : int
         Seed of the generator handed to each ``validate``.
     only : iterable of str, optional
-        Module names to run (default: all of :data:`MODULES`).
+        Module names to run (default: all of ``MODULES``).
 
     Returns
     -------

@@ -938,7 +938,7 @@ class StewartDynamics:
         """Actuator leg forces (N) for a task-space motion: ``f = Jq^-T (M qdd + h + G) + f_fric``.
 
         Equation :eq:`eq-ch10-eom` solved for ``f``: the inverse dynamics in actuator space,
-        ``Jq^T f = ``:meth:`inverse_dynamics`.
+        ``Jq^T f`` equals :meth:`inverse_dynamics`.
 
         Parameters
         ----------

@@ -3,7 +3,7 @@
 Each module here defines ``LABEL`` (the mechanism's name in the report) and ``validate(*, rng=None, fast=False)``
 returning a list of :class:`robokin.checks.CheckReport`. The modules sit above the mechanisms and the reference
 robots (``robokin.robots``) in the layering, so they may use both; no mechanism module imports from here.
-The report discovers the modules in :data:`MODULES` order (book order).
+The report discovers the modules in ``MODULES`` order (book order).
 """
 
 MODULES = (

@@ -402,6 +402,47 @@ def _executed_notebook(doc):
     return nb
 
 
+_GLUE_ROLE = re.compile(r"\{(glue(?::\w+)?)\}`(?![^`]*::)([^`:]+)(:[^`]*)?`")
+# robokin.nb's inline-execution form (tools/lab_convert.py) of the same number: {eval}`glued("key:fmt")`
+_EVAL_GLUED = re.compile(r"\{eval\}`glued\(([\"'])([^`]*?)\1\)`")
+
+
+def _glue_ref(doc, role, key, fmt):
+    """``{glue:text}`key:fmt``` naming its notebook (glue:text splits the format at the last colon: ``:s`` if none)."""
+    if role == "glue:text":
+        fmt = fmt or ":s"
+    return f"{{{role}}}`/{doc}.ipynb::{key}{fmt or ''}`"
+
+
+def _write_catalogs(out, docs):
+    """The .po files for the build (Sphinx compiles them there, not in the repository).
+
+    Sphinx parses each translated message as a small document of its own, in which myst-nb's glue roles cannot
+    see the notebook's glue data ("No key ... found"). In the build's copy, a glue role in a notebook's msgstr
+    names its notebook explicitly (``{glue:text}`/notebooks/x.ipynb::key:.2f```), which myst-nb resolves from
+    the notebook's glue data after parsing. The .po files keep the plain role, identical to the English. The
+    inline-execution form ``{eval}`glued("key:.2f")``` becomes the same reference: the Chinese edition executes
+    nothing, so it reads the number the English run glued (robokin.nb's ``glue`` must keep recording it).
+    """
+    from babel.messages.pofile import read_po, write_po
+
+    for po in sorted(PO_DIR.rglob("*.po")):
+        doc = str(po.relative_to(PO_DIR).with_suffix(""))
+        if doc not in docs:
+            continue
+        target = out / LANG / "LC_MESSAGES" / f"{doc}.po"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(po, "rb") as f:
+            cat = read_po(f)
+        if (ROOT / f"{doc}.ipynb").exists():
+            for m in cat:
+                if m.id and m.string:
+                    m.string = _GLUE_ROLE.sub(lambda g, d=doc: _glue_ref(d, *g.groups()), m.string)
+                    m.string = _EVAL_GLUED.sub(lambda g, d=doc: f"{{glue:text}}`/{d}.ipynb::{g.group(2)}`", m.string)
+        with open(target, "wb") as f:
+            write_po(f, cat)
+
+
 def build_zh():
     """The Chinese site into _build/html/zh from the English build's executed notebooks (no new execution)."""
     import nbformat
@@ -428,7 +469,9 @@ def build_zh():
         elif not (src / f"{doc}.md").exists():
             (src / f"{doc}.md").symlink_to(ROOT / f"{doc}.md")
     shutil.copy(ROOT / "_toc.yml", src / "_toc.yml")
+    _write_catalogs(src / "locales", docs)
     config = _book_config(language=LANG, execute="off")
+    config["sphinx"]["config"]["locale_dirs"] = ["locales"]
     if OVERRIDES.exists():
         _merge(config, yaml.safe_load(OVERRIDES.read_text(encoding="utf-8")) or {})
     records = EXECUTED / "exec_data.json"

@@ -1,0 +1,178 @@
+"""Browser test of the Chinese edition (``_build/html/zh``, built by ``tools/i18n.py build-zh`` after ``make book``).
+
+Each Chinese page gets the checks of ``tests/test_site.py`` (``sitecheck.check_page``: raw TeX, MathJax errors,
+overflow, images, page weight, requests leaving the site, ...) and, for the pages already translated (not in
+``locales/zh_CN/pending.txt``):
+
+* the Chinese text is drawn with a CJK font (Chromium reports the platform fonts it used for the title; without
+  ``fonts-noto-cjk`` it falls back to a font without those glyphs and the test fails);
+* no English prose is left in the article (code, maths and the API's docstrings aside).
+
+Across the editions: the language switch of every page leads to the same page in the other edition and back
+(followed by clicking, at desktop and phone width), and every number glued into a page is the same in both.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import sitecheck
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import i18n  # noqa: E402
+
+pytestmark = pytest.mark.site
+
+HTML = ROOT / "_build" / "html"
+ZH = HTML / "zh"
+SHOTS = ROOT / "_build" / "screenshots" / "zh"
+PENDING = set(i18n.pending_docs())
+#: translated pages whose article is English on purpose: the API's docstrings, the glossary's English column
+ENGLISH_BY_DESIGN = {"book/api", "book/glossary"}
+#: families Chromium may use for Chinese text (fonts-noto-cjk provides Noto Sans/Serif CJK)
+CJK_FONT = re.compile(r"CJK|Source Han|WenQuanYi|Droid Sans Fallback|Noto Sans SC|Noto Serif SC", re.I)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _pages():
+    if not ZH.exists():
+        return ["book/intro"]  # the server fixture reports the missing build
+    return sorted(
+        str(p.relative_to(ZH).with_suffix(""))
+        for p in ZH.rglob("*.html")
+        if not any(part.startswith("_") for part in p.relative_to(ZH).parts) and p.name not in ("search.html",)
+    )
+
+
+PAGES = _pages()
+TRANSLATED = [p for p in PAGES if p in i18n.toc_docs() and p not in PENDING]
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not (ZH / "index.html").exists():
+        pytest.fail("_build/html/zh is missing: run `make book` then `python tools/i18n.py build-zh`")
+    with sitecheck.serve(HTML) as base:
+        yield base
+
+
+def _platform_fonts(v, selector):
+    """Families Chromium used to draw the text of the first element matching ``selector`` (DevTools protocol)."""
+    cdp = v.page.context.new_cdp_session(v.page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    if not node:
+        return None
+    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    return {f["familyName"]: f["glyphCount"] for f in fonts}
+
+
+_ARTICLE_TEXT = r"""() => {
+  const a = document.querySelector('article.bd-article') || document.querySelector('main');
+  const c = a.cloneNode(true);
+  c.querySelectorAll('pre, code, .cell_output, mjx-container, .math, script, style, .headerlink, nav, .citation,'
+                     + ' .bibliography, .toctree-wrapper').forEach(e => e.remove());
+  return c.innerText;
+}"""
+
+
+@pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
+@pytest.mark.parametrize("page", PAGES)
+def test_zh_page(server, browser, page, width):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    v = sitecheck.visit(browser, f"{server}/zh/{page}.html", viewport=width)
+    try:
+        v.page.screenshot(path=str(SHOTS / f"{page.replace('/', '_')}-{width}.png"))
+        problems = sitecheck.check_page(v)
+        lang = v.page.evaluate("() => document.documentElement.lang")
+        if lang != "zh-CN":
+            problems.append(sitecheck.Problem("lang", f"<html lang={lang!r}>, expected 'zh-CN'"))
+        if page in TRANSLATED:
+            title = v.page.evaluate("() => document.querySelector('article h1').innerText")
+            if not _HAN.search(title):
+                problems.append(sitecheck.Problem("untranslated", f"title {title!r} has no Chinese"))
+            else:
+                fonts = _platform_fonts(v, "article h1") or {}
+                if not any(CJK_FONT.search(name) for name in fonts):
+                    problems.append(sitecheck.Problem("cjk-font", f"title drawn with {fonts} (install fonts-noto-cjk)"))
+            if page not in ENGLISH_BY_DESIGN:
+                prose = i18n.english_prose(v.page.evaluate(_ARTICLE_TEXT))
+                problems += [sitecheck.Problem("english", p) for p in prose[:3]]
+    finally:
+        v.close()
+    assert not problems, f"zh/{page} at {width} width:\n" + "\n".join(map(str, problems))
+
+
+def test_zh_maths_typeset(server, browser):
+    """A translated page with maths: MathJax typesets it (no raw TeX, no errors; check_page sees those)."""
+    v = sitecheck.visit(browser, f"{server}/zh/book/conventions.html")
+    try:
+        n = v.page.locator("article mjx-container").count()
+        problems = sitecheck.check_page(v)
+    finally:
+        v.close()
+    assert n >= 10 and not problems, f"{n} typeset formulas; " + "\n".join(map(str, problems))
+
+
+@pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
+@pytest.mark.parametrize("page", ["book/intro", "book/conventions", "notebooks/03_five_bar_leg"])
+def test_switch_both_ways(server, browser, page, width):
+    """Click the switch on the English page, land on the Chinese one, click again, land where we started."""
+    v = sitecheck.visit(browser, f"{server}/{page}.html", viewport=width)
+    try:
+        trail = [v.page.url]
+        for lang in ("zh-CN", "en"):
+            link = v.page.locator("a.robokin-lang-switch")
+            assert link.count() == 1 and link.is_visible(), f"no visible language switch on {v.page.url}"
+            assert link.get_attribute("hreflang") == lang
+            link.click()
+            v.page.wait_for_load_state("load")
+            trail.append(v.page.url)
+    finally:
+        v.close()
+    assert trail == [f"{server}/{page}.html", f"{server}/zh/{page}.html", f"{server}/{page}.html"], trail
+
+
+def _switch_target(site, page):
+    text = (site / f"{page}.html").read_text(encoding="utf-8")
+    m = re.search(r'<a class="[^"]*robokin-lang-switch[^"]*" href="([^"]+)"', text)
+    return None if m is None else ((site / page).parent / m.group(1)).resolve()
+
+
+def test_every_page_has_a_switch_to_its_twin():
+    """Every page of both editions (index pages and search included) links to an existing twin, and back."""
+    if not ZH.exists():
+        pytest.fail("_build/html/zh is missing: run `python tools/i18n.py build-zh`")
+    bad = []
+    for page in PAGES + ["search"]:
+        if 'http-equiv="refresh"' in (ZH / f"{page}.html").read_text(encoding="utf-8").lower():
+            continue  # index.html: jupyter-book's redirect to the first page, which has the switch
+        there = _switch_target(ZH, page)
+        if there != (HTML / f"{page}.html").resolve():
+            bad.append(f"zh/{page} -> {there}")
+        back = _switch_target(HTML, page)
+        if back != (ZH / f"{page}.html").resolve():
+            bad.append(f"{page} -> {back}")
+    assert not bad, "language switches that miss their twin:\n" + "\n".join(bad)
+
+
+_PASTED = re.compile(r'<span class="pasted-text">(.*?)</span>', re.S)
+
+
+def test_glued_numbers_agree():
+    """One execution: every number glued into a page is the same in both editions."""
+    if not ZH.exists():
+        pytest.fail("_build/html/zh is missing: run `python tools/i18n.py build-zh`")
+    checked, bad = 0, []
+    for page in PAGES:
+        en = _PASTED.findall((HTML / f"{page}.html").read_text(encoding="utf-8"))
+        zh = _PASTED.findall((ZH / f"{page}.html").read_text(encoding="utf-8"))
+        checked += len(en)
+        if sorted(en) != sorted(zh):  # a translation may reorder a sentence
+            bad.append(f"{page}: English {en[:5]} vs Chinese {zh[:5]}")
+    assert checked > 100, f"only {checked} glued numbers found: are the chapters in the build?"
+    assert not bad, "\n".join(bad)

@@ -23,12 +23,37 @@ still needs converting or has a forward reference.
 ``--config _config.yml`` also switches the book to inline execution and lets ``{eval}`` run exactly the calls
 ``glued("key:fmt")`` (myst-nb only evaluates bare variable names unless ``nb_eval_name_regex`` says otherwise).
 
+The converted chapters need ``glue`` and ``glued`` in ``robokin/nb.py`` (``glue`` keeps the value, ``glued`` formats it;
+the book and Lab both call ``glued``)::
+
+    _GLUED: dict[str, object] = {}
+
+    def glue(name, value, display=True):
+        # keep value for {eval}`glued("name:fmt")` in the Markdown below (and display it if asked)
+        _GLUED[name] = value
+        if display:
+            IPython.display.display(value)
+
+    def glued(spec):
+        # the value glued as name, formatted with format(value, fmt)
+        name, _, fmt = spec.partition(":")
+        if name not in _GLUED:
+            raise KeyError(f"{name!r} is not glued yet: glue it in a code cell above the text that quotes it")
+        text = format(_GLUED[name], fmt)
+        ip = IPython.get_ipython()
+        if ip is not None and ip.displayhook.quiet():
+            # myst-nb evaluates {eval} with store_history=False, so IPython applies the ";" that ended the previous
+            # code cell to this expression and shows nothing: show the text explicitly
+            IPython.display.display(text)
+        return text
+
 Usage: ``python tools/lab_convert.py [--check] [--config _config.yml] [--glue-module robokin.nb] notebooks/*.ipynb``
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 from pathlib import Path
@@ -167,6 +192,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", type=Path, help="also convert this _config.yml")
     args = ap.parse_args(argv)
     status = 0
+    try:
+        module = importlib.import_module(args.glue_module)
+    except ImportError:
+        module = None  # a module next to the notebooks (prototypes): the kernel finds it, this process may not
+    if module is not None and not hasattr(module, "glued"):
+        print(f"{args.glue_module} has no glued(): add glue and glued first (see this script's docstring)")
+        return 2
     if args.config:
         old = args.config.read_text(encoding="utf-8")
         new = convert_config(old)

@@ -23,16 +23,16 @@ still needs converting or has a forward reference.
 ``--config _config.yml`` also switches the book to inline execution and lets ``{eval}`` run exactly the calls
 ``glued("key:fmt")`` (myst-nb only evaluates bare variable names unless ``nb_eval_name_regex`` says otherwise).
 
-The converted chapters need ``glue`` and ``glued`` in ``robokin/nb.py`` (``glue`` keeps the value, ``glued`` formats it;
-the book and Lab both call ``glued``)::
+The converted chapters need ``glue`` and ``glued`` in ``robokin/nb.py`` (``glue`` keeps the value and glues it with
+myst-nb as before, ``glued`` formats it; the book and Lab both call ``glued``)::
 
     _GLUED: dict[str, object] = {}
 
     def glue(name, value, display=True):
-        # keep value for {eval}`glued("name:fmt")` in the Markdown below (and display it if asked)
+        # keep value for {eval}`glued("name:fmt")` in the Markdown below; myst-nb's glue data too (the Chinese
+        # edition reads the English run's numbers from it: tools/i18n.py)
         _GLUED[name] = value
-        if display:
-            IPython.display.display(value)
+        myst_nb.glue(name, value, display=display)
 
     def glued(spec):
         # the value glued as name, formatted with format(value, fmt)

@@ -178,3 +178,55 @@ def test_interface_strings_still_exist_in_their_source():
     headers = {"Document", *execution_tables._key2header.values()}
     missing = [s for s in robokin_i18n.UI_ZH if s not in sources and s not in headers]
     assert not missing, f"UI_ZH strings no longer written anywhere: {missing}"
+
+
+# ---------------------------------------------------------------- the build's copy of the catalogues
+
+
+def test_build_copy_names_the_notebook_of_each_glued_number(tmp_path, monkeypatch):
+    """Sphinx parses a translated message on its own, where a plain glue role finds no data: the build's copy
+    names the notebook (myst-nb then reads the English run's glue data). The committed .po stays as written."""
+    doc = "notebooks/03_five_bar_leg"
+    po = tmp_path / "po" / f"{doc}.po"
+    po.parent.mkdir(parents=True)
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "A {glue:text}`ch3_a:.1e` and {glue}`ch3_b` and {eval}`glued(\\"ch3_c:.0f\\")`."\n'
+        'msgstr "甲 {glue:text}`ch3_a:.1e`，乙 {glue}`ch3_b`，丙 {glue:text}`ch3_d`，丁 {eval}`glued(\\"ch3_c:.0f\\")`。"\n',
+        encoding="utf-8",
+    )
+    before = po.read_text(encoding="utf-8")
+    monkeypatch.setattr(i18n, "PO_DIR", tmp_path / "po")
+    i18n._write_catalogs(tmp_path / "out", [doc])
+    (msg,) = i18n.read_catalog(tmp_path / "out" / "zh_CN" / "LC_MESSAGES" / f"{doc}.po")
+    nb = f"/{doc}.ipynb::"
+    assert msg[1] == (
+        f"甲 {{glue:text}}`{nb}ch3_a:.1e`，乙 {{glue}}`{nb}ch3_b`，丙 {{glue:text}}`{nb}ch3_d:s`，"
+        f"丁 {{glue:text}}`{nb}ch3_c:.0f`。"
+    )
+    assert po.read_text(encoding="utf-8") == before
+
+
+def test_executed_notebook_gets_its_hidden_glue_back(tmp_path, monkeypatch):
+    """myst-nb moves hidden glue outputs to <doc>.glue.json; the Chinese build's notebook has them again."""
+    import json
+
+    import nbformat
+    from myst_nb.ext.glue import extract_glue_data
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# x"), nbformat.v4.new_code_cell("1")])
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "x.ipynb")
+    glue = {
+        "k": {
+            "output_type": "display_data",
+            "data": {"text/plain": "0.25"},
+            "metadata": {"scrapbook": {"name": "k", "mime_prefix": "application/papermill.record/"}},
+        }
+    }
+    (tmp_path / "notebooks" / "x.glue.json").write_text(json.dumps(glue), encoding="utf-8")
+    monkeypatch.setattr(i18n, "EXECUTED", tmp_path)
+    rebuilt = i18n._executed_notebook("notebooks/x")
+    data = extract_glue_data(rebuilt, [1, 2], None)
+    assert data["k"]["data"] == {"text/plain": "0.25"}
+    assert rebuilt.cells[1].outputs == []  # hidden again: nothing shown in the cell

@@ -16,10 +16,13 @@ import json
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
+from sphinx.transforms import SphinxTransform
 
 #: Edition of each Sphinx language: the folder it lives in under ``_build/html`` and the label of a link to it.
 EDITIONS = {"en": ("", "English"), "zh_CN": ("zh", "中文")}
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+STATIC = Path(__file__).resolve().parent / "static"
 EXEC_DATA = "exec_data.json"
 
 #: English interface strings set outside the gettext catalogues, and their Chinese (tests/test_i18n.py checks that
@@ -65,6 +68,7 @@ def switch_href(pagename, language):
 
 def _config_inited(app, config):
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    config.html_static_path = [*config.html_static_path, str(STATIC)]
     opts = config.html_theme_options
     # before the theme's own buttons, so that it stays visible when the buttons collapse on a phone
     end = opts.get("article_header_end", ["article-header-buttons.html"])
@@ -132,13 +136,20 @@ def _live_note_zh(para):
     para.replace_self(new)
 
 
-def _translate_ui(app, doctree, docname):
+def _translate_prompts(app, doctree):
+    # after robokin_site set them (doctree-read, 400) and before myst-nb copies them into the page (post-transform)
     if app.config.language == "en":
         return
     for node in doctree.findall(nodes.container):
         for key in ("prompt_show", "prompt_hide"):
             if node.get(key) in UI_ZH:
                 node[key] = UI_ZH[node[key]]
+
+
+def _translate_ui(app, doctree, docname):
+    if app.config.language == "en":
+        return
+    for node in doctree.findall(nodes.container):
         if "robokin-live" in node["classes"] and isinstance(node.children[0], nodes.paragraph):
             _live_note_zh(node.children[0])
     for head in doctree.findall(nodes.thead):
@@ -147,11 +158,38 @@ def _translate_ui(app, doctree, docname):
                 text.parent.replace(text, nodes.Text(UI_ZH[str(text)]))
 
 
+class TranslateTocCaptions(SphinxTransform):
+    """Part captions of the table of contents ("Getting started", ...) in the page's language.
+
+    sphinx-external-toc inserts the toctrees (priority 100) after Sphinx translated the page (``Locale``, 20), so
+    their captions, extracted into the root page's catalogue, would stay English; this applies that catalogue.
+    """
+
+    default_priority = 150
+
+    def apply(self, **kwargs):
+        if self.config.language == "en":
+            return
+        from sphinx.locale import init as init_locale
+        from sphinx.util.i18n import docname_to_domain
+
+        dirs = [str(Path(self.env.srcdir) / d) for d in self.config.locale_dirs]
+        catalog, found = init_locale(dirs, self.config.language, docname_to_domain(self.env.docname, False))
+        if not found:
+            return
+        for toctree in self.document.findall(addnodes.toctree):
+            if toctree.get("caption"):
+                toctree["caption"] = catalog.gettext(toctree["caption"])
+
+
 def setup(app):
+    app.add_transform(TranslateTocCaptions)
+    app.add_css_file("robokin-i18n.css")
     app.add_config_value("robokin_exec_data", "", "env")
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _page_context)
     app.connect("env-updated", _save_exec_data)
     app.connect("env-updated", _load_exec_data, priority=400)  # before myst-nb lists the pages with a table
+    app.connect("doctree-read", _translate_prompts, priority=450)
     app.connect("doctree-resolved", _translate_ui)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,15 +3,21 @@
 Keeps each chapter's first cell to two lines and makes every chapter behave
 the same: seeded randomness, readable printing (1e-17 shows as 0), small
 figures, jshtml animations, and the ``ROBOKIN_FAST`` switch used by the tests.
+
+Numbers in the prose: a code cell calls :func:`glue` and the Markdown below it quotes the value with
+``{eval}`glued("key:.2e")```. The book evaluates that role while it executes the chapter (myst-nb's inline
+mode); JupyterLab with jupyterlab-myst evaluates it when Run All reaches the Markdown cell. One source, the same
+text in both.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
-__all__ = ["setup", "fast_mode", "FIGURE_DPI"]
+__all__ = ["setup", "fast_mode", "glue", "glued", "FIGURE_DPI"]
 
 #: Pixels per figure inch of every figure (inline PNGs and saved files). The book shows a figure inch as 96 CSS
 #: pixels, so figures are never stretched (blurred) on a normal screen; book/_ext and tests/sitecheck.py use it.
@@ -69,3 +75,58 @@ def setup(seed: int = 0) -> tuple[np.random.Generator, bool]:
         }
     )
     return np.random.default_rng(seed), fast_mode()
+
+
+_GLUED: dict[str, Any] = {}
+
+
+def glue(name: str, value: Any, display: bool = True) -> None:
+    """Keep ``value`` under ``name`` for ``{eval}`glued("name:fmt")``` in the Markdown below, and glue it with myst-nb.
+
+    The myst-nb glue data stays (the Chinese edition and ``{glue:figure}`` read it); :func:`glued` formats the kept
+    value. Glue Python ``float``/``int`` (or text): the book formats it with ``format(value, fmt)``.
+
+    Examples
+    --------
+    >>> glue("demo_err", 1.25e-12, display=False)
+    >>> glued("demo_err:.1e")
+    '1.2e-12'
+    """
+    import myst_nb
+
+    _GLUED[name] = value
+    myst_nb.glue(name, value, display=display)
+
+
+def glued(spec: str) -> str:
+    """The value glued as ``name``, formatted by ``format(value, fmt)``: ``spec`` is ``"name"`` or ``"name:fmt"``.
+
+    Raises
+    ------
+    KeyError
+        When nothing was glued under ``name`` yet (the text quotes a number before the cell that computes it).
+
+    Examples
+    --------
+    >>> glue("demo_n", 500, display=False)
+    >>> glued("demo_n"), glued("demo_n:,d")
+    ('500', '500')
+    >>> glued("demo_missing")
+    Traceback (most recent call last):
+    ...
+    KeyError: "'demo_missing' is not glued yet: glue it in a code cell above the text that quotes it"
+    """
+    name, _, fmt = spec.partition(":")
+    if name not in _GLUED:
+        raise KeyError(f"{name!r} is not glued yet: glue it in a code cell above the text that quotes it")
+    text = format(_GLUED[name], fmt)
+    try:
+        import IPython
+    except ImportError:  # pragma: no cover - notebooks always have IPython
+        return text
+    ip = IPython.get_ipython()
+    if ip is not None and ip.displayhook.quiet():
+        # myst-nb evaluates {eval} without storing history, so IPython applies the ";" that ended the previous code
+        # cell to this expression and would show nothing: show the text explicitly
+        IPython.display.display(text)
+    return text

@@ -72,9 +72,9 @@ LAB_DIRECTIVES = {
     "code",
     "code-block",
 }
-_ROLE = re.compile(r"\{(?P<name>[a-z][\w:.-]*)\}`")
 _DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\s*\{(?P<name>[a-z][\w:.-]*)\}", re.M)
-_CODE_SPAN = re.compile(r"(?<![}`])(``?)[^`\n]+\1(?!`)")  # inline code, not a role's content
+# a role with its content, or an inline code span (whose text is not parsed: roles inside it are examples)
+_INLINE = re.compile(r"\{(?P<role>[a-z][\w:.-]*)\}`[^`\n]*`|``[^`\n]+``|`[^`\n]+`")
 
 # Lab settings for a test run: every cell in the DOM, nothing written back to the notebook, no pop-ups.
 SETTINGS = {
@@ -92,13 +92,16 @@ def source_problems(nb) -> list[Problem]:
             continue
         if "user_expressions" in cell.metadata:  # jupyterlab-myst shows stored results before Run All: stale numbers
             out.append(Problem("source", f"cell {i}: stored {{eval}} results (strip cell.metadata.user_expressions)"))
-        src = _CODE_SPAN.sub("", cell.source)
         bad = {}
-        for kind, names, rx in (("role", LAB_ROLES, _ROLE), ("directive", LAB_DIRECTIVES, _DIRECTIVE)):
-            for m in rx.finditer(src):
-                name = m["name"]
-                if name not in names and not (kind == "directive" and name.startswith("prf:")):
-                    bad[f"{kind} {{{name}}}"] = bad.get(f"{kind} {{{name}}}", 0) + 1
+        # one left-to-right scan: a role with its content is one token, so the backtick that closes a role never
+        # opens an "inline code span" that would hide the next role
+        for m in _INLINE.finditer(cell.source):
+            if m["role"] and m["role"] not in LAB_ROLES:
+                bad[f"role {{{m['role']}}}"] = bad.get(f"role {{{m['role']}}}", 0) + 1
+        for m in _DIRECTIVE.finditer(cell.source):
+            name = m["name"]
+            if name not in LAB_DIRECTIVES and not name.startswith("prf:"):
+                bad[f"directive {{{name}}}"] = bad.get(f"directive {{{name}}}", 0) + 1
         out += [Problem("source", f"cell {i}: {n} x {what} does not render in JupyterLab") for what, n in bad.items()]
     return out
 

@@ -204,6 +204,8 @@ def test_build_copy_names_the_notebook_of_each_glued_number(tmp_path, monkeypatc
         f"甲 {{glue:text}}`{nb}ch3_a:.1e`，乙 {{glue}}`{nb}ch3_b`，丙 {{glue:text}}`{nb}ch3_d:s`，"
         f"丁 {{glue:text}}`{nb}ch3_c:.0f`。"
     )
+    # the Chinese build executes nothing: {eval} reads the glue data, in the notebook and in the msgid alike
+    assert msg[0] == "A {glue:text}`ch3_a:.1e` and {glue}`ch3_b` and {glue:text}`ch3_c:.0f`."
     assert po.read_text(encoding="utf-8") == before
 
 
@@ -214,7 +216,8 @@ def test_executed_notebook_gets_its_hidden_glue_back(tmp_path, monkeypatch):
     import nbformat
     from myst_nb.ext.glue import extract_glue_data
 
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# x"), nbformat.v4.new_code_cell("1")])
+    md = nbformat.v4.new_markdown_cell('# x\n\nIt is {eval}`glued("k:.1f")`.')
+    nb = nbformat.v4.new_notebook(cells=[md, nbformat.v4.new_code_cell("1")])
     (tmp_path / "notebooks").mkdir()
     nbformat.write(nb, tmp_path / "notebooks" / "x.ipynb")
     glue = {
@@ -230,3 +233,4 @@ def test_executed_notebook_gets_its_hidden_glue_back(tmp_path, monkeypatch):
     data = extract_glue_data(rebuilt, [1, 2], None)
     assert data["k"]["data"] == {"text/plain": "0.25"}
     assert rebuilt.cells[1].outputs == []  # hidden again: nothing shown in the cell
+    assert rebuilt.cells[0].source == "# x\n\nIt is {glue:text}`k:.1f`."

@@ -391,6 +391,9 @@ def _executed_notebook(doc):
     if not nb_path.exists():
         sys.exit(f"{nb_path.relative_to(ROOT)} missing: build the English book first (make book)")
     nb = nbformat.read(nb_path, as_version=4)
+    for cell in nb.cells:  # numbers quoted with {eval} read the glue data instead (see _write_catalogs)
+        if cell.cell_type == "markdown":
+            cell.source = _EVAL_GLUED.sub(lambda g: _glue_text(g.group(2)), cell.source)
     glue = EXECUTED / f"{doc}.glue.json"
     if glue.exists():
         code = next(c for c in nb.cells if c.cell_type == "code")
@@ -414,16 +417,25 @@ def _glue_ref(doc, role, key, fmt):
     return f"{{{role}}}`/{doc}.ipynb::{key}{fmt or ''}`"
 
 
+def _glue_text(spec):
+    """``{eval}`glued("key:fmt")``` as the glue role that shows the same text (myst-nb formats the recorded value
+    with ``format(value, fmt)`` too)."""
+    return f"{{glue:text}}`{spec}`"
+
+
 def _write_catalogs(out, docs):
     """The .po files for the build (Sphinx compiles them there, not in the repository).
 
     Sphinx parses each translated message as a small document of its own, in which myst-nb's glue roles cannot
     see the notebook's glue data ("No key ... found"). In the build's copy, a glue role in a notebook's msgstr
     names its notebook explicitly (``{glue:text}`/notebooks/x.ipynb::key:.2f```), which myst-nb resolves from
-    the notebook's glue data after parsing. The .po files keep the plain role, identical to the English. The
-    inline-execution form ``{eval}`glued("key:.2f")``` becomes the same reference: the Chinese edition executes
-    nothing, so it reads the number the English run glued (robokin.nb's ``glue`` must keep recording it).
+    the notebook's glue data after parsing. The .po files keep the plain role, identical to the English.
+
+    The inline-execution form ``{eval}`glued("key:.2f")``` needs a kernel, and the Chinese edition executes
+    nothing: the build's notebooks (:func:`_executed_notebook`) and msgids say ``{glue:text}`key:.2f``` instead,
+    and msgstrs the named reference; both read the number the English run glued (robokin.nb.glue records it).
     """
+    from babel.messages.catalog import Catalog
     from babel.messages.pofile import read_po, write_po
 
     for po in sorted(PO_DIR.rglob("*.po")):
@@ -435,10 +447,15 @@ def _write_catalogs(out, docs):
         with open(po, "rb") as f:
             cat = read_po(f)
         if (ROOT / f"{doc}.ipynb").exists():
+            new = Catalog(locale=cat.locale, charset="utf-8")
             for m in cat:
-                if m.id and m.string:
-                    m.string = _GLUE_ROLE.sub(lambda g, d=doc: _glue_ref(d, *g.groups()), m.string)
-                    m.string = _EVAL_GLUED.sub(lambda g, d=doc: f"{{glue:text}}`/{d}.ipynb::{g.group(2)}`", m.string)
+                if not m.id:
+                    continue
+                mid = _EVAL_GLUED.sub(lambda g: _glue_text(g.group(2)), m.id)
+                mstr = _EVAL_GLUED.sub(lambda g: _glue_text(g.group(2)), m.string or "")
+                mstr = _GLUE_ROLE.sub(lambda g, d=doc: _glue_ref(d, *g.groups()), mstr)
+                new.add(mid, mstr, flags=m.flags)
+            cat = new
         with open(target, "wb") as f:
             write_po(f, cat)
 

@@ -69,6 +69,10 @@ GLUE_MATH = re.compile(r"\{glue:math\}")
 GLUE_IMPORT = re.compile(r"^from myst_nb import glue\s*$", re.M)
 # glue("key", ...) or glue(f"ch8_{key}_lo", ...): the key as a pattern (an f-string field matches any text)
 GLUE_CALL = re.compile(r"\bglue\(\s*(?P<f>f?)(?P<q>[\"'])(?P<key>.+?)(?P=q)")
+# {eval}`glued("key:fmt")` in converted Markdown
+EVAL_GLUED = re.compile(r'\{eval\}`glued\("(?P<key>[^":]+)(?::[^"]*)?"\)`')
+# glued is only called from the Markdown, so ruff would call the import unused (and --fix would delete it)
+GLUED_NOQA = "# noqa: F401 (glued: called by the Markdown's {eval} roles)"
 OPTION = re.compile(r"^:(?P<name>[\w-]+):\s*(?P<value>.*)$")
 
 
@@ -88,7 +92,7 @@ def convert(nb, *, glue_module: str = "robokin.nb") -> tuple[list[str], list[str
     for i, cell in enumerate(nb.cells):
         src = cell.source
         if cell.cell_type == "code":
-            new = GLUE_IMPORT.sub(f"from {glue_module} import glue, glued", src)
+            new = GLUE_IMPORT.sub(f"from {glue_module} import glue, glued  {GLUED_NOQA}", src)
             if new != src:
                 changes.append(f"cell {i}: import glue, glued from {glue_module}")
             cell.source = new
@@ -119,6 +123,22 @@ def convert(nb, *, glue_module: str = "robokin.nb") -> tuple[list[str], list[str
         del nb.cells[i]
         changes.append(f"cell {i}: removed (it held only a glue:figure)")
     return changes, problems
+
+
+def forward_references(nb) -> list[str]:
+    """``{eval}`glued("key")``` roles of a converted notebook whose key no code cell above has glued yet."""
+    glued: list[re.Pattern] = []
+    out = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            glued += [_key_pattern(m["key"], bool(m["f"])) for m in GLUE_CALL.finditer(cell.source)]
+        elif cell.cell_type == "markdown":
+            out += [
+                f"cell {i}: forward: {m['key']!r} is quoted before a code cell above glues it"
+                for m in EVAL_GLUED.finditer(cell.source)
+                if not any(p.match(m["key"]) for p in glued)
+            ]
+    return out
 
 
 def _move_figure(nb, i: int, m: re.Match, changes: list[str]) -> list[str]:
@@ -211,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.notebooks:
         nb = nbformat.read(path, as_version=4)
         changes, problems = convert(nb, glue_module=args.glue_module)
+        problems += forward_references(nb)  # the converted roles too: --check on a converted chapter
         for line in changes:
             print(f"{path}: {line}")
         for line in problems:

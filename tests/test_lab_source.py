@@ -1,0 +1,46 @@
+"""Static checks that keep every chapter readable in JupyterLab (the browser test is `make check-lab`).
+
+Cheap enough for `make test`, and they fail as soon as a chapter re-introduces what Lab cannot show:
+- a role or directive that jupyterlab-myst does not render (``{glue:text}``, ``{glue:figure}``, ...), or stored
+  ``{eval}`` results in a cell's metadata (tests/labcheck.py's ``source_problems``);
+- a number quoted with ``{eval}`glued("key")``` above the code cell that glues ``key``: the book (inline execution)
+  and Lab (Run All) both evaluate the role when they reach it, so the value must exist by then.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from lab_convert import forward_references  # noqa: E402
+from labcheck import source_problems  # noqa: E402
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_chapter_uses_only_what_lab_renders(path):
+    problems = source_problems(nbformat.read(path, as_version=4))
+    assert not problems, "\n".join(p.detail for p in problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_numbers_are_glued_above_the_text_that_quotes_them(path):
+    fwd = forward_references(nbformat.read(path, as_version=4))
+    assert not fwd, "quoted before the code cell that glues them (move the glue up):\n" + "\n".join(fwd)
+
+
+def test_the_checks_catch_a_forward_reference_and_a_glue_role():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell('error {eval}`glued("err:.1e")` m'),
+        nbformat.v4.new_code_cell('glue("err", 1e-12, display=False)\nglue(f"n_{k}", 3, display=False)'),
+        nbformat.v4.new_markdown_cell('{eval}`glued("err:.1e")` and {eval}`glued("n_a")` and {glue:text}`err:.1e`'),
+    ]
+    assert forward_references(nb) == ["cell 0: forward: 'err' is quoted before a code cell above glues it"]
+    assert [p.code for p in source_problems(nb)] == ["source"]

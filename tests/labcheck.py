@@ -372,6 +372,11 @@ def check_notebook(browser, base, token, path, *, slider=True, run_timeout=300, 
                     problems.append(Problem("figure", f"cell {i}: {c['broken']} broken image(s)"))
                 if i in figure_cells and not c["imgs"]:
                     problems.append(Problem("figure", f"cell {i}: the figure {figure_cells[i]} is not shown"))
+        if shot:  # what a student reads: the first Markdown cell that quotes a number, after Run All
+            first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "{eval}" in c.source), 0)
+            page.locator(f"{NB} .jp-Cell").nth(first).scroll_into_view_if_needed()
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(Path(shot).with_name(Path(shot).stem + "-text.png")), full_page=False)
         if slider:
             problems += check_slider(page, nb)
         problems += [Problem("external", u[:100]) for u in external[:3]]

@@ -63,7 +63,7 @@ def test_notebook_anatomy(nb):
     assert "hide-cell" in first_code.get("metadata", {}).get("tags", []), "first code cell must be the hidden setup"
     assert "robokin.nb import setup" in "".join(first_code["source"])
     md = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    for needle in ("Learning objectives", "Validation", "exercise", "solution", "{cite}", "{glue:"):
+    for needle in ("Learning objectives", "Validation", "exercise", "solution", "{cite}", '{eval}`glued("'):
         assert needle.lower() in md.lower(), f"{nb.name}: missing {needle!r}"
     assert (
         sum(
@@ -85,7 +85,7 @@ def robokin_import_problems(cells):
     code = [c for c in cells if c["cell_type"] == "code"]
     problems = []
     setup = "".join(code[0]["source"]) if code else ""
-    extra = [ln for ln in setup.splitlines() if _ROBOKIN_IMPORT.match(ln) and "robokin.nb import setup" not in ln]
+    extra = [ln for ln in setup.splitlines() if _ROBOKIN_IMPORT.match(ln) and "from robokin.nb import" not in ln]
     if extra:
         problems.append(f"the hidden setup cell imports robokin names: {extra}")
     for i, c in enumerate(code[1:], 1):
@@ -107,7 +107,7 @@ def test_hidden_robokin_imports_are_caught():
     def cell(src, tags=()):
         return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": src}
 
-    setup = cell("import numpy as np\nfrom robokin.nb import setup\n", ["hide-cell"])
+    setup = cell("import numpy as np\nfrom robokin.nb import glue, glued, setup\n", ["hide-cell"])
     good = [setup, cell("from robokin.fivebar import FiveBar\n")]
     assert robokin_import_problems(good) == []
     assert robokin_import_problems([cell(setup["source"] + "from robokin import checks\n", ["hide-cell"]), good[1]])

@@ -61,7 +61,7 @@ def test_notebook_anatomy(nb):
     cells = json.loads(nb.read_text())["cells"]
     first_code = next(c for c in cells if c["cell_type"] == "code")
     assert "hide-cell" in first_code.get("metadata", {}).get("tags", []), "first code cell must be the hidden setup"
-    assert "robokin.nb import setup" in "".join(first_code["source"])
+    assert re.search(r"^from robokin\.nb import [^\n]*\bsetup\b", "".join(first_code["source"]), re.M)
     md = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     for needle in ("Learning objectives", "Validation", "exercise", "solution", "{cite}", '{eval}`glued("'):
         assert needle.lower() in md.lower(), f"{nb.name}: missing {needle!r}"

@@ -113,6 +113,8 @@ def test_the_mutation_list_matches_the_source():
     from pathlib import Path
 
     tools = Path(__file__).resolve().parent.parent / "tools"
+    if not (tools / "mutate.py").exists():
+        pytest.skip("inside make mutate's temporary copy (robokin/ and tests/ only): the list is checked in the repo")
     sys.path.insert(0, str(tools))
     try:
         from mutate import check_snippets

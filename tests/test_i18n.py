@@ -234,3 +234,20 @@ def test_executed_notebook_gets_its_hidden_glue_back(tmp_path, monkeypatch):
     assert data["k"]["data"] == {"text/plain": "0.25"}
     assert rebuilt.cells[1].outputs == []  # hidden again: nothing shown in the cell
     assert rebuilt.cells[0].source == "# x\n\nIt is {glue:text}`k:.1f`."
+
+
+def test_terms_are_looked_for_in_prose_only(tmp_path):
+    """An index such as a_{ik} in maths is not "IK", and an equation kept verbatim has no prose to translate; a
+    prose IK still needs its glossary term."""
+    text = textwrap.dedent("""\
+        msgid "The series $\\\\tfrac{a_{ik}}{k}$ excites the arm."
+        msgstr "级数 $\\\\tfrac{a_{ik}}{k}$ 激励机械臂。"
+
+        msgid "\\\\min_x \\\\| \\\\mathrm{FK}(x) - p \\\\|^2"
+        msgstr "\\\\min_x \\\\| \\\\mathrm{FK}(x) - p \\\\|^2"
+
+        msgid "The IK of the arm."
+        msgstr "机械臂的解。"
+        """)
+    findings = _planted(tmp_path, text=text)
+    assert [(f.kind, f.msgid) for f in findings] == [("term", "The IK of the arm.")], findings

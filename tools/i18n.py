@@ -90,6 +90,7 @@ TERM_PATTERNS = {
 _ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
 _CODE = re.compile(r"(?<![}`])`([^`]+)`")
 _MATH = re.compile(r"(?<![\\$])\$([^$]+)\$")
+_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
 _URL = re.compile(r"https?://\S+")
 # English prose: four or more words in a row (after maths, code, roles and URLs are taken out)
 _PROSE = re.compile(r"\b[A-Za-z][a-z'-]*(?:[ ,]+[A-Za-z][a-z'-]*){3,}")
@@ -218,7 +219,11 @@ def check_messages(doc, messages, *, pot_ids=None, terms=None):
             if prose:
                 out.append(Finding(doc, "english", mid, f"English prose left in the translation: {prose[0]!r}"))
             for en, (pattern, zh) in (terms or {}).items():
-                if pattern.search(_ROLE.sub(" ", _CODE.sub(" ", mid))) and zh not in mstr:
+                # terms are prose: maths (an index a_{ik} is not "IK"), code and role targets are left out
+                english = _MATH.sub(" ", _DISPLAY_MATH.sub(" ", _ROLE.sub(" ", _CODE.sub(" ", mid))))
+                # a message kept verbatim (an equation block, a number) has no prose to translate; prose copied
+                # verbatim is caught by the English-prose check above
+                if pattern.search(english) and zh not in mstr and mstr != mid:
                     out.append(Finding(doc, "term", mid, f"{en!r} must be translated {zh!r} (book/glossary.md)"))
     return out
 

@@ -251,3 +251,26 @@ def test_terms_are_looked_for_in_prose_only(tmp_path):
         """)
     findings = _planted(tmp_path, text=text)
     assert [(f.kind, f.msgid) for f in findings] == [("term", "The IK of the arm.")], findings
+
+
+def test_a_fuzzy_header_fails_and_update_clears_it(tmp_path):
+    """sphinx-intl marks a new catalogue's header fuzzy; the edition allows no fuzzy entry at all."""
+    text = textwrap.dedent("""\
+        #, fuzzy
+        msgid ""
+        msgstr ""
+        "Content-Type: text/plain; charset=UTF-8\\n"
+
+        msgid "Forward kinematics of the five-bar."
+        msgstr "五连杆的正运动学。"
+        """)
+    findings = _planted(tmp_path, text=text)
+    assert [(f.kind, f.msgid) for f in findings] == [("fuzzy", "")]
+    po = tmp_path / "po" / "book" / "page.po"
+    assert i18n.clear_header_fuzzy(po) and not i18n.header_fuzzy(po)
+    assert _planted(tmp_path / "2", text=po.read_text(encoding="utf-8")) == []
+    assert i18n.read_catalog(po) == [("Forward kinematics of the five-bar.", "五连杆的正运动学。", False)]
+
+
+def test_no_committed_catalogue_has_a_fuzzy_mark():
+    assert not [p for p in i18n.PO_DIR.rglob("*.po") if "#, fuzzy" in p.read_text(encoding="utf-8")]

@@ -120,6 +120,23 @@ def read_catalog(path):
     return [(m.id, m.string or "", m.fuzzy) for m in cat if m.id]
 
 
+_HEADER_FUZZY = re.compile(r'^#, fuzzy\n(?=msgid ""\n)', re.M)
+
+
+def header_fuzzy(path) -> bool:
+    """True when the catalogue's header entry is marked ``#, fuzzy`` (sphinx-intl marks new catalogues so)."""
+    return bool(_HEADER_FUZZY.search(Path(path).read_text(encoding="utf-8")))
+
+
+def clear_header_fuzzy(path) -> bool:
+    """Drop the header's ``#, fuzzy`` mark (the header is metadata, not a translation); True if it was there."""
+    text = Path(path).read_text(encoding="utf-8")
+    new = _HEADER_FUZZY.sub("", text, count=1)
+    if new != text:
+        Path(path).write_text(new, encoding="utf-8")
+    return new != text
+
+
 def toc_docs(toc=ROOT / "_toc.yml"):
     """Document names of the table of contents, in order."""
     data = yaml.safe_load(Path(toc).read_text(encoding="utf-8"))
@@ -259,6 +276,8 @@ def check(*, complete=False, pot_dir=None, po_dir=PO_DIR, pending_file=PENDING, 
             )
             continue
         found = check_messages(doc, messages, pot_ids=pot_ids, terms=terms)
+        if header_fuzzy(po):  # `update` clears it; a fuzzy entry of any kind fails the edition
+            found.append(Finding(doc, "fuzzy", "", "the catalogue header is marked #, fuzzy: delete that line"))
         if doc in pending:
             if not any(f.kind in ("untranslated", "fuzzy", "missing") for f in found):
                 out.append(Finding(doc, "pending-complete", "", "translated: remove it from locales/zh_CN/pending.txt"))
@@ -372,6 +391,8 @@ def update():
     for po in PO_DIR.rglob("*.po"):
         if str(po.relative_to(PO_DIR).with_suffix("")) not in docs:
             po.unlink()
+        else:
+            clear_header_fuzzy(po)
 
 
 def report(findings, *, complete=False):

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from robokin import robots
+from robokin.checks import jacobian_fd
 from robokin.dynamics import SerialDynamics
 from robokin.errors import UnreachableError
 from robokin.results import IKResult, SimResult
@@ -183,16 +184,6 @@ def test_ik_rejects_wrong_shapes(kin):
         kin.mech.ik(x[..., :-1])
 
 
-def _fd_columns(f, q, h=1e-6):
-    """Central-difference derivative of f at q, one column per joint (f returns a flat vector)."""
-    cols = []
-    for i in range(q.shape[-1]):
-        e = np.zeros_like(q)
-        e[i] = h
-        cols.append((f(q + e) - f(q - e)) / (2 * h))
-    return np.stack(cols, -1)
-
-
 def test_jacobian_is_the_derivative_of_fk(kin):
     """``jacobian`` is the derivative of ``fk`` (position rows for the UR5, whose angular rows are tested in
     test_serial.py); for the Stewart platform it is the derivative of ``ik`` (leg rates from the twist)."""
@@ -202,7 +193,7 @@ def test_jacobian_is_the_derivative_of_fk(kin):
         # a parallel mechanism's Jacobian is taken at the pose and maps task rates to joint (leg) rates: the
         # pose-rate form is the derivative of ik; jacobian() itself maps the twist [v; omega] (chapter 9)
         pose = kin.targets(rng)[0]
-        fd = _fd_columns(lambda x: m.ik(x).q, pose)
+        fd = jacobian_fd(lambda x: m.ik(x).q, pose)
         np.testing.assert_allclose(m.jacobian_pose_rates(pose), fd, atol=1e-8)
         E = np.eye(6)
         E[3:, 3:] = zyx_rate_matrix(pose[3:], frame="world")
@@ -217,10 +208,10 @@ def test_jacobian_is_the_derivative_of_fk(kin):
     q = res.q[np.argmax(res.valid)] if m.default_branch == "all" else res.q
     J = m.jacobian(q)
     if kin.name == "UR5":
-        fd = _fd_columns(lambda qq: m.fk(qq)[:3, 3], q)
+        fd = jacobian_fd(lambda qq: m.fk(qq)[..., :3, 3], q)
         np.testing.assert_allclose(J[:3], fd, atol=1e-8)
     else:
-        fd = _fd_columns(lambda qq: m.fk(qq), q)
+        fd = jacobian_fd(m.fk, q)
         np.testing.assert_allclose(J, fd, atol=1e-8)
 
 

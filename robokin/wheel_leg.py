@@ -306,12 +306,9 @@ class WheelLegDynamics:
         >>> bool(g[1] < 0)  # gravity pulls a forward-leaning leg further forward
         True
         """
-        p = self.params
         q = as_array(q, "q", trailing=(3,))
-        L = _length(L0)
-        gth = -p.g * (0.5 * p.m_l + p.m_b) * L * np.sin(q[..., 1])
-        gph = -p.g * p.m_b * p.l_c * np.sin(q[..., 2])
-        return np.stack(np.broadcast_arrays(np.zeros_like(gth), gth, gph), axis=-1)
+        # h at rest with no leg stroke and no push is the gravity term alone: one formula, in _h
+        return _h(self.params, q, np.zeros_like(q), _length(L0), 0.0, 0.0, 0.0, self.params.g)
 
     def input_matrix(self) -> np.ndarray:
         """Input matrix ``B`` (3, 2) mapping ``[T, Tp]`` to generalised forces on ``[x, theta, phi]``.

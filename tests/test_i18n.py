@@ -272,5 +272,36 @@ def test_a_fuzzy_header_fails_and_update_clears_it(tmp_path):
     assert i18n.read_catalog(po) == [("Forward kinematics of the five-bar.", "五连杆的正运动学。", False)]
 
 
+def test_clearing_the_header_keeps_a_long_messages_fuzzy_mark(tmp_path):
+    """A wrapped message also opens with `msgid ""`: only the header's mark may go, or changed English slips through."""
+    text = textwrap.dedent("""\
+        msgid ""
+        msgstr ""
+        "Content-Type: text/plain; charset=UTF-8\\n"
+
+        #, fuzzy
+        msgid ""
+        "Forward kinematics of the five-bar, "
+        "now with a second clause."
+        msgstr "五连杆的正运动学。"
+        """)
+    po = tmp_path / "page.po"
+    po.write_text(text, encoding="utf-8")
+    assert not i18n.header_fuzzy(po)
+    assert not i18n.clear_header_fuzzy(po) and po.read_text(encoding="utf-8") == text
+    findings = _planted(tmp_path / "2", text=text)
+    assert [f.kind for f in findings] == ["fuzzy"], findings
+
+
+# (opening, its escaped form as written in a .po file, where a backslash is doubled)
+@pytest.mark.parametrize("start,escaped", [("1. ", "1\\\\. "), ("2) ", "2\\\\) "), ("- ", "\\\\- "), ("# ", "\\\\# ")])
+def test_a_translation_opening_with_a_block_marker_fails(tmp_path, start, escaped):
+    """`1. 时间步长过大` for a heading `1. Timestep too large` is read as a list item and Sphinx keeps the English."""
+    text = 'msgid "1. Timestep too large"\nmsgstr "{}时间步长过大"\n'
+    findings = _planted(tmp_path, text=text.format(start))
+    assert [(f.kind, f.msgid) for f in findings] == [("markup", "1. Timestep too large")], findings
+    assert _planted(tmp_path / "ok", text=text.format(escaped)) == []
+
+
 def test_no_committed_catalogue_has_a_fuzzy_mark():
     assert not [p for p in i18n.PO_DIR.rglob("*.po") if "#, fuzzy" in p.read_text(encoding="utf-8")]

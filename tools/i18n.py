@@ -92,6 +92,8 @@ _CODE = re.compile(r"(?<![}`])`([^`]+)`")
 _MATH = re.compile(r"(?<![\\$])\$([^$]+)\$")
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
 _URL = re.compile(r"https?://\S+")
+#: a line opening that makes Markdown read a block (list item, heading, quote) where a heading's text was meant
+_BLOCK_START = re.compile(r"\s*(?:\d{1,9}[.)]|[-*+]|#{1,6}|>)(?:\s|$)")
 # English prose: four or more words in a row (after maths, code, roles and URLs are taken out)
 _PROSE = re.compile(r"\b[A-Za-z][a-z'-]*(?:[ ,]+[A-Za-z][a-z'-]*){3,}")
 
@@ -120,7 +122,9 @@ def read_catalog(path):
     return [(m.id, m.string or "", m.fuzzy) for m in cat if m.id]
 
 
-_HEADER_FUZZY = re.compile(r'^#, fuzzy\n(?=msgid ""\n)', re.M)
+# the header is the entry whose msgid is empty: `msgid ""` directly followed by `msgstr`; a long message also opens with
+# `msgid ""` but continues with its text, and its fuzzy mark must stay
+_HEADER_FUZZY = re.compile(r'^#, fuzzy\n(?=msgid ""\nmsgstr )', re.M)
 
 
 def header_fuzzy(path) -> bool:
@@ -227,6 +231,16 @@ def check_messages(doc, messages, *, pot_ids=None, terms=None):
         if fuzzy:
             out.append(
                 Finding(doc, "fuzzy", mid, "check the translation against the changed English, then drop #, fuzzy")
+            )
+        if _BLOCK_START.match(mstr):
+            out.append(
+                Finding(
+                    doc,
+                    "markup",
+                    mid,
+                    "starts with a Markdown list/heading/quote marker: Sphinx parses the translation as that block"
+                    " and drops it (a heading stays English); escape it, e.g. `1\\.`",
+                )
             )
         lost = _diff(_kept(mid), _kept(mstr))
         if lost:

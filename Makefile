@@ -1,5 +1,6 @@
 # robokin: two commands do all set-up on a fresh machine with Python >= 3.11 and make:
-#   make book   create .venv, install, execute every chapter, build the site into _build/html
+#   make book   create .venv, install, execute every chapter, build the site into _build/html (English) and
+#               _build/html/zh (Chinese edition, from the same run)
 #   make test   create .venv, install, run unit tests, doctests, nbstripout check and every notebook
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
@@ -11,10 +12,11 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 
-.PHONY: help book test lint format unit notebooks lab clean chapter bench report publish check-site check-lab
+.PHONY: help book test lint format unit notebooks lab i18n-update i18n-check clean chapter bench report publish check-site check-lab
 
 help:
-	@echo "make book    build the course site into _build/html (strict: zero warnings)"
+	@echo "make book    build the course site into _build/html and its Chinese edition into _build/html/zh (strict)"
+	@echo "make i18n-update / i18n-check   after an English change: update locales/zh_CN/*.po / check them"
 	@echo "make test    unit tests, doctests, nbstripout check, every notebook under nbval"
 	@echo "make check-site  build the book, then test every page (desktop and phone) in headless Chromium"
 	@echo "make format  apply ruff's formatter and safe lint fixes (make test checks both)"
@@ -53,7 +55,17 @@ book: $(VENV)/.stamp-book
 	rm -rf _build/html _build/.doctrees
 	mkdir -p _build
 	$(BIN)/jupyter-book build . -W -n --keep-going 2>&1 | tee _build/build.log
-	@echo "Site built: _build/html/index.html"
+	@# the Chinese edition (中文版) from the same pages and this run's executed notebooks: no second execution
+	$(PY) tools/i18n.py build-zh 2>&1 | tee _build/build-zh.log
+	@echo "Site built: _build/html/index.html (English), _build/html/zh/index.html (中文)"
+
+# After changing English text: new and changed messages into locales/zh_CN/*.po (then translate, make i18n-check).
+i18n-update: $(VENV)/.stamp-book
+	$(PY) tools/i18n.py extract
+	$(PY) tools/i18n.py update
+
+i18n-check: $(VENV)/.stamp-book
+	$(PY) tools/i18n.py check
 
 LINTED := robokin tests benchmarks tools notebooks
 
@@ -85,7 +97,10 @@ check-site: $(VENV)/.stamp-site book
 	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 	  { echo "install Chromium (Debian package 'chromium') to run the browser test"; exit 2; }
-	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py -m site -p no:nbval -p no:randomly -v
+	@fc-list ':lang=zh-cn' family | grep -q . || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; } || \
+	  { echo "install a CJK font (Debian package 'fonts-noto-cjk') to test the Chinese pages"; exit 2; }
+	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py tests/test_site_zh.py -m site -p no:nbval -p no:randomly -v
 	@echo "Screenshots: _build/screenshots/"
 
 # JupyterLab in notebooks/ (jupyterlab-myst renders the chapters' MyST). The editable install is redone (without

@@ -305,3 +305,9 @@ def test_a_translation_opening_with_a_block_marker_fails(tmp_path, start, escape
 
 def test_no_committed_catalogue_has_a_fuzzy_mark():
     assert not [p for p in i18n.PO_DIR.rglob("*.po") if "#, fuzzy" in p.read_text(encoding="utf-8")]
+
+
+def test_update_of_named_pages_refuses_an_unknown_page(tmp_path):
+    (tmp_path / "pot").mkdir()
+    with pytest.raises(SystemExit, match="not pages of _toc.yml: notebooks/99_nope"):
+        i18n.update(tmp_path / "pot", ["notebooks/99_nope"])

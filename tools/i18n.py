@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -361,7 +362,9 @@ def _clean_template(path):
 
 def extract(pot_dir=POT_DIR):
     """gettext templates of every page into ``pot_dir`` (notebooks are read, not executed)."""
-    out = BUILD / "i18n-gettext"
+    pot_dir = Path(pot_dir)
+    # its own scratch build beside each template directory: two extractions can run at once
+    out = BUILD / "i18n-gettext" if pot_dir == POT_DIR else pot_dir.with_name(pot_dir.name + "-build")
     out.mkdir(parents=True, exist_ok=True)
     (out / "_config.yml").write_text(yaml.safe_dump(_book_config(language="en", execute="off"), allow_unicode=True))
     code, _ = _run(
@@ -383,7 +386,6 @@ def extract(pot_dir=POT_DIR):
     # glue keys do not resolve without outputs; those warnings are expected here, anything else is not
     if code != 0 or not (out / "_build" / "gettext").is_dir():
         sys.exit(f"gettext build failed: see {out / 'build.log'}")
-    pot_dir = Path(pot_dir)
     if pot_dir.exists():
         shutil.rmtree(pot_dir)
     shutil.copytree(out / "_build" / "gettext", pot_dir)
@@ -393,17 +395,31 @@ def extract(pot_dir=POT_DIR):
     print(f"{n} messages in {len(list(pot_dir.rglob('*.pot')))} catalogues: {pot_dir}")
 
 
-def update():
-    """Merge fresh templates into the .po files (new messages empty, changed ones fuzzy)."""
-    if not POT_DIR.exists():
+def update(pot_dir=POT_DIR, docs=None):
+    """Merge fresh templates into the .po files (new messages empty, changed ones fuzzy).
+
+    ``docs``: only these pages' catalogues (e.g. ``["notebooks/03_five_bar_leg"]``); default every page.
+    """
+    pot_dir = Path(pot_dir)
+    if not pot_dir.exists():
         sys.exit("no templates: run `tools/i18n.py extract` first")
-    subprocess.run(
-        [BIN / "sphinx-intl", "update", "-p", POT_DIR, "-d", LOCALES, "-l", LANG, "-w", "120"], cwd=ROOT, check=True
-    )
+    toc = set(toc_docs())
+    unknown = sorted(set(docs or ()) - toc)
+    if unknown:
+        sys.exit(f"not pages of _toc.yml: {', '.join(unknown)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        source = pot_dir
+        if docs:  # sphinx-intl merges every template it is given: give it only these
+            source = Path(tmp)
+            for doc in docs:
+                (source / doc).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(pot_dir / f"{doc}.pot", source / f"{doc}.pot")
+        subprocess.run(
+            [BIN / "sphinx-intl", "update", "-p", source, "-d", LOCALES, "-l", LANG, "-w", "120"], cwd=ROOT, check=True
+        )
     # sphinx-intl writes a catalogue for every template; keep only those of the table of contents
-    docs = set(toc_docs())
     for po in PO_DIR.rglob("*.po"):
-        if str(po.relative_to(PO_DIR).with_suffix("")) not in docs:
+        if str(po.relative_to(PO_DIR).with_suffix("")) not in toc:
             po.unlink()
         else:
             clear_header_fuzzy(po)
@@ -549,23 +565,29 @@ def build_zh():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("extract", help="gettext templates into _build/gettext")
-    sub.add_parser("update", help="merge the templates into locales/zh_CN (sphinx-intl update)")
+    pot_help = "template directory (default _build/gettext; give each concurrent checkout its own)"
+    e = sub.add_parser("extract", help="gettext templates into _build/gettext")
+    e.add_argument("--pot", type=Path, default=POT_DIR, help=pot_help)
+    u = sub.add_parser("update", help="merge the templates into locales/zh_CN (sphinx-intl update)")
+    u.add_argument("--pot", type=Path, default=POT_DIR, help=pot_help)
+    u.add_argument("docs", nargs="*", help="only these pages, e.g. notebooks/03_five_bar_leg (default: all)")
     c = sub.add_parser("check", help="fail listing untranslated, fuzzy or inconsistent messages")
+    c.add_argument("--pot", type=Path, default=POT_DIR, help=pot_help)
     c.add_argument("--complete", action="store_true", help="no pending pages: every page must be translated")
     c.add_argument("--no-extract", action="store_true", help="check the committed .po files only (no templates)")
     sub.add_parser("build-zh", help="extract, check, and build the Chinese site into _build/html/zh")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     if args.cmd == "extract":
-        extract()
+        extract(args.pot.resolve())
     elif args.cmd == "update":
-        update()
+        update(args.pot.resolve(), args.docs)
     elif args.cmd == "check":
         if not args.no_extract:
-            extract()
+            extract(args.pot.resolve())
         return report(
-            check(complete=args.complete, pot_dir=None if args.no_extract else POT_DIR), complete=args.complete
+            check(complete=args.complete, pot_dir=None if args.no_extract else args.pot.resolve()),
+            complete=args.complete,
         )
     elif args.cmd == "build-zh":
         build_zh()

@@ -71,6 +71,16 @@ CORE_TERMS = {
     "gimbal lock": "万向节锁",
     "mass matrix": "质量矩阵",
     "odometry": "里程计",
+    "wrist singularity": "腕部奇异",
+    "warm start": "热启动",
+    "initial guess": "初值",
+    "closed chain": "闭链",
+    "waypoint": "路径点",
+    "jerk": "加加速度",
+    "gravity compensation": "重力补偿",
+    "inverse dynamics": "逆动力学",
+    "forward dynamics": "正动力学",
+    "regressor": "回归矩阵",
 }
 
 #: English patterns of the core terms (plurals and the usual variants); default: the term itself, plural allowed.
@@ -84,6 +94,7 @@ TERM_PATTERNS = {
     "wheel-legged robot": r"\bwheel-legged\b",
     "mecanum wheel": r"\bmecanum\b",
     "homogeneous transform": r"\bhomogeneous transforms?\b",
+    "warm start": r"\bwarm[- ]start(?:s|ed|ing)?\b",
 }
 
 # What a translation must keep exactly: glue roles (the numbers), inline maths, inline code, and the target of

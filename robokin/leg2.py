@@ -1,4 +1,6 @@
-"""Planar two-link leg of a quadruped: FK, closed-form IK, Jacobian, calibration, trot gait.
+"""Planar two-link leg of a quadruped: FK, closed-form IK, Jacobian, calibration, trot gait, and the command
+stream to the motors (warm-started numerical IK along a trajectory, smoothing with a foot-error check, a
+late or jittery control loop).
 
 Frames and conventions (chapter 2):
 
@@ -28,10 +30,12 @@ from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import least_squares
+from scipy.optimize import least_squares, root
+from scipy.signal import savgol_filter
 
 from ._primitives import wrap
-from ._validate import MAX_THRESHOLD, as_array, choice, finite_scalar, on_unreachable_mode, positive
+from ._validate import MAX_THRESHOLD, as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
+from .checks import CheckReport, check_errors
 from .errors import SingularityWarning, UnreachableError
 from .results import IKResult
 
@@ -44,6 +48,9 @@ __all__ = [
     "gait_state",
     "foot_offset",
     "foot_targets",
+    "ik_track",
+    "smooth_joint_path",
+    "hold_commands",
 ]
 
 _REACH_TOL = 1e-12  # slack on cos(theta2) so targets made by FK exactly on the boundary stay reachable
@@ -666,3 +673,250 @@ def foot_targets(
         raise ValueError(f"neutral must have shape (2,) or ({ph.shape[-1]}, 2), got {nb.shape}")
     stance, _ = gait_state(ph, duty=duty)
     return nb + foot_offset(ph, duty=duty, period=period, v_body=v_body, height=height), stance
+
+
+# -- the command stream: numerical IK along a trajectory, smoothing, a late loop -------------
+_MAX_NFEV = 10_000  # refuse larger iteration budgets: a 2-joint solve that needs more has failed
+
+
+def ik_track(
+    leg: TwoLinkLeg,
+    p: ArrayLike,
+    *,
+    q0: ArrayLike,
+    warm_start: bool = True,
+    method: Literal["lm", "hybr"] = "lm",
+    tol: float = 1e-9,
+    max_nfev: int = 200,
+) -> IKResult:
+    """Numerical IK of a foot trajectory, frame by frame, with or without a warm start.
+
+    Each frame solves ``fk(q) - p_k = 0`` (eq. ``eq-ch02-fk``) with ``scipy.optimize.root`` and the analytic
+    Jacobian (eq. ``eq-ch02-jac``): ``method="lm"`` is MINPACK's Levenberg-Marquardt (as
+    ``scipy.optimize.least_squares(method="lm")``), ``method="hybr"`` MINPACK's hybrid Powell method (as
+    ``scipy.optimize.fsolve``). The initial guess of frame ``k`` is the solution of frame ``k - 1`` when
+    ``warm_start`` (``q0`` for the first frame), and ``q0`` for every frame otherwise (a cold start). The
+    solver's own tolerance is 1e-12 (relative step); ``tol`` is the bar on the foot error that decides ``valid``.
+
+    Parameters
+    ----------
+    leg : TwoLinkLeg
+        The leg (its joint limits count for ``valid``).
+    p : array_like, shape (N, 2)
+        Foot targets ``[x, z]`` (m, hip frame), in time order.
+    q0 : array_like, shape (2,)
+        Initial guess ``[theta1, theta2]`` (rad), keyword-only.
+    warm_start : bool, keyword-only
+        Start each frame from the previous frame's solution (default) or always from ``q0``.
+    method : {"lm", "hybr"}, keyword-only
+        MINPACK solver, see above.
+    tol : float, keyword-only
+        A frame is ``valid`` when its foot error ``|fk(q) - p|`` is at most ``tol`` (m) and ``q`` is within the
+        joint limits.
+    max_nfev : int, keyword-only
+        Budget of residual evaluations per frame (at most 10 000).
+
+    Returns
+    -------
+    IKResult
+        ``q`` (N, 2) wrapped to ``[-pi, pi)`` (the last iterate where a frame failed), ``valid`` (N,),
+        ``residual`` (N,) foot error (m), ``branch`` ``"seeded"`` (the solver picks the branch whose basin holds
+        the guess: compare with :meth:`TwoLinkLeg.ik` to see which), ``iterations`` (N,) residual evaluations,
+        ``reason`` (N,) ``"converged"``, ``"foot error above tol"`` or ``"outside joint limits"``.
+
+    Raises
+    ------
+    ValueError
+        ``leg`` not a :class:`TwoLinkLeg`, bad shapes, non-finite input, unknown ``method``, bad ``tol`` or
+        ``max_nfev``.
+
+    Examples
+    --------
+    >>> leg = TwoLinkLeg(0.21, 0.19)
+    >>> p = leg.fk(np.stack([np.linspace(-0.3, 0.3, 5), np.full(5, 1.2)], axis=-1))
+    >>> res = ik_track(leg, p, q0=[0.0, 1.0])
+    >>> bool(res.valid.all()), bool(np.allclose(res.q, leg.ik(p).q, atol=1e-10)), res.branch
+    (True, True, 'seeded')
+    """
+    if not isinstance(leg, TwoLinkLeg):
+        raise ValueError(f"leg must be a TwoLinkLeg, got {type(leg).__name__}")
+    p = as_array(p, "p", trailing=(2,))
+    if p.ndim != 2 or p.shape[0] == 0:
+        raise ValueError(f"p must be a trajectory of foot targets, shape (N, 2) with N >= 1, got {p.shape}")
+    q0 = as_array(q0, "q0", trailing=(2,))
+    if q0.shape != (2,):
+        raise ValueError(f"q0 must be one guess [theta1, theta2], shape (2,), got {q0.shape}")
+    if not isinstance(warm_start, (bool, np.bool_)):
+        raise ValueError(f"warm_start must be True or False, got {warm_start!r}")
+    method = choice(method, "method", ("lm", "hybr"))
+    tol = positive(tol, "tol")
+    max_nfev = integer(max_nfev, "max_nfev", minimum=1)
+    if max_nfev > _MAX_NFEV:
+        raise ValueError(f"max_nfev must be at most {_MAX_NFEV}, got {max_nfev}")
+    opts = (
+        {"xtol": 1e-12, "maxfev": max_nfev} if method == "hybr" else {"xtol": 1e-12, "ftol": 1e-12, "maxiter": max_nfev}
+    )
+
+    def fun(q, target):
+        return leg._fk(q) - target, leg.jacobian(q)
+
+    n = p.shape[0]
+    q = np.empty((n, 2))
+    nfev = np.empty(n, dtype=int)
+    guess = q0
+    for k in range(n):
+        sol = root(fun, guess, args=(p[k],), jac=True, method=method, options=opts)
+        x = np.asarray(sol.x, dtype=float)
+        if not np.all(np.isfinite(x)):  # cannot happen with finite input; never carry a NaN forward
+            x = np.asarray(guess, dtype=float)
+        q[k] = x
+        nfev[k] = int(sol.nfev)
+        if warm_start:
+            guess = x
+    q = wrap(q)
+    residual = np.linalg.norm(leg._fk(q) - p, axis=-1)
+    close = residual <= tol
+    inside = leg._within(q)
+    reason = np.where(close, np.where(inside, "converged", "outside joint limits"), "foot error above tol")
+    return IKResult(
+        q=q, valid=close & inside, residual=residual, branch="seeded", iterations=nfev, reason=reason.astype(str)
+    )
+
+
+def smooth_joint_path(
+    leg: TwoLinkLeg,
+    q: ArrayLike,
+    *,
+    p: ArrayLike,
+    window: int,
+    tol: float,
+    polyorder: int = 3,
+    raise_on_fail: bool = True,
+) -> tuple[np.ndarray, CheckReport]:
+    """Savitzky-Golay smoothing of a joint-angle sequence, checked against a foot-error bound.
+
+    Each joint angle, unwrapped along time, is replaced by the value at the centre of a least-squares polynomial
+    of degree ``polyorder`` fitted over ``window`` consecutive samples (``scipy.signal.savgol_filter``,
+    ``mode="interp"`` at the ends); polynomials of that degree pass unchanged. The smoothed angles are wrapped
+    back to ``[-pi, pi)`` and the foot error ``|fk(q_smooth) - p|`` is checked against ``tol`` at every sample.
+
+    Parameters
+    ----------
+    leg : TwoLinkLeg
+    q : array_like, shape (N, ..., 2)
+        Joint angles (rad) sampled at a fixed rate, time on axis 0.
+    p : array_like, shape (N, ..., 2)
+        The foot targets the sequence must still reach (m, hip frame), keyword-only.
+    window : int
+        Window length in samples: odd, greater than ``polyorder``, at most ``N``.
+    tol : float
+        Foot-error bound (m).
+    polyorder : int
+        Polynomial degree, ``0 <= polyorder < window`` (default 3).
+    raise_on_fail : bool
+        Raise :class:`~robokin.checks.CheckFailed` when the bound is exceeded (default) or just report it.
+
+    Returns
+    -------
+    q_smooth : ndarray, shape (N, ..., 2)
+    report : CheckReport
+        The foot-error check (max error, where, bound).
+
+    Examples
+    --------
+    >>> leg = TwoLinkLeg(0.21, 0.19)
+    >>> t = np.linspace(0, 1, 101)
+    >>> q = np.stack([0.3 * np.sin(2 * np.pi * t), 1.2 + 0.2 * np.cos(2 * np.pi * t)], axis=-1)
+    >>> noisy = q + np.random.default_rng(0).normal(0, 1e-3, q.shape)
+    >>> qs, rep = smooth_joint_path(leg, noisy, p=leg.fk(q), window=11, tol=1e-3)
+    >>> rep.passed, bool(np.abs(qs - q).max() < np.abs(noisy - q).max())
+    (True, True)
+    """
+    if not isinstance(leg, TwoLinkLeg):
+        raise ValueError(f"leg must be a TwoLinkLeg, got {type(leg).__name__}")
+    q = as_array(q, "q", trailing=(2,))
+    p = as_array(p, "p", trailing=(2,))
+    if q.ndim < 2 or p.shape != q.shape:
+        raise ValueError(f"q and p must both have shape (N, ..., 2) with time on axis 0; got {q.shape} and {p.shape}")
+    n = q.shape[0]
+    window = integer(window, "window", minimum=1)
+    polyorder = integer(polyorder, "polyorder", minimum=0)
+    if window % 2 == 0 or window > n or polyorder >= window:
+        raise ValueError(
+            f"window must be odd, at most the {n} samples and greater than polyorder={polyorder}, got {window}"
+        )
+    q_s = wrap(savgol_filter(np.unwrap(q, axis=0), window, polyorder, axis=0, mode="interp"))
+    err = np.linalg.norm(leg._fk(q_s) - p, axis=-1)
+    rep = check_errors(
+        f"foot error after smoothing (Savitzky-Golay, {window} samples, degree {polyorder})",
+        err,
+        tol=tol,
+        unit="m",
+        raise_on_fail=raise_on_fail,
+    )
+    return q_s, rep
+
+
+def hold_commands(
+    q_cmd: ArrayLike, *, dt: float, lateness: ArrayLike, t: ArrayLike, deadline: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Joint command in force at times ``t`` when a fixed-rate loop applies its commands late.
+
+    The loop computes command ``k`` for the nominal tick ``k dt`` and applies it at ``k dt + lateness[k]``;
+    a command later than ``deadline`` is dropped (a missed tick) and the previous command stays in force. The
+    motors are taken as ideal position servos (each applied command is reached at once), so the joints hold
+    the last applied command: a zero-order hold. The joints start at ``q_cmd[0]`` (in force from ``t = 0``,
+    whatever its lateness).
+
+    Parameters
+    ----------
+    q_cmd : array_like, shape (N, ..., 2)
+        Commands ``[theta1, theta2]`` (rad) computed for the ticks ``k dt``, ``k = 0 .. N-1``.
+    dt : float
+        Loop period (s), keyword-only.
+    lateness : array_like, shape (R..., N)
+        Delay of each tick's command (s, >= 0); leading axes are independent draws.
+    t : array_like, shape (M...)
+        Times at which to read the joints (s, >= 0).
+    deadline : float, optional
+        Latest accepted delay (s), in ``(0, dt]``; default ``dt``. Within it the application order is the tick
+        order.
+
+    Returns
+    -------
+    q : ndarray, shape (R..., M..., N-trailing...)
+        Command in force at each time (shape of one command after the time axes).
+    age : ndarray, shape (R..., M...)
+        ``t - k dt`` for the tick ``k`` in force (s): how old the target is. On time it is below ``dt``; a delay
+        ``L`` adds up to ``L``, each missed tick adds ``dt``.
+
+    Examples
+    --------
+    >>> q_cmd = np.array([[0.0, 1.0], [0.1, 1.0], [0.2, 1.0]])
+    >>> q, age = hold_commands(q_cmd, dt=0.01, lateness=[0.0, 0.004, 0.02], t=[0.012, 0.015, 0.025])
+    >>> q[:, 0], np.round(age, 6)  # tick 1 lands at 0.014 s; tick 2 misses the deadline
+    (array([0. , 0.1, 0.1]), array([0.012, 0.005, 0.015]))
+    """
+    q_cmd = as_array(q_cmd, "q_cmd", trailing=(2,))
+    if q_cmd.ndim < 2 or q_cmd.shape[0] == 0:
+        raise ValueError(f"q_cmd must have shape (N, ..., 2) with N >= 1 ticks on axis 0, got {q_cmd.shape}")
+    n = q_cmd.shape[0]
+    dt = positive(dt, "dt")
+    deadline = dt if deadline is None else positive(deadline, "deadline")
+    if deadline > dt:
+        raise ValueError(f"deadline must be in (0, dt] = (0, {dt:g}] s, got {deadline:g}")
+    late = as_array(lateness, "lateness", trailing=(n,))
+    if np.any(late < 0):
+        raise ValueError("lateness must be >= 0 s (a command cannot be applied before its tick)")
+    t = as_array(t, "t")
+    if np.any(t < 0):
+        raise ValueError("t must be >= 0 s (the loop starts at t = 0)")
+    ticks = np.arange(n) * dt
+    applied = np.where(late <= deadline, ticks + late, np.inf)
+    # the command in force is the last applied tick with a_k <= t; a reverse running minimum makes the
+    # application times non-decreasing without changing that answer, so searchsorted finds it
+    mono = np.minimum.accumulate(applied[..., ::-1], axis=-1)[..., ::-1]
+    flat = mono.reshape(-1, n)
+    idx = np.stack([np.searchsorted(m, t.ravel(), side="right") - 1 for m in flat])
+    idx = np.maximum(idx, 0).reshape(late.shape[:-1] + t.shape)
+    return q_cmd[idx], t - idx * dt

@@ -21,6 +21,9 @@ from robokin.leg2 import (
     foot_targets,
     gait_phase,
     gait_state,
+    hold_commands,
+    ik_track,
+    smooth_joint_path,
 )
 from robokin.results import IKResult
 from robokin.transforms import wrap_to_pi
@@ -657,3 +660,258 @@ def test_no_validation_in_the_mechanism_module():
 
     for gone in ("validate", "_knee_array"):
         assert not hasattr(leg2, gone), gone
+
+
+# -- command stream: ik_track ------------------------------------------------------------------
+def _arc(n=60, th2=1.2, lo=-0.4, hi=0.4):
+    """Foot targets along an arc swept by the hip at a fixed knee angle (knee-back)."""
+    q = np.stack([np.linspace(lo, hi, n), np.full(n, th2)], axis=-1)
+    return LEG.fk(q), q
+
+
+@pytest.mark.parametrize("method", ["lm", "hybr"])
+def test_ik_track_warm_start_matches_closed_form(method):
+    p, q = _arc()
+    res = ik_track(LEG, p, q0=[0.0, 1.0], method=method)
+    assert isinstance(res, IKResult) and res.branch == "seeded"
+    assert res.valid.all() and (res.reason == "converged").all()
+    np.testing.assert_allclose(res.q, LEG.ik(p).q, atol=1e-10)
+    assert res.residual.max() <= 1e-9 and res.iterations.dtype.kind == "i" and res.iterations.min() >= 1
+
+
+def test_ik_track_cold_start_flips_branch_where_warm_start_does_not():
+    """Near full stretch, behind the hip, hybr from the standing pose lands on the knee-front branch."""
+    q_stand = LEG.ik([0.0, -0.31]).q
+    target = 0.39 * np.array([np.sin(-0.8), -np.cos(-0.8)])
+    cold = ik_track(LEG, target[None], q0=q_stand, method="hybr", warm_start=False)
+    assert cold.valid[0] and cold.q[0, 1] < 0  # reaches the foot, on the other branch
+    # warm start along a path from the standing pose to that target stays on knee-back
+    path = np.linspace([0.0, -0.31], target, 80)
+    warm = ik_track(LEG, path, q0=q_stand, method="hybr")
+    assert warm.valid.all() and (warm.q[:, 1] > 0).all()
+    np.testing.assert_allclose(warm.q, LEG.ik(path).q, atol=1e-9)
+
+
+def test_ik_track_warm_start_uses_fewer_evaluations_than_a_far_cold_start():
+    p, _ = _arc(th2=1.0, lo=-0.8, hi=0.8)
+    warm = ik_track(LEG, p, q0=LEG.ik(p[0]).q)
+    cold = ik_track(LEG, p, q0=LEG.ik(p[0]).q, warm_start=False)
+    assert warm.iterations.sum() < cold.iterations.sum()
+
+
+def test_ik_track_reports_limits_and_foot_error():
+    leg = TwoLinkLeg(L1, L2, q_min=[-1.0, 0.3], q_max=[1.0, 2.7])
+    p = leg.fk(np.array([[0.0, 1.0], [1.1, 1.0]]))  # the second solution is beyond the hip limit
+    res = ik_track(leg, p, q0=[0.0, 1.0])
+    assert res.valid.tolist() == [True, False]
+    assert res.reason.tolist() == ["converged", "outside joint limits"]
+    far = ik_track(LEG, [[0.0, -0.5]], q0=[0.0, 1.0])  # out of reach: the solver cannot close the gap
+    assert not far.valid[0] and far.reason[0] == "foot error above tol" and far.residual[0] > 0.09
+    tight = ik_track(LEG, [[0.1, -0.3]], q0=[0.0, 1.0], max_nfev=1)  # one evaluation cannot converge
+    assert not tight.valid[0] and tight.reason[0] == "foot error above tol"
+
+
+@HYP
+@given(
+    t1=st.floats(-1.0, 1.0),
+    t2=st.floats(0.3, 2.7),
+    d1=st.floats(-0.2, 0.2),
+    d2=st.floats(-0.2, 0.2),
+    method=st.sampled_from(["lm", "hybr"]),
+)
+def test_ik_track_property_warm_start_follows_the_branch(t1, t2, d1, d2, method):
+    """Short knee-back paths away from the singularity: the warm start tracks the closed form."""
+    q = np.linspace([t1, t2], [t1 + d1, float(np.clip(t2 + d2, 0.3, 2.7))], 25)
+    p = LEG.fk(q)
+    res = ik_track(LEG, p, q0=q[0], method=method)
+    assert res.valid.all()
+    np.testing.assert_allclose(wrap_to_pi(res.q - q), 0.0, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(leg="leg"), "TwoLinkLeg"),
+        (dict(p=[0.1, -0.3]), "shape"),
+        (dict(p=np.zeros((0, 2))), "N >= 1"),
+        (dict(p=[[0.1, np.nan]]), "non-finite"),
+        (dict(q0=[0.0, 1.0, 0.0]), "shape"),
+        (dict(q0=[[0.0, 1.0]]), "q0"),
+        (dict(method="newton"), "method"),
+        (dict(tol=0.0), "tol"),
+        (dict(tol=np.nan), "tol"),
+        (dict(max_nfev=0), "max_nfev"),
+        (dict(max_nfev=2.0), "max_nfev"),
+        (dict(max_nfev=10**300), "max_nfev"),
+        (dict(warm_start="yes"), "warm_start"),
+    ],
+)
+def test_ik_track_bad_input(kw, match):
+    args = dict(leg=LEG, p=[[0.1, -0.3]], q0=[0.0, 1.0])
+    args.update(kw)
+    leg, p = args.pop("leg"), args.pop("p")
+    with pytest.raises(ValueError, match=match):
+        ik_track(leg, p, **args)
+
+
+# -- command stream: smooth_joint_path -----------------------------------------------------------
+def test_smooth_joint_path_keeps_a_cubic_and_checks_the_foot():
+    s = np.linspace(0, 1, 41)[:, None]
+    q = np.hstack([-0.5 + s - 0.8 * s**3, 1.0 + 0.5 * s**2])  # cubic in time: Savitzky-Golay degree 3 keeps it
+    qs, rep = smooth_joint_path(LEG, q, p=LEG.fk(q), window=11, tol=1e-12)
+    np.testing.assert_allclose(qs, q, atol=1e-12)
+    assert rep.passed and rep.samples == 41 and rep.unit == "m"
+
+
+def test_smooth_joint_path_unwraps_across_pi():
+    """A joint passing through +-pi: smoothing the wrapped numbers would average pi and -pi to 0."""
+    q1 = np.linspace(2.9, 3.4, 31)
+    q = np.stack([wrap_to_pi(q1), np.full(31, 1.0)], axis=-1)
+    qs, rep = smooth_joint_path(LEG, q, p=LEG.fk(q), window=7, tol=1e-12)
+    np.testing.assert_allclose(wrap_to_pi(qs - q), 0.0, atol=1e-12)
+    assert rep.passed and np.all((qs >= -np.pi) & (qs < np.pi))
+
+
+def test_smooth_joint_path_flags_a_branch_flip():
+    """Averaging through a branch flip moves the foot: the check fails, and raises by default."""
+    p, _ = _arc(n=41)
+    q = LEG.ik(p).q
+    q[20] = LEG.ik(p[20], branch="knee-front").q  # one frame on the other branch: same foot, other angles
+    assert np.linalg.norm(LEG.fk(q) - p, axis=-1).max() < 1e-12
+    qs, rep = smooth_joint_path(LEG, q, p=p, window=9, tol=1e-3, raise_on_fail=False)
+    assert not rep.passed and rep.max_error > 1e-2 and 15 <= rep.worst[0] <= 25
+    with pytest.raises(checks.CheckFailed):
+        smooth_joint_path(LEG, q, p=p, window=9, tol=1e-3)
+
+
+def test_smooth_joint_path_batch_axes():
+    p, q = _arc(n=31)
+    qb, pb = np.stack([q, q + [0.1, 0.0]], axis=1), np.stack([p, LEG.fk(q + [0.1, 0.0])], axis=1)
+    qs, rep = smooth_joint_path(LEG, qb, p=pb, window=5, tol=1e-9)
+    assert qs.shape == (31, 2, 2) and rep.samples == 62
+    np.testing.assert_allclose(qs[:, 0], smooth_joint_path(LEG, q, p=p, window=5, tol=1e-9)[0])
+
+
+@HYP
+@given(
+    a=st.lists(st.floats(-2.0, 2.0), min_size=4, max_size=4),
+    b=st.lists(st.floats(-2.0, 2.0), min_size=4, max_size=4),
+    window=st.sampled_from([5, 7, 9, 15]),
+)
+def test_smooth_joint_path_property_polynomials_pass(a, b, window):
+    """Any polynomial of degree <= polyorder is unchanged (up to wrapping)."""
+    s = np.linspace(-1, 1, 31)
+    q = np.stack([np.polyval(a, s), np.polyval(b, s)], axis=-1)
+    qs, rep = smooth_joint_path(LEG, q, p=LEG.fk(q), window=window, tol=1e-9)
+    np.testing.assert_allclose(wrap_to_pi(qs - q), 0.0, atol=1e-9)
+    assert rep.passed
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(leg=None), "TwoLinkLeg"),
+        (dict(window=10), "odd"),
+        (dict(window=41), "odd"),
+        (dict(window=3, polyorder=3), "polyorder"),
+        (dict(window=2.0), "window"),
+        (dict(polyorder=-1), "polyorder"),
+        (dict(p=np.zeros((20, 2))), "shape"),
+        (dict(q=np.zeros(2), p=np.zeros(2)), "shape"),
+        (dict(q=np.full((21, 2), np.nan)), "non-finite"),
+        (dict(tol=-1.0), "tol"),
+    ],
+)
+def test_smooth_joint_path_bad_input(kw, match):
+    q = np.zeros((21, 2)) + [0.0, 1.0]
+    args = dict(leg=LEG, q=q, p=LEG.fk(q), window=5, tol=1e-3)
+    args.update(kw)
+    leg, q = args.pop("leg"), args.pop("q")
+    with pytest.raises(ValueError, match=match):
+        smooth_joint_path(leg, q, **args)
+
+
+# -- command stream: hold_commands ---------------------------------------------------------------
+def test_hold_commands_on_time_is_a_zero_order_hold():
+    q_cmd = np.stack([np.arange(10.0) / 10, np.ones(10)], axis=-1)
+    t = np.linspace(0, 0.0999, 333)
+    q, age = hold_commands(q_cmd, dt=0.01, lateness=np.zeros(10), t=t)
+    k = np.floor(t / 0.01 + 1e-9).astype(int)
+    np.testing.assert_array_equal(q, q_cmd[k])
+    np.testing.assert_allclose(age, t - 0.01 * k, atol=1e-15)
+    assert age.max() < 0.01
+
+
+def test_hold_commands_late_and_missed_ticks():
+    q_cmd = np.stack([np.arange(5.0), np.zeros(5)], axis=-1)
+    late = np.array([0.0, 0.003, 0.012, 0.0, 0.0])  # tick 2 later than the 10 ms deadline: dropped
+    q, age = hold_commands(q_cmd, dt=0.01, lateness=late, t=[0.011, 0.0135, 0.025, 0.0301])
+    assert q[:, 0].tolist() == [0.0, 1.0, 1.0, 3.0]
+    np.testing.assert_allclose(age, [0.011, 0.0035, 0.015, 0.0001], atol=1e-15)
+    q2, _ = hold_commands(q_cmd, dt=0.01, lateness=late, t=[0.025], deadline=0.002)  # tick 1 dropped too
+    assert q2[0, 0] == 0.0
+
+
+def test_hold_commands_batch_of_draws_equals_single_calls():
+    rng = np.random.default_rng(3)
+    q_cmd = rng.uniform(-1, 1, (20, 2))
+    late = rng.uniform(0, 0.012, (3, 20))
+    t = np.linspace(0, 0.25, 101)
+    q, age = hold_commands(q_cmd, dt=0.01, lateness=late, t=t)
+    assert q.shape == (3, 101, 2) and age.shape == (3, 101)
+    for r in range(3):
+        qr, ar = hold_commands(q_cmd, dt=0.01, lateness=late[r], t=t)
+        np.testing.assert_array_equal(q[r], qr)
+        np.testing.assert_array_equal(age[r], ar)
+
+
+@HYP
+@given(seed=st.integers(0, 2**32 - 1), miss=st.floats(0.0, 0.5), frac=st.floats(0.1, 1.0))
+def test_hold_commands_property_age_bound_and_foot_bound(seed, miss, frac):
+    """age <= (1 + longest run of missed ticks) dt + largest applied delay, and the foot of a
+    constant-speed line misses its target by exactly speed x age."""
+    rng = np.random.default_rng(seed)
+    n, dt = 60, 0.002
+    deadline = frac * dt
+    late = np.where(rng.random(n) < miss, deadline * 1.5, rng.uniform(0, deadline, n))
+    speed = 0.8
+
+    def p_of(tt):
+        return np.stack([-0.1 + speed * tt, np.full_like(tt, -0.3)], axis=-1)
+
+    q_cmd = LEG.ik(p_of(np.arange(n) * dt)).q
+    t = np.linspace(0, (n - 1) * dt, 997)
+    q, age = hold_commands(q_cmd, dt=dt, lateness=late, t=t, deadline=deadline)
+    missed = late > deadline
+    run = longest = 0
+    for m in missed[1:]:
+        run = run + 1 if m else 0
+        longest = max(longest, run)
+    applied = late[1:][~missed[1:]]
+    worst = (1 + longest) * dt + (applied.max() if applied.size else 0.0)
+    assert np.all(age >= 0) and age.max() <= worst + 1e-12
+    dev = np.linalg.norm(LEG.fk(q) - p_of(t), axis=-1)
+    np.testing.assert_allclose(dev, speed * age, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(q_cmd=np.zeros((4, 3))), "shape"),
+        (dict(q_cmd=np.zeros(2)), "q_cmd"),
+        (dict(dt=0.0), "dt"),
+        (dict(deadline=0.02), "deadline"),
+        (dict(deadline=-0.001), "deadline"),
+        (dict(lateness=np.zeros(3)), "lateness"),
+        (dict(lateness=[0.0, -0.001, 0.0, 0.0]), "lateness"),
+        (dict(lateness=[0.0, np.inf, 0.0, 0.0]), "non-finite"),
+        (dict(t=[-0.01]), "t must be"),
+        (dict(t=[np.nan]), "non-finite"),
+    ],
+)
+def test_hold_commands_bad_input(kw, match):
+    args = dict(q_cmd=np.zeros((4, 2)), dt=0.01, lateness=np.zeros(4), t=[0.015])
+    args.update(kw)
+    q_cmd = args.pop("q_cmd")
+    with pytest.raises(ValueError, match=match):
+        hold_commands(q_cmd, **args)

@@ -52,7 +52,7 @@ from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_
 from .errors import ConvergenceError, SingularityWarning, UnreachableError
 from .results import IKResult
 
-__all__ = ["FiveBar"]
+__all__ = ["FiveBar", "segment_distance"]
 
 # knee side signs (sL, sR) of each working mode; first word is the knee of motor A (C), second of motor B (D)
 _KNEE_SIGNS = {"out": (-1.0, 1.0), "in": (1.0, -1.0), "in-out": (1.0, 1.0), "out-in": (-1.0, -1.0)}
@@ -63,6 +63,76 @@ _REL = 1e-12  # relative slack for points exactly on a workspace boundary
 def _perp(u):
     """Rotate by +90 degrees."""
     return np.stack([-u[..., 1], u[..., 0]], axis=-1)
+
+
+def _point_segment(p, a, b):
+    """Distance (...,) from points p to segments [a, b] (all (..., 2)): the clamped projection."""
+    w = b - a
+    ww = np.sum(w * w, axis=-1)
+    t = np.clip(np.sum((p - a) * w, axis=-1) / np.where(ww > 0, ww, 1.0), 0.0, 1.0)  # a point-segment: t = 0
+    return np.linalg.norm(p - a - t[..., None] * w, axis=-1)
+
+
+def _segment_distance(p0, p1, q0, q1):
+    """Unchecked kernel of :func:`segment_distance`."""
+    u, v = p1 - p0, q1 - q0
+    # proper crossing: each segment's end points strictly on both sides of the other's line
+    crossing = (cross2(u, q0 - p0) * cross2(u, q1 - p0) < 0) & (cross2(v, p0 - q0) * cross2(v, p1 - q0) < 0)
+    ends = np.minimum(
+        np.minimum(_point_segment(p0, q0, q1), _point_segment(p1, q0, q1)),
+        np.minimum(_point_segment(q0, p0, p1), _point_segment(q1, p0, p1)),
+    )
+    return np.where(crossing, 0.0, ends)
+
+
+def segment_distance(p0: ArrayLike, p1: ArrayLike, q0: ArrayLike, q1: ArrayLike) -> np.ndarray:
+    """Shortest distance between planar segments ``[p0, p1]`` and ``[q0, q1]`` (:eq:`eq-ch3-segdist`).
+
+    With ``P(s) = p0 + s u`` and ``Q(t) = q0 + t v``, ``s, t`` in [0, 1], the squared
+    distance ``|P(s) - Q(t)|^2`` is convex in ``(s, t)``. In the plane its unconstrained
+    minimum is zero (the lines meet) unless ``u`` and ``v`` are parallel, so the
+    distance is zero when the segments cross and otherwise is attained on the boundary
+    of the unit square: the smallest of the four end-point-to-segment distances, each
+    the clamped projection ``t* = clip((p - a) . (b - a) / |b - a|^2, 0, 1)``. Exact
+    (no sampling), vectorised, and valid for parallel, collinear and zero-length
+    segments. Two capsules (segments swept by discs of radii ``r1``, ``r2``) overlap
+    exactly when this distance is below ``r1 + r2``.
+
+    Parameters
+    ----------
+    p0, p1, q0, q1 : array_like, shape (..., 2)
+        End points (m), any frame common to all four; leading axes broadcast.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        Distance (m), 0 where the segments touch or cross.
+
+    Raises
+    ------
+    ValueError
+        Wrong trailing shape, NaN, inf, complex or text, or leading axes that do not broadcast.
+
+    Examples
+    --------
+    >>> float(segment_distance([0, 0], [1, 0], [0.5, -1], [0.5, 1]))      # a cross
+    0.0
+    >>> float(segment_distance([0, 0], [1, 0], [2, 1], [3, 1]))           # nearest: (1, 0) to (2, 1)
+    1.4142135623730951
+    >>> float(segment_distance([0, 0], [1, 0], [0.2, 0.5], [0.8, 0.5]))   # parallel, overlapping
+    0.5
+    >>> segment_distance([0, 0], [1, 0], [0, 0, 1], [1, 1, 1])
+    Traceback (most recent call last):
+    ...
+    ValueError: q0 must have shape (..., 2), got shape (3,)
+    """
+    pts = [as_array(v, n, trailing=(2,)) for v, n in ((p0, "p0"), (p1, "p1"), (q0, "q0"), (q1, "q1"))]
+    try:
+        pts = np.broadcast_arrays(*pts)
+    except ValueError as exc:
+        shapes = ", ".join(str(v.shape) for v in pts)
+        raise ValueError(f"p0, p1, q0, q1 must broadcast against each other, got shapes {shapes}") from exc
+    return _segment_distance(*pts)
 
 
 @dataclass(frozen=True)
@@ -91,6 +161,8 @@ class FiveBar:
     #: IK branches (working modes): the side of each knee, first word motor A's knee C, second motor B's knee D.
     branches: ClassVar[tuple[str, ...]] = ("out", "in", "in-out", "out-in")
     default_branch: ClassVar[str] = "out"
+    #: Pairs of links that share no joint, the order of :meth:`link_clearance`; AB is the body between the motors.
+    link_pairs: ClassVar[tuple[str, ...]] = ("AC-DE", "AC-BD", "CE-BD", "CE-AB", "DE-AB")
     #: FK assembly modes: the sign of ``(D - C) x (E - C)``, "down" < 0, "up" > 0.
     assemblies: ClassVar[tuple[str, ...]] = ("down", "up")
 
@@ -216,6 +288,62 @@ class FiveBar:
         A = np.zeros_like(C)
         B = np.broadcast_to(np.array([self.d, 0.0]), C.shape)
         return np.stack([A, B, C, D, E], axis=-2)
+
+    def link_clearance(
+        self, q: ArrayLike, *, assembly: Literal["down", "up"] = "down", width: float = 0.0
+    ) -> np.ndarray:
+        """Clearance between the links that share no joint, modelled as coplanar capsules.
+
+        Each link is the segment between its joints swept by a disc of diameter
+        ``width`` (the link's width). Links that share a joint always touch there, so
+        only the five pairs of :attr:`link_pairs` count: ``AC-DE``, ``AC-BD``,
+        ``CE-BD`` and the shanks against the body ``AB`` between the motors. The
+        clearance of a pair is ``segment_distance - width`` (:func:`segment_distance`):
+        negative means the capsules overlap (the links collide), and with
+        ``width=0`` a zero clearance means the centre lines touch or cross.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+            Motor angles (rad).
+        assembly : {"down", "up"}
+            Assembly mode of the foot (:meth:`fk`).
+        width : float
+            Link width (m), the same for every link; ``>= 0``.
+
+        Returns
+        -------
+        ndarray, shape (..., 5)
+            Clearance (m) per pair in the order of :attr:`link_pairs`; NaN rows where the
+            linkage cannot be assembled.
+
+        Examples
+        --------
+        >>> leg = FiveBar(0.06, 0.06, 0.10, 0.10, 0.07)
+        >>> p = [0.035, -0.10]
+        >>> bool(leg.link_clearance(leg.ik(p, branch="out").q, width=0.008).min() > 0)   # knees out: free
+        True
+        >>> q_in = leg.ik(p, branch="in").q                                             # knees in: crossed thighs
+        >>> float(leg.link_clearance(q_in, assembly=str(leg.assembly_of(q_in, p)))[1])  # AC-BD
+        0.0
+        >>> leg.link_clearance(q_in, width=-0.001)
+        Traceback (most recent call last):
+        ...
+        ValueError: width must be a finite non-negative link width (m), got -0.001
+        """
+        q = as_array(q, "q", trailing=(2,))
+        width = finite_scalar(width, "width")
+        if width < 0:
+            raise ValueError(f"width must be a finite non-negative link width (m), got {width!r}")
+        E, ok, C, D = self._foot(q, self._asm_sign(assembly))
+        A = np.zeros_like(C)
+        B = np.broadcast_to(np.array([self.d, 0.0]), C.shape)
+        ends = {"A": A, "B": B, "C": C, "D": D, "E": E}
+        dist = [
+            _segment_distance(*np.broadcast_arrays(ends[a[0]], ends[a[1]], ends[b[0]], ends[b[1]]))
+            for a, b in (pair.split("-") for pair in self.link_pairs)
+        ]
+        return np.where(ok[..., None], np.stack(dist, axis=-1) - width, np.nan)
 
     def assembly_sign(self, q: ArrayLike, p: ArrayLike) -> float | np.ndarray:
         """Normalised assembly measure ``(D - C) x (E - C) / (|D - C| |E - C|)`` in [-1, 1].

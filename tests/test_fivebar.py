@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from robokin.checks import check_jacobian
 from robokin.errors import ConvergenceError, SingularityWarning, UnreachableError
-from robokin.fivebar import FiveBar
+from robokin.fivebar import FiveBar, segment_distance
 from robokin.results import IKResult
 from robokin.robots import FIVEBAR
 from robokin.validation.fivebar import validate
@@ -513,3 +513,148 @@ def test_type2_warning_threshold_is_1e_minus_7():
         leg.jacobian(q_near)
     with pytest.warns(SingularityWarning, match="type II"):
         leg.jacobian(q_at)
+
+
+# ------------------------------------------------------------ link interference (segment distance, capsules)
+def _brute_segment_distance(p0, p1, q0, q1, n=401):
+    """Dense sampling of both segments: an upper bound within half a sample spacing of each."""
+    s = np.linspace(0.0, 1.0, n)[:, None]
+    P = p0 + s * (p1 - p0)
+    Q = q0 + s * (q1 - q0)
+    return np.linalg.norm(P[:, None] - Q[None], axis=-1).min()
+
+
+def test_segment_distance_by_hand():
+    assert segment_distance([0, 0], [1, 0], [0.5, -1], [0.5, 1]) == 0.0  # cross
+    assert segment_distance([0, 0], [1, 0], [1, 0], [2, 3]) == 0.0  # shared end point
+    assert segment_distance([0, 0], [2, 0], [1, 0], [3, 0]) == 0.0  # collinear overlap
+    np.testing.assert_allclose(segment_distance([0, 0], [1, 0], [2, 0], [3, 0]), 1.0)  # collinear, apart
+    np.testing.assert_allclose(segment_distance([0, 0], [1, 0], [0.5, 0.3], [0.5, 2]), 0.3)  # T shape
+    np.testing.assert_allclose(segment_distance([0, 0], [1, 0], [2, 1], [3, 1]), np.sqrt(2))
+    np.testing.assert_allclose(segment_distance([0, 0], [0, 0], [-1, 1], [1, 1]), 1.0)  # a point
+    np.testing.assert_allclose(segment_distance([0, 0], [0, 0], [3, 4], [3, 4]), 5.0)  # two points
+
+
+def test_segment_distance_against_dense_sampling():
+    rng = np.random.default_rng(11)
+    n = 400
+    pts = rng.uniform(-1, 1, (4, n, 2))
+    pts[3, :50] = pts[2, :50] + 0.3 * (pts[1, :50] - pts[0, :50])  # parallel pairs
+    d = segment_distance(*pts)
+    brute = np.array([_brute_segment_distance(*pts[:, i]) for i in range(n)])
+    spacing = (np.linalg.norm(pts[1] - pts[0], axis=-1) + np.linalg.norm(pts[3] - pts[2], axis=-1)) / 400
+    assert np.all(d <= brute + 1e-12)  # exact is a lower bound of any sample pair
+    assert np.all(brute - d <= spacing / 2 + 1e-12)  # and the samples come within half a spacing
+    assert (d == 0).sum() > 20  # some pairs cross
+
+
+@settings(deadline=None, max_examples=60)
+@given(
+    c=st.lists(st.floats(-1.0, 1.0), min_size=8, max_size=8),
+    angle=st.floats(-np.pi, np.pi),
+    shift=st.lists(st.floats(-2.0, 2.0), min_size=2, max_size=2),
+)
+def test_segment_distance_properties(c, angle, shift):
+    p0, p1, q0, q1 = np.array(c).reshape(4, 2)
+    d = float(segment_distance(p0, p1, q0, q1))
+    assert d >= 0
+    # symmetric in the two segments and in the direction of each
+    np.testing.assert_allclose(segment_distance(q1, q0, p0, p1), d, atol=1e-12)
+    np.testing.assert_allclose(segment_distance(p1, p0, q1, q0), d, atol=1e-12)
+    # invariant under a rigid motion
+    R = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    moved = [R @ v + np.array(shift) for v in (p0, p1, q0, q1)]
+    np.testing.assert_allclose(segment_distance(*moved), d, atol=1e-12)
+    # never above any end-point distance; never below the dense sampling's bound
+    assert d <= min(np.linalg.norm(a - b) for a in (p0, p1) for b in (q0, q1)) + 1e-12
+    assert d <= _brute_segment_distance(p0, p1, q0, q1, n=101) + 1e-12
+
+
+def test_segment_distance_broadcasts():
+    q0 = np.array([[0.5, -1.0], [0.5, 0.5]])
+    d = segment_distance([0, 0], [1, 0], q0, q0 + [0.0, 2.0])
+    assert d.shape == (2,)
+    np.testing.assert_allclose(d, [0.0, 0.5])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ([0, 0], [1, 0], [0, 0, 1], [1, 1, 1]),
+        ([0, np.nan], [1, 0], [0, 1], [1, 1]),
+        ([0, np.inf], [1, 0], [0, 1], [1, 1]),
+        ([0, 1j], [1, 0], [0, 1], [1, 1]),
+        ("ab", [1, 0], [0, 1], [1, 1]),
+        (np.zeros((3, 2)), np.ones((2, 2)), [0, 1], [1, 1]),
+    ],
+)
+def test_segment_distance_bad_input(args):
+    with pytest.raises(ValueError):
+        segment_distance(*args)
+
+
+def test_link_clearance_pairs_and_crossed_thighs():
+    assert FiveBar.link_pairs == ("AC-DE", "AC-BD", "CE-BD", "CE-AB", "DE-AB")
+    p = np.array([LEG.d / 2, -0.10])
+    q_out = LEG.ik(p, branch="out").q
+    q_in = LEG.ik(p, branch="in").q
+    asm_in = str(LEG.assembly_of(q_in, p))
+    c_out = LEG.link_clearance(q_out)
+    c_in = LEG.link_clearance(q_in, assembly=asm_in)
+    assert c_out.shape == (5,) and c_out.min() > 0.01  # knees out, foot low: > 10 mm everywhere
+    assert c_in[1] == 0.0  # knees in: the thighs cross
+    # against a direct computation from the joints, and the width shifts every pair
+    A, B, C, D, E = LEG.joints(q_in, assembly=asm_in)
+    direct = [
+        segment_distance(A, C, D, E),
+        segment_distance(A, C, B, D),
+        segment_distance(C, E, B, D),
+        segment_distance(C, E, A, B),
+        segment_distance(D, E, A, B),
+    ]
+    np.testing.assert_allclose(c_in, direct, atol=1e-15)
+    np.testing.assert_allclose(LEG.link_clearance(q_in, assembly=asm_in, width=0.008), c_in - 0.008, atol=1e-15)
+
+
+def test_link_clearance_batch_and_unassembled_rows():
+    short = FiveBar(0.06, 0.06, 0.08, 0.08, 0.07)  # short shanks: thighs spread out cannot be assembled
+    rng = np.random.default_rng(5)
+    q = rng.uniform(-np.pi, np.pi, (3, 7, 2))
+    c = short.link_clearance(q)
+    assert c.shape == (3, 7, 5)
+    ok = np.isfinite(short.fk(q, on_unreachable="nan")).all(-1)
+    assert (~ok).any() and ok.any()
+    assert np.isnan(c[~ok]).all() and np.isfinite(c[ok]).all()
+    for i in np.argwhere(ok)[:5]:
+        np.testing.assert_allclose(c[tuple(i)], short.link_clearance(q[tuple(i)]), atol=0)
+
+
+@settings(deadline=None, max_examples=40)
+@given(t1=st.floats(-np.pi, np.pi), t2=st.floats(-np.pi, np.pi), width=st.floats(0.0, 0.02))
+def test_link_clearance_property_capsules(t1, t2, width):
+    q = np.array([t1, t2])
+    c = LEG.link_clearance(q, width=width)
+    if not np.isfinite(LEG.fk(q, on_unreachable="nan")).all():
+        assert np.isnan(c).all()
+        return
+    # the clearance is at least -width and at most the distance between any end points of the pair
+    assert np.all(c >= -width - 1e-15)
+    J = dict(zip("ABCDE", LEG.joints(q)))
+    for k, pair in enumerate(FiveBar.link_pairs):
+        (a0, a1), (b0, b1) = pair.split("-")
+        ends = min(np.linalg.norm(J[x] - J[y]) for x in (a0, a1) for y in (b0, b1))
+        assert c[k] <= ends - width + 1e-12
+
+
+@pytest.mark.parametrize("bad", [-0.001, np.nan, np.inf, 1j, "0.01", None, [0.01, 0.02]])
+def test_link_clearance_bad_width(bad):
+    with pytest.raises(ValueError):
+        LEG.link_clearance(LEG.ik([0.035, -0.1]).q, width=bad)
+
+
+@pytest.mark.parametrize("bad", BAD_Q)
+def test_link_clearance_bad_q_and_assembly(bad):
+    with pytest.raises(ValueError):
+        LEG.link_clearance(bad)
+    with pytest.raises(ValueError):
+        LEG.link_clearance([np.pi, 0.0], assembly="sideways")

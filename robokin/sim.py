@@ -80,6 +80,9 @@ __all__ = [
     "wheel_leg_pose",
     "wheel_leg_state",
     "MotorModel",
+    "FIXED_STEP_METHODS",
+    "integrate_fixed_step",
+    "step_limit",
 ]
 
 #: Joint names of a five-bar model, in ``qpos`` order.
@@ -1047,3 +1050,220 @@ class MotorModel:
         tau = as_array(tau, "tau")
         lim = self.max_joint_torque(N, joint_speed)
         return np.clip(tau, -lim, lim)
+
+
+# ----------------------------------------------------------------------------- fixed-step integration (chapter 10)
+#: Fixed-step integrators of :func:`integrate_fixed_step` and :func:`step_limit`.
+FIXED_STEP_METHODS = ("euler", "semi_implicit_euler", "rk4")
+
+
+def _second_order(y0_or_A, name):
+    n2 = y0_or_A.shape[-1]
+    if n2 % 2:
+        raise ValueError(f"{name} must have an even size 2n (state [q, qd]) for method 'semi_implicit_euler', got {n2}")
+    return n2 // 2
+
+
+def integrate_fixed_step(
+    rhs: Callable[[float, np.ndarray], ArrayLike],
+    y0: ArrayLike,
+    *,
+    dt: float,
+    t_end: float,
+    method: Literal["euler", "semi_implicit_euler", "rk4"],
+    bound: float = 1e6,
+) -> SimResult:
+    """Integrate ``y' = rhs(t, y)`` with a fixed step, as a controller board or a real-time simulator does.
+
+    The state is ``y = [q, qd]`` (shape (2n,)) and ``rhs`` is the right-hand side that
+    :func:`scipy.integrate.solve_ivp` takes, e.g. :meth:`robokin.stewart.StewartDynamics.ode`. One step of
+    length ``h = dt`` from ``y_k`` at ``t_k``:
+
+    * ``"euler"`` (explicit): ``y_{k+1} = y_k + h f(t_k, y_k)``, one call per step;
+    * ``"semi_implicit_euler"`` (symplectic Euler): ``qd_{k+1} = qd_k + h a(t_k, y_k)``, then
+      ``q_{k+1} = q_k + h qd_{k+1}`` (``a`` = the second half of ``rhs``; the first half must be ``qd``),
+      one call per step;
+    * ``"rk4"``: the classical fourth-order Runge-Kutta method, four calls per step.
+
+    Their stability limits on a linearised system are :func:`step_limit` (chapter 10).
+
+    Parameters
+    ----------
+    rhs : callable
+        ``rhs(t, y) -> (2n,)``; its output must be real and finite (else ``ValueError``).
+    y0 : array_like, shape (2n,)
+        Initial state ``[q, qd]`` (SI units, rad).
+    dt : float, keyword-only
+        Step (s); it must divide ``t_end`` into a whole number of steps.
+    t_end : float, keyword-only
+        Duration (s).
+    method : {"euler", "semi_implicit_euler", "rk4"}, keyword-only
+    bound : float, keyword-only
+        Divergence bound: the run stops, with ``stable`` False, at the first step where a state is
+        non-finite or departs from ``y0`` by more than ``bound`` in any component (SI units).
+
+    Returns
+    -------
+    robokin.results.SimResult
+        ``t`` (K,) s, ``q`` and ``qd`` (K, n) at every step (``K = t_end / dt + 1`` when the run is
+        stable, fewer when it stopped: the last row is the last state within the bound); ``u`` (K, 0)
+        (no inputs are recorded); ``stable`` (bool).
+
+    Raises
+    ------
+    ValueError
+        Bad ``y0``, ``dt``, ``t_end``, ``bound`` or ``method``; ``dt`` not dividing ``t_end``; ``rhs``
+        returning the wrong shape or a non-finite value.
+
+    Examples
+    --------
+    Undamped oscillator ``q'' = -q`` over one period: RK4 is accurate, explicit Euler gains energy.
+
+    >>> f = lambda t, y: np.array([y[1], -y[0]])
+    >>> T = 2 * np.pi
+    >>> r = integrate_fixed_step(f, [1.0, 0.0], dt=T / 200, t_end=T, method="rk4")
+    >>> round(float(r.q[-1, 0]), 6), r.t.shape
+    (1.0, (201,))
+    >>> e = integrate_fixed_step(f, [1.0, 0.0], dt=T / 200, t_end=T, method="euler")
+    >>> round(float(e.q[-1, 0] ** 2 + e.qd[-1, 0] ** 2), 3)  # energy grows by (1 + h^2)^200
+    1.218
+    """
+    if not callable(rhs):
+        raise ValueError("rhs must be a callable rhs(t, y) -> y' (the right-hand side solve_ivp takes)")
+    method = choice(method, "method", FIXED_STEP_METHODS)
+    y = as_array(y0, "y0", trailing=(None,))
+    if y.ndim != 1:
+        raise ValueError(f"y0 must have shape (2n,), got shape {y.shape}")
+    n = _second_order(y, "y0")
+    dt, t_end, bound = positive(dt, "dt"), positive(t_end, "t_end"), positive(bound, "bound")
+    ratio = t_end / dt
+    steps = int(round(ratio))
+    if steps < 1 or abs(ratio - steps) > 1e-9 * max(1.0, ratio):
+        raise ValueError(
+            f"dt = {dt:g} s must divide t_end = {t_end:g} s into a whole number (>= 1) of steps "
+            f"(t_end / dt = {ratio:.6g})"
+        )
+    shape = y.shape
+    f = lambda t, x: callback_output(rhs(t, x), "rhs", shape, t=t)  # noqa: E731
+    Y = np.empty((steps + 1, y.size))
+    Y[0] = y0 = y
+    h, k_done, stable = dt, steps + 1, True
+    for k in range(steps):
+        t = k * h
+        if method == "euler":
+            y = y + h * f(t, y)
+        elif method == "semi_implicit_euler":
+            v = y[n:] + h * f(t, y)[n:]
+            y = np.concatenate([y[:n] + h * v, v])
+        else:
+            k1 = f(t, y)
+            k2 = f(t + h / 2, y + (h / 2) * k1)
+            k3 = f(t + h / 2, y + (h / 2) * k2)
+            k4 = f(t + h, y + h * k3)
+            y = y + (h / 6) * (k1 + 2 * (k2 + k3) + k4)
+        with np.errstate(invalid="ignore"):
+            if not np.abs(y - y0).max() <= bound:  # NaN fails the comparison
+                k_done, stable = k + 1, False
+                break
+        Y[k + 1] = y
+    Y = Y[:k_done]
+    return SimResult(t=np.arange(k_done) * h, q=Y[:, :n], qd=Y[:, n:], u=np.empty((k_done, 0)), stable=np.array(stable))
+
+
+def _rk4_amplification(z):
+    return 1 + z * (1 + z / 2 * (1 + z / 3 * (1 + z / 4)))
+
+
+def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", "rk4"], tol: float = 1e-9) -> float:
+    """Largest fixed step (s) for which ``method`` is stable on the linear system ``y' = A y``.
+
+    One step maps ``y_{k+1} = Phi(h) y_k``; the method is stable while the spectral radius
+    ``rho(Phi(h)) <= 1 + tol``. For the explicit methods ``Phi(h) = R(h A)`` with the stability
+    polynomial ``R(z) = 1 + z`` (Euler) or ``R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24`` (RK4), so
+    ``rho = max |R(h lambda)|`` over the eigenvalues ``lambda`` of ``A``; on a real eigenvalue the limits
+    are ``h = 2 / |lambda|`` and ``h = 2.785 / |lambda|``. Semi-implicit Euler needs the second-order
+    structure ``y = [q, qd]``, ``A = [[0, I], [A21, A22]]``: ``Phi(h) = [[I + h^2 A21, h (I + h A22)],
+    [h A21, I + h A22]]``, whose eigenvalues are computed directly (on one mode ``q'' + c q' + k q = 0``
+    the limit is ``h c < 2`` and ``h^2 k + 2 h c < 4``; chapter 10 derives all three).
+
+    The result is the first crossing of ``rho = 1 + tol`` from ``h = 0`` (found on a geometric grid of
+    ``h |lambda|_max`` in ``[1e-4, 10]``, then refined by ``scipy.optimize.brentq``), ``inf`` when no step up to
+    ``10 / |lambda|_max`` is unstable (e.g. ``A = 0``). An eigenvalue on the imaginary axis makes explicit
+    Euler unstable for every step; the result is then about ``sqrt(2 tol) / |lambda|``.
+
+    Parameters
+    ----------
+    A : array_like, shape (m, m)
+        System matrix (1/s), e.g. the Jacobian of an ODE right-hand side at an equilibrium
+        (:func:`robokin.checks.jacobian_fd`). For ``"semi_implicit_euler"``, ``m = 2n`` and the upper
+        block row must be ``[0, I]`` within 1e-6 (only the lower blocks are used).
+    method : {"euler", "semi_implicit_euler", "rk4"}, keyword-only
+    tol : float, keyword-only
+        Allowed excess of the spectral radius over 1 (marginal modes, round-off in ``A``), in (0, 1e-3].
+
+    Returns
+    -------
+    float
+        The step limit (s), > 0, or ``inf``.
+
+    Raises
+    ------
+    ValueError
+        ``A`` not square, not real and finite, or with an eigenvalue of positive real part (above
+        ``tol |lambda|_max``: the continuous system itself is unstable, no step is stable); a bad
+        ``method`` or ``tol``; for semi-implicit Euler, an odd size or an upper block row that is not ``[0, I]``.
+
+    Examples
+    --------
+    >>> A = np.array([[-1000.0]])                      # a fast damper, 1/s
+    >>> round(step_limit(A, method="euler") * 1e3, 6)  # 2 / |lambda|, in ms
+    2.0
+    >>> round(step_limit(A, method="rk4") * 1e3, 4)
+    2.7853
+    >>> osc = np.array([[0.0, 1.0], [-1e4, -2.0]])     # q'' + 2 q' + 1e4 q = 0
+    >>> round(step_limit(osc, method="euler") * 1e3, 4), round(step_limit(osc, method="semi_implicit_euler") * 1e3, 4)
+    (0.2, 19.801)
+    """
+    from scipy.optimize import brentq
+
+    method = choice(method, "method", FIXED_STEP_METHODS)
+    A = as_array(A, "A", trailing=(None, None))
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise ValueError(f"A must be a square (m, m) matrix, got shape {A.shape}")
+    tol = positive(tol, "tol")
+    if tol > 1e-3:
+        raise ValueError(f"tol must be in (0, 1e-3], got {tol!r}")
+    lam = np.linalg.eigvals(A)
+    scale = float(np.abs(lam).max())
+    if scale == 0.0:
+        return math.inf
+    if lam.real.max() > tol * scale:
+        k = int(np.argmax(lam.real))
+        raise ValueError(
+            f"A has an eigenvalue with positive real part ({complex(lam[k]):.4g} 1/s): the continuous system is "
+            "unstable, so no step is stable"
+        )
+    if method == "semi_implicit_euler":
+        n = _second_order(A, "A")
+        if np.abs(A[:n, :n]).max() > 1e-6 or np.abs(A[:n, n:] - np.eye(n)).max() > 1e-6:
+            raise ValueError("for 'semi_implicit_euler', A must be [[0, I], [A21, A22]] (state [q, qd])")
+        A21, A22, I = A[n:, :n], A[n:, n:], np.eye(n)
+
+        def rho(h):
+            P = np.block([[I + h * h * A21, h * (I + h * A22)], [h * A21, I + h * A22]])
+            return float(np.abs(np.linalg.eigvals(P)).max())
+
+    else:
+        R = (lambda z: 1 + z) if method == "euler" else _rk4_amplification
+
+        def rho(h):
+            return float(np.abs(R(h * lam)).max())
+
+    grid = np.geomspace(1e-4, 10.0, 800) / scale
+    excess = np.array([rho(h) for h in grid]) - 1.0 - tol
+    bad = np.flatnonzero(excess > 0)
+    if bad.size == 0:
+        return math.inf
+    i = int(bad[0])
+    lo = 0.0 if i == 0 else float(grid[i - 1])
+    return float(brentq(lambda h: rho(h) - 1.0 - tol, lo, float(grid[i]), xtol=1e-15 * grid[i], rtol=1e-13))

@@ -278,3 +278,147 @@ def test_slider_and_pin():
         sim.fivebar_model(LEG, masses=MASSES, body_mass=0.0)
     with pytest.raises(ValueError, match="foot_pin"):
         sim.fivebar_model(LEG, masses=MASSES, foot_pin=[0.0, np.nan])
+
+
+# ----------------------------------------------------------------------------- fixed-step integration (chapter 10)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+
+def _linear(A):
+    return lambda t, y: A @ y
+
+
+def _one_step_map(A, h, method):
+    n = A.shape[0] // 2
+    if method == "euler":
+        return np.eye(2 * n) + h * A
+    if method == "rk4":
+        Z = h * A
+        return np.eye(2 * n) + Z @ (np.eye(2 * n) + Z / 2 @ (np.eye(2 * n) + Z / 3 @ (np.eye(2 * n) + Z / 4)))
+    A21, A22, I = A[n:, :n], A[n:, n:], np.eye(n)
+    return np.block([[I + h * h * A21, h * (I + h * A22)], [h * A21, I + h * A22]])
+
+
+def _mode(c, k):
+    return np.array([[0.0, 1.0], [-k, -c]])
+
+
+def test_integrate_fixed_step_orders_of_accuracy():
+    A = _mode(0.4, 4.0)  # q'' + 0.4 q' + 4 q = 0, exact solution by the matrix exponential
+    from scipy.linalg import expm
+
+    exact = expm(A * 1.0) @ [1.0, 0.0]
+    err = {}
+    for m in sim.FIXED_STEP_METHODS:
+        for h in (0.01, 0.005):
+            r = sim.integrate_fixed_step(_linear(A), [1.0, 0.0], dt=h, t_end=1.0, method=m)
+            assert r.stable and r.t.shape == (int(round(1 / h)) + 1,) and r.u.shape == (r.t.size, 0)
+            err[m, h] = np.abs(np.r_[r.q[-1], r.qd[-1]] - exact).max()
+    for m, p in (("euler", 1), ("semi_implicit_euler", 1), ("rk4", 4)):
+        order = np.log2(err[m, 0.01] / err[m, 0.005])
+        assert abs(order - p) < 0.15, (m, order)
+
+
+def test_semi_implicit_euler_keeps_an_undamped_oscillation_bounded():
+    A = _mode(0.0, 1.0)
+    T = 2 * np.pi * 20
+    h = T / 4000
+    semi = sim.integrate_fixed_step(_linear(A), [1.0, 0.0], dt=h, t_end=T, method="semi_implicit_euler")
+    expl = sim.integrate_fixed_step(_linear(A), [1.0, 0.0], dt=h, t_end=T, method="euler")
+    e_semi = semi.q[:, 0] ** 2 + semi.qd[:, 0] ** 2
+    e_expl = expl.q[:, 0] ** 2 + expl.qd[:, 0] ** 2
+    assert np.abs(e_semi - 1).max() < 2 * h and e_expl[-1] > 1.5  # bounded vs growing
+
+
+def test_integrate_fixed_step_stops_at_the_bound():
+    r = sim.integrate_fixed_step(
+        _linear(np.array([[0.0, 1.0], [0.0, 1.0]])), [0.0, 1.0], dt=0.1, t_end=100.0, method="euler", bound=10.0
+    )
+    assert not r.stable and r.t.size < 1001
+    assert np.abs(np.r_[r.q[-1], r.qd[-1]] - [0.0, 1.0]).max() <= 10.0
+
+
+def test_step_limit_closed_forms():
+    lam = -1000.0
+    assert sim.step_limit(np.array([[lam]]), method="euler") == pytest.approx(2e-3, rel=1e-10)
+    assert sim.step_limit(np.array([[lam]]), method="rk4") == pytest.approx(2.785293563405282e-3, rel=1e-9)
+    c, k = 3.0, 50.0
+    want = min(2 / c, (-c + np.sqrt(c**2 + 4 * k)) / k)
+    assert sim.step_limit(_mode(c, k), method="semi_implicit_euler") == pytest.approx(want, rel=1e-9)
+    assert sim.step_limit(np.zeros((2, 2)), method="rk4") == np.inf
+    # an undamped oscillator: explicit Euler has no stable step (only ~ sqrt(2 tol) / omega), RK4 up to sqrt(8) / omega
+    assert sim.step_limit(_mode(0.0, 4.0), method="euler") < 1e-4
+    assert sim.step_limit(_mode(0.0, 4.0), method="rk4") == pytest.approx(np.sqrt(8) / 2, rel=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    hst.floats(0.05, 5.0),  # damping ratio
+    hst.floats(0.1, 1e3),  # natural frequency, rad/s
+    hst.sampled_from(sim.FIXED_STEP_METHODS),
+)
+def test_property_step_limit_is_where_the_simulated_map_turns_unstable(zeta, omega, method):
+    A = _mode(2 * zeta * omega, omega**2)
+    h = sim.step_limit(A, method=method)
+    assert 0 < h < 10 / omega
+    for scale, stable in ((0.98, True), (1.02, False)):
+        # the integrator applied to the basis vectors gives its one-step map; its spectral radius decides
+        cols = [
+            sim.integrate_fixed_step(_linear(A), e, dt=scale * h, t_end=scale * h, method=method) for e in np.eye(2)
+        ]
+        Phi = np.array([np.r_[r.q[-1], r.qd[-1]] for r in cols]).T
+        np.testing.assert_allclose(Phi, _one_step_map(A, scale * h, method), rtol=1e-12, atol=1e-12)
+        assert (np.abs(np.linalg.eigvals(Phi)).max() <= 1 + 1e-9) == stable
+
+
+def test_step_limit_matches_a_simulated_bisection():
+    A = _mode(300.0, 400.0)  # a stiff damper: eigenvalues about -1.3 and -299 1/s
+    for m in sim.FIXED_STEP_METHODS:
+        h = sim.step_limit(A, method=m)
+        for scale, grows in ((0.97, False), (1.03, True)):
+            r = sim.integrate_fixed_step(
+                _linear(A), [1e-6, 0.0], dt=scale * h, t_end=400 * scale * h, method=m, bound=1.0
+            )
+            assert (abs(r.qd[-1, 0]) > 1e-4 or not r.stable) == grows, (m, scale)
+
+
+def test_fixed_step_bad_input():
+    f = _linear(_mode(1.0, 1.0))
+    ok = dict(dt=0.1, t_end=1.0, method="rk4")
+    with pytest.raises(ValueError, match="callable"):
+        sim.integrate_fixed_step("f", [1.0, 0.0], **ok)
+    with pytest.raises(ValueError, match="method"):
+        sim.integrate_fixed_step(f, [1.0, 0.0], dt=0.1, t_end=1.0, method="RK45")
+    with pytest.raises(ValueError, match="shape"):
+        sim.integrate_fixed_step(f, [[1.0, 0.0]], **ok)
+    with pytest.raises(ValueError, match="even"):
+        sim.integrate_fixed_step(lambda t, y: -y, [1.0, 0.0, 2.0], dt=0.1, t_end=1.0, method="euler")
+    with pytest.raises(ValueError, match="non-finite"):
+        sim.integrate_fixed_step(f, [np.nan, 0.0], **ok)
+    with pytest.raises(ValueError, match="whole number"):
+        sim.integrate_fixed_step(f, [1.0, 0.0], dt=0.3, t_end=1.0, method="rk4")
+    with pytest.raises(ValueError, match="whole number"):
+        sim.integrate_fixed_step(f, [1.0, 0.0], dt=2.0, t_end=1.0, method="rk4")
+    with pytest.raises(ValueError, match="positive"):
+        sim.integrate_fixed_step(f, [1.0, 0.0], dt=0.1, t_end=1.0, method="rk4", bound=-1.0)
+    with pytest.raises(ValueError, match="rhs"):
+        sim.integrate_fixed_step(lambda t, y: [np.nan, 0.0], [1.0, 0.0], **ok)
+    with pytest.raises(ValueError, match="rhs"):
+        sim.integrate_fixed_step(lambda t, y: [0.0], [1.0, 0.0], **ok)
+    with pytest.raises(ValueError, match="square"):
+        sim.step_limit(np.zeros((2, 3)), method="euler")
+    with pytest.raises(ValueError, match="complex"):
+        sim.step_limit(np.eye(2) * 1j, method="euler")
+    with pytest.raises(ValueError, match="non-finite"):
+        sim.step_limit(np.array([[np.inf]]), method="euler")
+    with pytest.raises(ValueError, match="unstable"):
+        sim.step_limit(np.array([[0.5]]), method="rk4")
+    with pytest.raises(ValueError, match="tol"):
+        sim.step_limit(np.array([[-1.0]]), method="rk4", tol=0.1)
+    with pytest.raises(ValueError, match="even"):
+        sim.step_limit(np.array([[-1.0]]), method="semi_implicit_euler")
+    with pytest.raises(ValueError, match=r"\[\[0, I\]"):
+        sim.step_limit(np.array([[-1.0, 0.0], [0.0, -2.0]]), method="semi_implicit_euler")
+    with pytest.raises(ValueError, match="method"):
+        sim.step_limit(np.array([[-1.0]]), method="Euler")

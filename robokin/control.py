@@ -34,6 +34,7 @@ __all__ = [
     "quintic_reference",
     "friction_torque",
     "gravity_compensation",
+    "teach_residual",
     "Controller",
     "tracking_controller",
     "simulate",
@@ -127,6 +128,63 @@ def gravity_compensation(model: TwoLinkArm, q: ArrayLike) -> np.ndarray:
     """
     _check_arm(model, "model", scalar=True)
     return model.gravity(q)
+
+
+def teach_residual(
+    plant: TwoLinkArm,
+    model: TwoLinkArm,
+    q: ArrayLike,
+    *,
+    qd: ArrayLike | None = None,
+    qdd: ArrayLike | None = None,
+    fv: ArrayLike = 0.0,
+    fc: ArrayLike = 0.0,
+) -> np.ndarray:
+    """Joint torque a person must supply to hold or move the arm in drag-to-teach mode (N m), shape (..., 2).
+
+    In teach (lead-through) mode the drives command only the gravity compensation ``G_hat(q)`` of the
+    controller's model (:func:`gravity_compensation`); the person supplies the rest. From the plant
+    ``M qdd + C qd + G + tau_f = G_hat + tau_h``:
+
+    ``tau_h = M(q) qdd + C(q, qd) qd + tau_f(qd) + (G(q) - G_hat(q))``
+
+    (eq. ``eq-ch12-teach``), which at rest is the gravity error ``G - G_hat`` alone. The force the person
+    feels at the tool is ``plant.tip_force(q, tau_h)`` (``J^T F = tau_h``).
+
+    Parameters
+    ----------
+    plant : TwoLinkArm
+        The real arm (may be batched: its batch axis broadcasts against the last batch axis of ``q``).
+    model : TwoLinkArm
+        The controller's model, one arm.
+    q : array_like, shape (..., 2)
+        Joint angles (rad).
+    qd, qdd : array_like, shape (..., 2), optional
+        Joint rates (rad/s) and accelerations (rad/s^2) of the motion the person imposes; default zero (holding).
+    fv, fc : float or array_like, shape (2,)
+        Viscous (N m s/rad) and Coulomb (N m) joint friction of the plant, non-negative (:func:`friction_torque`).
+
+    Examples
+    --------
+    >>> model = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> plant = model.replace(m2=1.1)
+    >>> q = [0.3, 0.5]
+    >>> bool(np.allclose(teach_residual(plant, model, q), plant.gravity(q) - model.gravity(q)))   # at rest
+    True
+    >>> bool(np.allclose(teach_residual(model, model, q), 0.0))   # exact model: the arm floats
+    True
+    """
+    _check_arm(plant, "plant")
+    _check_arm(model, "model", scalar=True)
+    q = as_array(q, "q", trailing=(2,))
+    qd = np.zeros_like(q) if qd is None else as_array(qd, "qd", trailing=(2,))
+    qdd = np.zeros_like(q) if qdd is None else as_array(qdd, "qdd", trailing=(2,))
+    fv, fc = _friction(fv, fc)
+    for f, nm in ((fv, "fv"), (fc, "fc")):
+        if f.shape not in ((), (2,)):
+            raise ValueError(f"{nm} must be a scalar or shape (2,), got shape {f.shape}")
+    tau_f = smoothed_friction(qd, fv, fc, V_EPS)
+    return plant.inverse_dynamics(q, qd, qdd) + tau_f - model.gravity(q)
 
 
 def _check_arm(arm, name, *, scalar=False):

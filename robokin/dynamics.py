@@ -354,6 +354,100 @@ class TwoLinkArm:
         tip = elbow + np.stack([self.l2 * np.cos(q12), self.l2 * np.sin(q12)], -1)
         return elbow, tip
 
+    def _tip_jacobian_entries(self, q1, q2):
+        """``J = [[a, b], [c, d]]`` of the tip on unpacked angles (the one copy of the formula)."""
+        s1, c1 = np.sin(q1), np.cos(q1)
+        s12, c12 = np.sin(q1 + q2), np.cos(q1 + q2)
+        b, d = -self.l2 * s12, self.l2 * c12
+        return -self.l1 * s1 + b, b, self.l1 * c1 + d, d
+
+    def jacobian(self, q: ArrayLike) -> np.ndarray:
+        """Tip Jacobian ``J(q) = d tip / dq`` (m/rad), shape (..., 2, 2), in the base x-y frame.
+
+        The tip is the second output of :meth:`fk`; rows are ``(x, y)``, columns the joints. ``det J = l1 l2 sin q2``:
+        singular with the arm stretched (``q2 = 0``) or folded (``q2 = pi``).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+            Joint angles (rad).
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> np.round(arm.jacobian([0.0, np.pi / 2]), 12) + 0.0   # elbow at a right angle, tip at (1, 1)
+        array([[-1., -1.],
+               [ 1.,  0.]])
+        """
+        q = self._q(q)
+        a, b, c, d = self._tip_jacobian_entries(q[..., 0], q[..., 1])
+        return np.stack([np.stack([a, b], -1), np.stack([c, d], -1)], -2)
+
+    def tip_force(
+        self,
+        q: ArrayLike,
+        tau: ArrayLike,
+        *,
+        min_sin: float = 1e-3,
+        on_singular: Literal["raise", "nan"] = "raise",
+    ) -> np.ndarray:
+        """Force at the tip (N, base x-y frame) whose joint torques are ``tau``: the solution of ``J(q)^T F = tau``.
+
+        Statics of the arm: a force ``F`` applied at the tip point (no moment) loads the joints with
+        ``J^T F`` (:meth:`jacobian`). With ``tau`` the torque a person must supply (e.g. the gravity-compensation
+        residual of chapter 12), ``F`` is the force the person feels at the tool. ``det J = l1 l2 sin q2``, so the
+        force grows like ``1 / |sin q2|`` towards the stretched or folded arm, where a tip force cannot produce
+        an arbitrary pair of joint torques.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 2)
+            Joint angles (rad).
+        tau : array_like, shape (..., 2)
+            Joint torques to produce (N m), broadcast against ``q``.
+        min_sin : float
+            Configurations with ``|sin q2| < min_sin`` count as singular (dimensionless, in (0, 1)).
+        on_singular : {"raise", "nan"}
+            ``"raise"``: :class:`robokin.errors.SingularityError` (a ``ValueError``) naming how many are singular;
+            ``"nan"``: NaN rows there (documented mask ``|sin q2| < min_sin``).
+
+        Returns
+        -------
+        ndarray, shape (..., 2)
+            ``(F_x, F_y)`` in N.
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> q = [0.3, 1.1]
+        >>> F = arm.tip_force(q, [2.0, -1.0])
+        >>> bool(np.allclose(arm.jacobian(q).T @ F, [2.0, -1.0]))
+        True
+        >>> arm.tip_force([0.3, 0.0], [2.0, -1.0], on_singular="nan")   # stretched arm
+        array([nan, nan])
+        """
+        q = self._q(q)
+        tau = self._q(tau, "tau")
+        min_sin = positive(min_sin, "min_sin")
+        if min_sin >= 1:
+            raise ValueError(f"min_sin must be in (0, 1), got {min_sin}")
+        choice(on_singular, "on_singular", ("raise", "nan"))
+        q, tau = np.broadcast_arrays(q, tau)
+        a, b, c, d = self._tip_jacobian_entries(q[..., 0], q[..., 1])
+        sing = np.abs(np.sin(q[..., 1])) < min_sin
+        if on_singular == "raise" and np.any(sing):
+            k = int(np.count_nonzero(sing))
+            first = q[sing][0].tolist()
+            raise SingularityError(
+                float("inf"),
+                f"TwoLinkArm.tip_force: {k} configuration(s) with |sin q2| < {min_sin:g} (arm stretched or folded), "
+                f"first q = {first}; pass on_singular='nan' to mask them",
+            )
+        det = np.where(sing, 1.0, a * d - b * c)  # J^T = [[a, c], [b, d]], det J^T = det J
+        t1, t2 = tau[..., 0], tau[..., 1]
+        F = np.stack([(d * t1 - c * t2) / det, (a * t2 - b * t1) / det], -1)
+        return np.where(sing[..., None], np.nan, F)
+
     def rnea_params(self) -> dict[str, Any]:
         """Keyword arguments of :meth:`SerialDynamics.from_dh` for this arm (standard DH, frame i at the tip of link i).
 

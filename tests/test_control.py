@@ -18,6 +18,7 @@ from robokin.control import (
     simulate,
     simulate_ivp,
     steady_state_error,
+    teach_residual,
     tracking_controller,
     tracking_error,
     tracking_metrics,
@@ -461,3 +462,59 @@ def test_scenario_is_arm2_with_heavier_links():
     assert S["nominal"] is ARM2
     assert S["plant"].m1 / ARM2.m1 == pytest.approx(1.05) and S["plant"].m2 / ARM2.m2 == pytest.approx(1.10)
     assert S["t_move"] == 2.0 and S["t_end"] == 5.0
+
+
+# ------------------------------------------------------------------------------------ drag-to-teach residual
+def test_teach_residual_is_the_gravity_error_at_rest_and_inverse_dynamics_in_motion():
+    q = np.array([[0.3, -0.7], [1.2, 0.4]])
+    np.testing.assert_allclose(teach_residual(PLANT, NOM, q), PLANT.gravity(q) - NOM.gravity(q), atol=1e-14)
+    qd, qdd = np.array([[0.5, -1.0], [0.2, 0.3]]), np.array([[1.0, 2.0], [-0.5, 0.0]])
+    fv, fc = np.array([0.2, 0.1]), np.array([0.3, 0.05])
+    want = PLANT.inverse_dynamics(q, qd, qdd) + friction_torque(qd, fv, fc) - NOM.gravity(q)
+    np.testing.assert_allclose(teach_residual(PLANT, NOM, q, qd=qd, qdd=qdd, fv=fv, fc=fc), want, atol=1e-12)
+
+
+def test_teach_residual_matches_a_simulated_hand_at_rest():
+    """G_hat plus a joint spring-damper (the hand): at rest the hand's torque is the residual."""
+    hand = tracking_controller(NOM, kind="pd_gravity", kp=[40.0, 20.0], kd=[8.0, 2.0])
+    q_hold = np.array([0.3, 0.6])
+    run = simulate(PLANT, hand, q0=q_hold, qd0=[0, 0], ref=quintic_reference(q_hold, q_hold, 1.0), t_end=3.0, dt=2e-3)
+    q = run.q[-1]
+    np.testing.assert_allclose(run.u[-1] - NOM.gravity(q), teach_residual(PLANT, NOM, q), atol=1e-6)
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.floats(-np.pi, np.pi), st.floats(-np.pi, np.pi), st.floats(0.5, 1.5), st.floats(0.5, 1.5))
+def test_teach_residual_property_linear_in_the_mass_error(q1, q2, k1, k2):
+    """At rest the residual is linear in the masses: scaling every mass by k gives (k - 1) G_hat."""
+    q = np.array([q1, q2])
+    plant = NOM.replace(m1=k1 * NOM.m1, m2=k1 * NOM.m2)
+    np.testing.assert_allclose(teach_residual(plant, NOM, q), (k1 - 1) * NOM.gravity(q), atol=1e-12)
+    batch = NOM.replace(m1=np.array([NOM.m1, k2 * NOM.m1]), m2=np.array([NOM.m2, k2 * NOM.m2]))
+    r = teach_residual(batch, NOM, np.stack([q, q]))
+    np.testing.assert_allclose(r[0], 0.0, atol=1e-12)
+    np.testing.assert_allclose(r[1], (k2 - 1) * NOM.gravity(q), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(q=[0.1, 0.2, 0.3]), "q"),
+        (dict(q=[np.nan, 0.2]), "q"),
+        (dict(q=[0.1, 0.2], qd=[1j, 0.0]), "qd"),
+        (dict(q=[0.1, 0.2], qdd="fast"), "qdd"),
+        (dict(q=[0.1, 0.2], fv=-0.1), "non-negative"),
+        (dict(q=[0.1, 0.2], fc=[0.1, 0.2, 0.3]), "fc"),
+    ],
+)
+def test_teach_residual_bad_inputs(kw, match):
+    with pytest.raises(ValueError, match=match):
+        teach_residual(PLANT, NOM, **kw)
+
+
+def test_teach_residual_needs_arms():
+    with pytest.raises(ValueError, match="TwoLinkArm"):
+        teach_residual("arm", NOM, [0.1, 0.2])
+    batch = NOM.replace(m1=np.array([1.0, 1.1]))
+    with pytest.raises(ValueError, match="one arm"):
+        teach_residual(PLANT, batch, [0.1, 0.2])

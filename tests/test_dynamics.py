@@ -438,3 +438,68 @@ def test_rnea_gravity_torque_is_the_gradient_of_the_potential_from_serial_fk(con
         eps = 1e-6
         grad = np.array([(V(q + eps * e) - V(q - eps * e)) / (2 * eps) for e in np.eye(3)])
         np.testing.assert_allclose(tau, grad, atol=1e-7)
+
+
+# ------------------------------------------------------------------------------------ tip Jacobian and statics
+def test_jacobian_is_the_derivative_of_the_tip():
+    q = np.array([[0.3, -0.7], [1.2, 2.0], [-2.5, 0.1]])
+    np.testing.assert_allclose(ARM.jacobian(q), jacobian_fd(lambda x: ARM.fk(x)[1], q), atol=1e-8)
+    np.testing.assert_allclose(np.linalg.det(ARM.jacobian(q)), ARM.l1 * ARM.l2 * np.sin(q[:, 1]), atol=1e-14)
+
+
+@HSET
+@given(angles, st.floats(0.05, np.pi - 0.05), st.floats(-10, 10), st.floats(-10, 10))
+def test_tip_force_property_reproduces_the_torques(q1, q2, t1, t2):
+    """J^T F = tau, and the power balance F . v = tau . qd for any joint rate."""
+    for sgn in (1.0, -1.0):
+        q = np.array([q1, sgn * q2])
+        F = ARM.tip_force(q, [t1, t2])
+        np.testing.assert_allclose(
+            ARM.jacobian(q).T @ F, [t1, t2], atol=1e-9 * (1 + abs(t1) + abs(t2)) / abs(np.sin(q2))
+        )
+        qd = np.array([0.7, -1.3])
+        np.testing.assert_allclose(F @ (ARM.jacobian(q) @ qd), np.dot([t1, t2], qd), atol=1e-8 / abs(np.sin(q2)))
+
+
+def test_tip_force_of_gravity_is_a_tip_weight():
+    """A point mass on the tip loads the joints with J^T (0, m g): tip_force returns its weight, pointing up."""
+    point = TwoLinkArm(m1=1e-9, m2=0.5, l1=0.4, l2=0.3, lc1=0.2, lc2=0.3, I1=0.0, I2=0.0)
+    q = np.random.default_rng(0).uniform([-3, 0.2], [3, 2.9], (20, 2))
+    np.testing.assert_allclose(
+        point.tip_force(q, point.gravity(q)), np.broadcast_to([0.0, 0.5 * 9.81], q.shape), atol=1e-6
+    )
+
+
+def test_tip_force_singular_policy():
+    from robokin.errors import SingularityError
+
+    q = np.array([[0.3, 0.0], [0.3, 1.0], [0.2, np.pi]])
+    with pytest.raises(SingularityError, match="2 configuration"):
+        ARM.tip_force(q, [1.0, 0.5])
+    F = ARM.tip_force(q, [1.0, 0.5], on_singular="nan")
+    assert np.isnan(F[[0, 2]]).all() and np.isfinite(F[1]).all()
+    F = ARM.tip_force([0.3, 0.05], [1.0, 0.5], min_sin=0.1, on_singular="nan")
+    assert np.isnan(F).all()
+
+
+@pytest.mark.parametrize(
+    "args, kw, match",
+    [
+        (([0.1, 0.2, 0.3], [1.0, 0.0]), {}, "q"),
+        (([0.1, 0.2], [np.inf, 0.0]), {}, "tau"),
+        (([0.1, 0.2], [1.0, 0.0]), dict(min_sin=0.0), "min_sin"),
+        (([0.1, 0.2], [1.0, 0.0]), dict(min_sin=1.5), "min_sin"),
+        (([0.1, 0.2], [1.0, 0.0]), dict(on_singular="ignore"), "on_singular"),
+        (([0.1, 1j], [1.0, 0.0]), {}, "q"),
+    ],
+)
+def test_tip_force_bad_inputs(args, kw, match):
+    with pytest.raises(ValueError, match=match):
+        ARM.tip_force(*args, **kw)
+
+
+def test_jacobian_bad_inputs():
+    with pytest.raises(ValueError, match="q"):
+        ARM.jacobian([0.1])
+    with pytest.raises(ValueError, match="q"):
+        ARM.jacobian([np.nan, 0.1])

@@ -422,6 +422,30 @@ RECIPES = {
         robokin.leg2.foot_targets,
         dict(t=0.1, neutral=np.array([0.0, -0.3]), period=0.4, v_body=0.5, height=0.05),
     ),
+    "leg2.ik_track": lambda: (
+        robokin.leg2.ik_track,
+        dict(leg=_obj("leg"), p=np.array([[0.1, -0.3], [0.11, -0.3]]), q0=np.array([0.0, 1.0]), tol=1e-9),
+    ),
+    "leg2.smooth_joint_path": lambda: (
+        robokin.leg2.smooth_joint_path,
+        dict(
+            leg=_obj("leg"),
+            q=np.linspace([0.0, 1.0], [0.2, 1.2], 9),
+            p=_obj("leg").fk(np.linspace([0.0, 1.0], [0.2, 1.2], 9)),
+            window=5,
+            tol=1e-3,
+        ),
+    ),
+    "leg2.hold_commands": lambda: (
+        robokin.leg2.hold_commands,
+        dict(
+            q_cmd=np.array([[0.0, 1.0], [0.1, 1.0], [0.2, 1.0]]),
+            dt=0.01,
+            lateness=np.array([0.0, 0.004, 0.02]),
+            t=0.015,
+            deadline=0.01,
+        ),
+    ),
     # mecanum
     "mecanum.Mecanum": lambda: (robokin.mecanum.Mecanum, dict(r=0.076, lx=0.2, ly=0.2, roller_angle=0.7)),
     "mecanum.Mecanum.ik": lambda: (_obj("car").ik, dict(twist=np.array([0.3, -0.2, 0.5]))),

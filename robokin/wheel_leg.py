@@ -60,6 +60,7 @@ __all__ = [
     "virtual_leg_jacobian",
     "virtual_leg_inverse",
     "vmc_torques",
+    "joint_handover",
 ]
 
 #: Default LQR state weight for ``[theta, theta_dot, x, x_dot, phi, phi_dot]``.
@@ -1109,3 +1110,108 @@ def vmc_torques(
     fx = a * rx + b * ry
     fy = a * ry - b * rx
     return np.stack([fx * Jf[..., 0, 0] + fy * Jf[..., 1, 0], fx * Jf[..., 0, 1] + fy * Jf[..., 1, 1]], axis=-1)
+
+
+def joint_handover(
+    fivebar: FiveBar,
+    q: ArrayLike,
+    qd: ArrayLike,
+    *,
+    F: ArrayLike,
+    Tp: ArrayLike,
+    K_leg: ArrayLike,
+    D_leg: ArrayLike,
+    assembly: Literal["down", "up"] = "down",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Bumpless switch from the virtual-leg controller to a joint-space PD (:eq:`eq-ch04-handover`).
+
+    The virtual-leg controller commands ``tau = J_v^T w`` (:func:`vmc_torques`) with the load
+    ``w = [F, -Tp]`` and, near the switch, the leg-space PD ``w = w_s + K_leg (x_s - x) - D_leg
+    (xdot - xdot_s)`` on ``x = [L0, phi0]``. The joint-space law that takes over,
+    ``tau = tau_ff + K_q (q_ref - q) - D_q qdot``, continues it when
+
+    * ``q_ref = q_s`` (the reference starts where the leg is, not at a preset pose),
+    * ``tau_ff = J_v^T w_s + D_q qdot_s`` (what the old controller's integrator and feed-forward
+      carried, with the new damping term cancelled at the switch): the torque is continuous,
+    * ``K_q = J_v^T K_leg J_v - d(J_v^T w)/dq`` (the leg stiffness seen from the motors, plus the
+      geometric stiffness of the load) and ``D_q = J_v^T D_leg J_v``: the two laws then agree
+      exactly at the switch pose for every ``qdot``, and to first order in ``q - q_s`` at rest
+      (terms of order ``|q - q_s| |qdot|`` remain from the pose dependence of ``J_v``).
+
+    ``d(J_v^T w)/dq`` at fixed ``w`` is taken by central differences of :func:`vmc_torques`
+    (step 1e-6 rad; relative error about 1e-9).
+
+    Parameters
+    ----------
+    fivebar : robokin.fivebar.FiveBar
+    q, qd : array_like, shape (..., 2)
+        Motor angles (rad) and rates (rad/s) at the switch.
+    F, Tp : array_like, broadcastable to q's leading shape
+        The virtual-leg controller's thrust (N) and hip torque (N m) at the switch, as in :func:`vmc_torques`.
+    K_leg, D_leg : array_like, shape (..., 2, 2)
+        Its stiffness and damping on ``[L0, phi0]`` (N/m, N/rad, N m/m, N m/rad and the same per second).
+    assembly : {"down", "up"}
+
+    Returns
+    -------
+    q_ref : ndarray, shape (..., 2)
+        Joint reference at the switch (rad), a copy of ``q``.
+    tau_ff : ndarray, shape (..., 2)
+        Joint feed-forward (N m).
+    K_q, D_q : ndarray, shape (..., 2, 2)
+        Joint stiffness (N m/rad) and damping (N m s/rad).
+
+    Raises
+    ------
+    ValueError
+        Not a FiveBar; wrong shapes, NaN, inf, complex or text; a pose where the five-bar cannot be
+        assembled (``UnreachableError``).
+
+    Examples
+    --------
+    >>> from robokin.fivebar import FiveBar
+    >>> fb = FiveBar(0.15, 0.15, 0.25, 0.25, 0.108)
+    >>> q, qd = virtual_leg_inverse(fb, [0.2, -1.5]), np.array([0.3, -0.2])
+    >>> K, D = np.diag([800.0, 20.0]), np.diag([40.0, 1.0])
+    >>> q_ref, tau_ff, K_q, D_q = joint_handover(fb, q, qd, F=60.0, Tp=2.0, K_leg=K, D_leg=D)
+    >>> tau_leg = vmc_torques(fb, q, 60.0, 2.0)            # old controller at the switch
+    >>> tau_joint = tau_ff + K_q @ (q_ref - q) - D_q @ qd  # new controller at the switch
+    >>> bool(np.allclose(tau_joint, tau_leg, rtol=0, atol=1e-12))
+    True
+    >>> joint_handover(fb, q, qd, F=60.0, Tp=2.0, K_leg=np.eye(3), D_leg=D)
+    Traceback (most recent call last):
+    ...
+    ValueError: K_leg must have shape (..., 2, 2), got shape (3, 3)
+    """
+    fb = _fivebar(fivebar)
+    choice(assembly, "assembly", ("down", "up"))
+    q = as_array(q, "q", trailing=(2,))
+    qd = as_array(qd, "qd", trailing=(2,))
+    F = as_array(F, "F")
+    Tp = as_array(Tp, "Tp")
+    K = as_array(K_leg, "K_leg", trailing=(2, 2))
+    D = as_array(D_leg, "D_leg", trailing=(2, 2))
+    try:
+        lead = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1], F.shape, Tp.shape, K.shape[:-2], D.shape[:-2])
+    except ValueError as exc:
+        raise ValueError(
+            f"q {q.shape}, qd {qd.shape}, F {F.shape}, Tp {Tp.shape}, K_leg {K.shape} and D_leg {D.shape} "
+            "do not broadcast to one batch"
+        ) from exc
+    q = np.broadcast_to(q, lead + (2,))
+    Jv = virtual_leg_jacobian(fb, q, assembly=assembly)
+    JvT = np.swapaxes(Jv, -1, -2)
+    tau_w = vmc_torques(fb, q, F, Tp, assembly=assembly)
+    h = 1e-6
+    cols = []
+    for j in range(2):
+        dq = np.zeros(2)
+        dq[j] = h
+        cols.append(
+            (vmc_torques(fb, q + dq, F, Tp, assembly=assembly) - vmc_torques(fb, q - dq, F, Tp, assembly=assembly))
+            / (2 * h)
+        )
+    K_q = JvT @ K @ Jv - np.stack(cols, axis=-1)
+    D_q = JvT @ D @ Jv
+    tau_ff = tau_w + np.einsum("...ij,...j->...i", D_q, qd)
+    return q.copy(), tau_ff, K_q, D_q

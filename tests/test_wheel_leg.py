@@ -598,3 +598,102 @@ def test_schedule_refuses_extrapolation_beyond_round_off(sched):
         with pytest.raises(ValueError, match="outside the fitted range"):
             sched(L)
         assert np.all(np.isfinite(sched(L, extrapolate=True)))
+
+
+# --------------------------------------------------------------- virtual leg -> joint PD handover
+K_LEG, D_LEG = np.diag([800.0, 20.0]), np.diag([40.0, 1.0])
+
+
+def _leg_law(q, qd, q_s, qd_s, w_s):
+    """The virtual-leg controller near the switch: tau = J_v^T (w_s + K (x_s - x) - D (xdot - xdot_s))."""
+    J = wl.virtual_leg_jacobian(FB, q)
+    xdot_s = wl.virtual_leg_jacobian(FB, q_s) @ qd_s
+    w = w_s + K_LEG @ (wl.virtual_leg(FB, q_s) - wl.virtual_leg(FB, q)) - D_LEG @ (J @ qd - xdot_s)
+    return J.T @ w
+
+
+def test_joint_handover_is_bumpless_and_matches_gains():
+    q_s = wl.virtual_leg_inverse(FB, [0.22, -1.45])
+    qd_s = np.array([0.4, -0.7])
+    F, Tp = 75.0, 2.5
+    q_ref, tau_ff, K_q, D_q = wl.joint_handover(FB, q_s, qd_s, F=F, Tp=Tp, K_leg=K_LEG, D_leg=D_LEG)
+    np.testing.assert_array_equal(q_ref, q_s)
+    w_s = np.array([F, -Tp])
+    # exact at the switch pose, for the switch rate and any other rate
+    for qd in (qd_s, np.array([-1.0, 2.0])):
+        np.testing.assert_allclose(tau_ff - D_q @ qd, _leg_law(q_s, qd, q_s, qd_s, w_s), rtol=0, atol=1e-9)
+    # damping exactly J^T D J; stiffness symmetric (the Hessian of w . x(q) plus J^T K J)
+    J = wl.virtual_leg_jacobian(FB, q_s)
+    np.testing.assert_allclose(D_q, J.T @ D_LEG @ J, atol=1e-12)
+    np.testing.assert_allclose(K_q, K_q.T, atol=1e-6 * np.abs(K_q).max())
+    # at rest: second order in the pose error with the geometric term, first order without it
+    q_ref, tau_ff, K_q, D_q = wl.joint_handover(FB, q_s, np.zeros(2), F=F, Tp=Tp, K_leg=K_LEG, D_leg=D_LEG)
+    d = np.array([0.6, -0.8])
+    err, err_nogeo = [], []
+    for h in (4e-3, 2e-3):
+        q = q_s + h * d
+        leg = _leg_law(q, np.zeros(2), q_s, np.zeros(2), w_s)
+        err.append(np.linalg.norm(tau_ff + K_q @ (q_s - q) - leg))
+        err_nogeo.append(np.linalg.norm(tau_ff + J.T @ K_LEG @ J @ (q_s - q) - leg))
+    assert 3.5 < err[0] / err[1] < 4.5  # O(h^2)
+    assert 1.8 < err_nogeo[0] / err_nogeo[1] < 2.2  # O(h): the geometric stiffness is missing
+
+
+def test_joint_handover_batch_and_broadcast():
+    legs = np.stack([np.linspace(0.14, 0.32, 5), np.linspace(-1.8, -1.3, 5)], -1)
+    q = wl.virtual_leg_inverse(FB, legs)
+    qd = np.zeros((5, 2))
+    out = wl.joint_handover(FB, q, qd, F=np.linspace(20, 90, 5), Tp=1.0, K_leg=K_LEG, D_leg=D_LEG)
+    assert [a.shape for a in out] == [(5, 2), (5, 2), (5, 2, 2), (5, 2, 2)]
+    for i in range(5):
+        one = wl.joint_handover(FB, q[i], qd[i], F=np.linspace(20, 90, 5)[i], Tp=1.0, K_leg=K_LEG, D_leg=D_LEG)
+        for a, b in zip(out, one):
+            np.testing.assert_allclose(a[i], b, rtol=1e-12, atol=1e-12)
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    L=st.floats(0.13, 0.33),
+    a=st.floats(-0.5, 0.5),
+    F=st.floats(-200.0, 200.0),
+    Tp=st.floats(-20.0, 20.0),
+    qd=st.lists(st.floats(-5.0, 5.0), min_size=2, max_size=2),
+    k=st.floats(0.0, 3000.0),
+)
+def test_joint_handover_property_torque_continuous(L, a, F, Tp, qd, k):
+    q_s = wl.virtual_leg_inverse(FB, [L, -np.pi / 2 + a])
+    qd = np.array(qd)
+    K = np.diag([k, 0.02 * k])
+    q_ref, tau_ff, K_q, D_q = wl.joint_handover(FB, q_s, qd, F=F, Tp=Tp, K_leg=K, D_leg=D_LEG)
+    tau_leg = wl.vmc_torques(FB, q_s, F, Tp)  # the old command at the switch
+    tau_joint = tau_ff + K_q @ (q_ref - q_s) - D_q @ qd  # the new command at the switch
+    np.testing.assert_allclose(tau_joint, tau_leg, rtol=0, atol=1e-9 * (1 + np.abs(tau_leg).max()))
+    np.testing.assert_allclose(K_q, K_q.T, rtol=0, atol=1e-6 * (1 + np.abs(K_q).max()))
+
+
+def test_joint_handover_bad_inputs():
+    q = wl.virtual_leg_inverse(FB, [0.2, -1.5])
+    ok = dict(F=50.0, Tp=1.0, K_leg=K_LEG, D_leg=D_LEG)
+    with pytest.raises(ValueError, match="FiveBar"):
+        wl.joint_handover("leg", q, np.zeros(2), **ok)
+    with pytest.raises(ValueError, match="K_leg"):
+        wl.joint_handover(FB, q, np.zeros(2), **{**ok, "K_leg": np.eye(3)})
+    with pytest.raises(ValueError, match="D_leg"):
+        wl.joint_handover(FB, q, np.zeros(2), **{**ok, "D_leg": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="broadcast"):
+        wl.joint_handover(FB, np.stack([q, q]), np.zeros(2), **{**ok, "F": np.ones(3)})
+    with pytest.raises(ValueError, match="broadcast"):
+        wl.joint_handover(FB, np.stack([q, q]), np.zeros((3, 2)), **ok)
+    for name, bad in (("q", [np.nan, 0.0]), ("qd", [np.inf, 0.0]), ("qd", [1j, 0.0]), ("q", "ab")):
+        args = {"q": q, "qd": np.zeros(2)}
+        args[name] = bad
+        with pytest.raises(ValueError):
+            wl.joint_handover(FB, args["q"], args["qd"], **ok)
+    for name in ("F", "Tp"):
+        with pytest.raises(ValueError):
+            wl.joint_handover(FB, q, np.zeros(2), **{**ok, name: np.nan})
+    with pytest.raises(ValueError):
+        wl.joint_handover(FB, q, np.zeros(2), **ok, assembly="sideways")
+    short = dataclasses.replace(FB, l3=0.1, l4=0.1)  # shanks too short for thighs spread out
+    with pytest.raises(UnreachableError):
+        wl.joint_handover(short, [np.pi, 0.0], np.zeros(2), **ok)

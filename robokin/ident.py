@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._primitives import smooth_step
 from ._validate import as_array, choice, finite_scalar, positive
 from .control import V_EPS
 from .dynamics import TwoLinkArm
@@ -35,6 +36,9 @@ __all__ = [
     "regressor",
     "gravity_regressor",
     "fourier_excitation",
+    "segment_excitation",
+    "motion_segments",
+    "residual_rms",
     "encoder_reading",
     "estimate_derivatives",
     "lowpass",
@@ -232,6 +236,170 @@ def fourier_excitation(
     qd = np.sum(a * c + b * s, axis=-1)
     qdd = np.sum(-a * w * s + b * w * c, axis=-1)
     return q, qd, qdd
+
+
+def segment_excitation(
+    t: ArrayLike, v: ArrayLike, *, t_acc: float, t_cruise: float, q0: ArrayLike
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validation motion of constant-velocity segments joined by smooth accelerations.
+
+    Starting at rest at ``q0`` (``t = 0``), segment k first blends the joint rates from the previous velocity
+    (zero for the first) to ``v[k]`` in ``t_acc`` seconds with the quintic smooth step
+    ``qd = v_a + (v_b - v_a) p(u)``, ``p(u) = 10 u^3 - 15 u^4 + 6 u^5``, ``u = (t - t_k) / t_acc`` (continuous
+    acceleration, zero at both ends), then cruises at ``v[k]`` for ``t_cruise`` seconds (``qdd = 0`` exactly).
+    After the last segment the motion keeps the last velocity. The angle is the exact integral:
+    ``q = q_k + v_a tau + (v_b - v_a) t_acc P(u)`` with ``P(u) = 5/2 u^4 - 3 u^5 + u^6``. Segment k starts at
+    ``t_k = k (t_acc + t_cruise)``.
+
+    Parameters
+    ----------
+    t : array_like, shape (N,)
+        Times (s), ``t >= 0``.
+    v : array_like, shape (K, n)
+        Cruise velocity of each segment (rad/s); end with a zero row to finish at rest.
+    t_acc, t_cruise : float
+        Duration of each blend and of each cruise (s), positive.
+    q0 : array_like, shape (n,)
+        Start angles (rad).
+
+    Returns
+    -------
+    q, qd, qdd : ndarray, shape (N, n)
+        Angles (rad), rates (rad/s), accelerations (rad/s^2).
+
+    Examples
+    --------
+    >>> q, qd, qdd = segment_excitation([0.0, 0.5, 1.0, 1.5], [[1.0, -2.0]], t_acc=1.0, t_cruise=1.0, q0=[0.0, 0.0])
+    >>> qd.tolist(), qdd[2:].tolist()
+    ([[0.0, 0.0], [0.5, -1.0], [1.0, -2.0], [1.0, -2.0]], [[0.0, 0.0], [0.0, 0.0]])
+    >>> q[2:].tolist()   # half the blend (v t_acc / 2), then cruise
+    [[0.5, -1.0], [1.0, -2.0]]
+    """
+    t = as_array(t, "t")
+    if t.ndim != 1 or np.any(t < 0):
+        raise ValueError(f"t must be a 1-D array of non-negative times, got shape {t.shape}")
+    v = as_array(v, "v", trailing=(None,))
+    if v.ndim != 2 or v.shape[0] < 1 or v.shape[1] < 1:
+        raise ValueError(f"v must have shape (K, n) with K >= 1 segments, got {v.shape}")
+    q0 = as_array(q0, "q0", trailing=(v.shape[1],))
+    if q0.ndim != 1:
+        raise ValueError(f"q0 must have shape ({v.shape[1]},), got {q0.shape}")
+    t_acc = positive(t_acc, "t_acc")
+    t_cruise = positive(t_cruise, "t_cruise")
+    period = t_acc + t_cruise
+    vel = np.vstack([np.zeros((1, v.shape[1])), v])  # (K + 1, n): velocity before and after each blend
+    dv = np.diff(vel, axis=0)  # (K, n)
+    q_start = q0 + np.vstack(
+        [np.zeros((1, v.shape[1])), np.cumsum(vel[:-1] * t_acc + dv * t_acc / 2 + vel[1:] * t_cruise, axis=0)]
+    )
+    k = np.minimum((t // period).astype(int), v.shape[0] - 1)
+    tau = (t - k * period)[:, None]
+    u = np.clip(tau / t_acc, 0.0, 1.0)
+    p, dp, _ = smooth_step(u)
+    P = u**4 * (2.5 + u * (-3.0 + u))  # integral of p from 0 to u
+    va, d = vel[k], dv[k]
+    blend = tau < t_acc
+    q = q_start[k] + np.where(blend, va * tau + d * t_acc * P, va * t_acc + d * t_acc / 2 + vel[k + 1] * (tau - t_acc))
+    qd = va + d * p
+    qdd = np.where(blend, d * dp / t_acc, 0.0)
+    return q, qd, qdd
+
+
+def motion_segments(
+    qd: ArrayLike, qdd: ArrayLike, *, v_min: float, a_tol: float, a_min: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Label samples of a commanded motion as constant-velocity or accelerating (for segment-wise validation).
+
+    A sample is **constant-velocity** when every joint has ``|qdd| <= a_tol`` and some joint moves with
+    ``|qd| >= v_min`` (at rest only gravity is excited), and **accelerating** when some joint has
+    ``|qdd| >= a_min``. With ``a_tol < a_min`` the two sets are disjoint; samples in neither (gentle
+    accelerations, rest) are left out of both.
+
+    Parameters
+    ----------
+    qd, qdd : array_like, shape (N, n)
+        Commanded rates (rad/s) and accelerations (rad/s^2).
+    v_min : float
+        Smallest speed of a moving joint (rad/s), non-negative.
+    a_tol, a_min : float
+        Acceleration thresholds (rad/s^2), ``0 <= a_tol < a_min``.
+
+    Returns
+    -------
+    constant, accelerating : ndarray of bool, shape (N,)
+
+    Examples
+    --------
+    >>> qd = [[0.0, 0.0], [0.5, 0.2], [1.0, 0.4], [1.0, 0.4]]
+    >>> qdd = [[0.0, 0.0], [2.0, 0.8], [0.0, 0.0], [0.0, 0.0]]
+    >>> [m.tolist() for m in motion_segments(qd, qdd, v_min=0.1, a_tol=1e-9, a_min=1.0)]
+    [[False, False, True, True], [False, True, False, False]]
+    """
+    qd = as_array(qd, "qd", trailing=(None,))
+    qdd = as_array(qdd, "qdd", trailing=(None,))
+    if qd.ndim != 2 or qdd.shape != qd.shape:
+        raise ValueError(f"qd and qdd must have the same shape (N, n), got {qd.shape} and {qdd.shape}")
+    v_min = finite_scalar(v_min, "v_min")
+    a_tol = finite_scalar(a_tol, "a_tol")
+    a_min = positive(a_min, "a_min")
+    if v_min < 0 or a_tol < 0:
+        raise ValueError(f"v_min and a_tol must be non-negative, got {v_min} and {a_tol}")
+    if a_tol >= a_min:
+        raise ValueError(f"a_tol ({a_tol:g}) must be below a_min ({a_min:g}), so that the segments are disjoint")
+    acc = np.abs(qdd)
+    constant = np.all(acc <= a_tol, axis=1) & np.any(np.abs(qd) >= v_min, axis=1)
+    return constant, np.any(acc >= a_min, axis=1)
+
+
+def residual_rms(Y: ArrayLike, tau: ArrayLike, theta: ArrayLike, *, mask: ArrayLike | None = None) -> np.ndarray:
+    """Per-joint RMS of the torque residual ``tau - Y theta`` (N m) over the selected samples.
+
+    The validation measure of an identified model: evaluate it on data it was not fitted to, separately on
+    segments that excite different terms (:func:`motion_segments`).
+
+    Parameters
+    ----------
+    Y : array_like, shape (N, 2, p)
+        Regressor samples (:func:`regressor`).
+    tau : array_like, shape (N, 2) or (R, N, 2)
+        Measured torques (N m); a leading axis holds R records (e.g. noise draws).
+    theta : array_like, shape (p,) or (R, p)
+        Parameters; a leading axis holds R models (e.g. one fit per draw), broadcast against ``tau``.
+    mask : array_like of bool, shape (N,), optional
+        Samples to include (default all); at least one must be selected.
+
+    Returns
+    -------
+    ndarray, shape (2,) or (R, 2)
+
+    Examples
+    --------
+    >>> Y = np.ones((4, 2, 1)); tau = np.array([[1.0, 1.0], [1.0, 1.0], [2.0, 1.0], [0.0, 1.0]])
+    >>> residual_rms(Y, tau, [1.0]).tolist(), residual_rms(Y, tau, [1.0], mask=[True, True, False, False]).tolist()
+    ([0.7071067811865476, 0.0], [0.0, 0.0])
+    """
+    Y = as_array(Y, "Y", trailing=(2, None))
+    if Y.ndim != 3:
+        raise ValueError(f"Y must have shape (N, 2, p), got {Y.shape}")
+    tau = as_array(tau, "tau", trailing=(2,))
+    if tau.ndim not in (2, 3) or tau.shape[-2] != Y.shape[0]:
+        raise ValueError(f"tau must have shape ({Y.shape[0]}, 2) or (R, {Y.shape[0]}, 2) to match Y, got {tau.shape}")
+    theta = as_array(theta, "theta", trailing=(Y.shape[-1],))
+    if theta.ndim not in (1, 2):
+        raise ValueError(f"theta must have shape ({Y.shape[-1]},) or (R, {Y.shape[-1]}), got {theta.shape}")
+    if theta.ndim == 2 and tau.ndim == 3 and theta.shape[0] != tau.shape[0]:
+        raise ValueError(f"theta and tau hold different numbers of records: {theta.shape[0]} and {tau.shape[0]}")
+    if mask is None:
+        sel = np.ones(Y.shape[0], dtype=bool)
+    else:
+        sel = np.asarray(mask)
+        if sel.dtype != bool or sel.shape != (Y.shape[0],):
+            raise ValueError(f"mask must be a boolean array of shape ({Y.shape[0]},), got {sel.dtype} {sel.shape}")
+        if not sel.any():
+            raise ValueError("mask selects no sample")
+    pred = np.einsum("njp,...p->...nj", Y[sel], theta)
+    r = tau[..., sel, :] - pred
+    return np.sqrt(np.mean(r * r, axis=-2))
 
 
 # ---------------------------------------------------------------------------- measured joint angles

@@ -17,7 +17,10 @@ from robokin.ident import (
     gravity_regressor,
     least_squares,
     lowpass,
+    motion_segments,
     regressor,
+    residual_rms,
+    segment_excitation,
 )
 from robokin.robots import ARM2 as ARM
 from robokin.validation.ident import validate
@@ -296,3 +299,132 @@ def test_batched_measurements_equal_one_at_a_time():
         least_squares(Y, taus[:, :10])
     with pytest.raises(ValueError):
         least_squares(Y, taus[None])
+
+
+# ------------------------------------------------------------------------------------ segment validation
+V_SEG = np.array([[0.8, -1.0], [-0.8, 1.0], [0.0, 0.0]])
+
+
+def test_segment_excitation_is_consistent_and_cruises_exactly():
+    t = np.arange(0.0, 5.0, 1e-4)
+    q, qd, qdd = segment_excitation(t, V_SEG, t_acc=0.6, t_cruise=1.0, q0=[0.1, 0.6])
+    np.testing.assert_allclose(np.gradient(q, 1e-4, axis=0)[2:-2], qd[2:-2], atol=1e-7)
+    np.testing.assert_allclose(np.gradient(qd, 1e-4, axis=0)[2:-2], qdd[2:-2], atol=2e-6)
+    cruise = (t >= 0.6) & (t < 1.6)
+    assert np.all(qdd[cruise] == 0) and np.allclose(qd[cruise], V_SEG[0])
+    np.testing.assert_allclose(q[0], [0.1, 0.6])
+    np.testing.assert_allclose(qd[-1], 0.0, atol=1e-12)  # ends at rest after the zero segment
+    # net displacement: each blend covers its mean velocity times t_acc, each cruise v t_cruise
+    want = 0.6 * (0 + 0.8) / 2 + 0.8 + 0.6 * (0.8 - 0.8) / 2 - 0.8 + 0.6 * (-0.8 + 0) / 2
+    assert np.isclose(q[t < 4.8][-1][0] - 0.1, want, atol=1e-3)
+
+
+@settings(deadline=None, max_examples=30)
+@given(
+    st.lists(st.floats(-2, 2), min_size=2, max_size=2),
+    st.lists(st.floats(-2, 2), min_size=2, max_size=2),
+    st.floats(0.1, 1.0),
+    st.floats(0.1, 1.0),
+)
+def test_segment_excitation_property_velocity_integrates_to_angle(v1, v2, t_acc, t_cruise):
+    v = np.array([v1, v2])
+    dt = 1e-4
+    t = np.arange(0.0, 2 * (t_acc + t_cruise), dt)
+    q, qd, qdd = segment_excitation(t, v, t_acc=t_acc, t_cruise=t_cruise, q0=[0.0, 0.0])
+    from scipy.integrate import cumulative_trapezoid
+
+    np.testing.assert_allclose(q, cumulative_trapezoid(qd, dx=dt, axis=0, initial=0.0), atol=1e-6)
+    assert np.abs(qd).max() <= np.abs(v).max() + 1e-12  # the smooth step never overshoots
+
+
+def test_motion_segments_labels_and_disjointness():
+    t = np.arange(0.0, 5.0, 1e-3)
+    _, qd, qdd = segment_excitation(t, V_SEG, t_acc=0.6, t_cruise=1.0, q0=[0.0, 0.0])
+    const, acc = motion_segments(qd, qdd, v_min=0.1, a_tol=0.0, a_min=1.0)
+    assert not np.any(const & acc)
+    assert np.all(qdd[const] == 0) and np.all(np.abs(qd[const]).max(axis=1) >= 0.1)
+    assert np.all(np.abs(qdd[acc]).max(axis=1) >= 1.0)
+    assert np.isclose(const.mean(), 2.0 / 5.0, atol=2e-3)  # the two cruises
+    assert not const[-1]  # at rest: neither
+
+
+def test_residual_rms_values_batches_and_mask():
+    rng = np.random.default_rng(3)
+    Y = rng.normal(size=(200, 2, 3))
+    th = np.array([1.0, -2.0, 0.5])
+    noise = rng.normal(0, 0.1, (4, 200, 2))
+    tau = Y @ th + noise
+    np.testing.assert_allclose(residual_rms(Y, tau, th), np.sqrt(np.mean(noise**2, axis=1)))
+    ths = np.stack([th, th + 1.0])
+    r = residual_rms(Y, tau[0], ths)
+    assert r.shape == (2, 2) and np.allclose(r[0], residual_rms(Y, tau[0], th)) and np.all(r[1] > r[0])
+    m = np.arange(200) < 50
+    np.testing.assert_allclose(residual_rms(Y, tau[0], th, mask=m), np.sqrt(np.mean(noise[0, :50] ** 2, axis=0)))
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.floats(0.01, 10.0), st.integers(5, 60))
+def test_residual_rms_property_scales_with_the_residual(k, n):
+    rng = np.random.default_rng(n)
+    Y = rng.normal(size=(n, 2, 2))
+    th = np.array([0.3, -0.4])
+    e = rng.normal(size=(n, 2))
+    np.testing.assert_allclose(residual_rms(Y, Y @ th + k * e, th), k * residual_rms(Y, Y @ th + e, th), rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(t=[[0.0, 1.0]]), "t"),
+        (dict(t=[-1.0, 0.0]), "t"),
+        (dict(v=[1.0, 2.0]), "v"),
+        (dict(v=[[np.nan, 1.0]]), "v"),
+        (dict(t_acc=0.0), "t_acc"),
+        (dict(t_cruise=-1.0), "t_cruise"),
+        (dict(q0=[0.0, 0.0, 0.0]), "q0"),
+    ],
+)
+def test_segment_excitation_bad_inputs(kw, match):
+    args = dict(t=[0.0, 0.5], v=[[1.0, 0.0]], t_acc=0.5, t_cruise=0.5, q0=[0.0, 0.0])
+    args.update(kw)
+    t, v = args.pop("t"), args.pop("v")
+    with pytest.raises(ValueError, match=match):
+        segment_excitation(t, v, **args)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(qd=[1.0, 2.0]), "qd"),
+        (dict(qdd=[[0.0, 0.0, 0.0]]), "same shape"),
+        (dict(v_min=-1.0), "non-negative"),
+        (dict(a_tol=2.0), "below a_min"),
+        (dict(a_min=0.0), "a_min"),
+        (dict(qdd=[[np.inf, 0.0]]), "qdd"),
+    ],
+)
+def test_motion_segments_bad_inputs(kw, match):
+    args = dict(qd=[[1.0, 0.0]], qdd=[[0.0, 0.0]], v_min=0.1, a_tol=0.0, a_min=1.0)
+    args.update(kw)
+    qd, qdd = args.pop("qd"), args.pop("qdd")
+    with pytest.raises(ValueError, match=match):
+        motion_segments(qd, qdd, **args)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(Y=np.ones((4, 3, 1))), "Y"),
+        (dict(tau=np.ones((5, 2))), "tau"),
+        (dict(theta=[1.0, 2.0]), "theta"),
+        (dict(theta=np.ones((3, 1)), tau=np.ones((2, 4, 2))), "records"),
+        (dict(mask=[1, 0, 1, 0]), "boolean"),
+        (dict(mask=[False] * 4), "no sample"),
+        (dict(tau=np.full((4, 2), np.nan)), "tau"),
+    ],
+)
+def test_residual_rms_bad_inputs(kw, match):
+    args = dict(Y=np.ones((4, 2, 1)), tau=np.ones((4, 2)), theta=[1.0])
+    args.update(kw)
+    with pytest.raises(ValueError, match=match):
+        residual_rms(**args)

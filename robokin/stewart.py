@@ -51,6 +51,7 @@ from ._validate import (
 )
 from .errors import ConvergenceError, SingularityError, SingularityWarning, UnreachableError
 from .results import IKResult
+from .transforms import se3_exp, se3_log, so3_exp, so3_log, transform_inverse
 
 __all__ = [
     "Stewart",
@@ -60,6 +61,7 @@ __all__ = [
     "PlatformParams",
     "StewartDynamics",
     "leg_friction",
+    "corner_path",
 ]
 
 SINGULAR_COND = 1e8  # condition number above which rate solves warn
@@ -1082,3 +1084,119 @@ class StewartDynamics:
             return np.concatenate([qd, self._accel(q, qd, f)])
 
         return rhs
+
+
+# ====================================================================== task-space paths
+def _corner_coords(T, Tc, method):
+    """Exponential coordinates of poses ``T`` about the corner ``Tc``: ``[dp, w]`` (decoupled) or a twist (screw)."""
+    if method == "screw":
+        return se3_log(transform_inverse(Tc) @ T)
+    w = so3_log(np.swapaxes(Tc[:3, :3], -1, -2) @ T[..., :3, :3])
+    return np.concatenate([T[..., :3, 3] - Tc[:3, 3], w], axis=-1)
+
+
+def _corner_pose(x, Tc, method):
+    if method == "screw":
+        return Tc @ se3_exp(x)
+    T = np.zeros(x.shape[:-1] + (4, 4))
+    T[..., :3, :3] = Tc[:3, :3] @ so3_exp(x[..., 3:])
+    T[..., :3, 3] = Tc[:3, 3] + x[..., :3]
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def corner_path(
+    T0: ArrayLike,
+    T1: ArrayLike,
+    T2: ArrayLike,
+    sigma: ArrayLike,
+    *,
+    blend: float,
+    method: Literal["decoupled", "screw"] = "decoupled",
+) -> np.ndarray:
+    """Two straight pose segments ``T0 -> T1 -> T2`` joined at the corner ``T1``, with a parabolic blend (chapter 10).
+
+    Each segment is the straight interpolation of :func:`robokin.transforms.interpolate_pose` (same
+    ``method``), parameterised by ``sigma``: segment 1 for ``sigma`` in ``[0, 1]``, segment 2 for ``[1, 2]``.
+    About the corner both are straight lines in its exponential coordinates ``x``
+    (``T = T1 exp(x)``: a twist for ``"screw"``; ``[p - p1, log(R1^T R)]`` for ``"decoupled"``):
+    ``x = (sigma - 1) xi1`` before and ``x = (sigma - 1) xi2`` after it, with ``xi1, xi2`` the coordinates of
+    ``T0`` and ``T2`` (``xi1 = -x(T0)``, ``xi2 = x(T2)``). With ``blend = d > 0`` the part
+    ``sigma`` in ``[1 - d, 1 + d]`` is replaced by the quadratic Bezier curve with control points
+    ``-d xi1, 0, d xi2`` (the corner is the middle control point):
+
+    ``x(u) = -(1 - u)^2 d xi1 + u^2 d xi2``,  ``u = (sigma - 1 + d) / (2 d)``,
+
+    whose derivative ``dx/dsigma`` equals ``xi1`` and ``xi2`` at the two ends: the path and its tangent
+    are continuous (a sharp corner, ``d = 0``, has a tangent jump), and ``d^2x/dsigma^2 = (xi2 - xi1) / (2 d)``
+    inside the blend (a blend of constant "acceleration" in the corner coordinates). The blend passes
+    ``x(1/2) = d (xi2 - xi1) / 4`` from the corner.
+
+    Parameters
+    ----------
+    T0, T1, T2 : array_like, shape (4, 4)
+        Start, corner and end poses (rigid transforms; position in m).
+    sigma : array_like, shape (...)
+        Path parameter in ``[0, 2]``.
+    blend : float, keyword-only
+        Blend half-width ``d`` in ``[0, 1)`` (fraction of each segment); 0 keeps the sharp corner.
+    method : {"decoupled", "screw"}, keyword-only
+        Segment interpolation, as in :func:`robokin.transforms.interpolate_pose`.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+
+    Raises
+    ------
+    ValueError
+        Poses that are not rigid transforms of shape (4, 4), ``sigma`` outside ``[0, 2]`` or non-finite,
+        ``blend`` outside ``[0, 1)``, an unknown ``method``, or a segment rotating by pi or more in the
+        corner's coordinates (its logarithm is not unique).
+
+    Examples
+    --------
+    >>> from robokin.transforms import make_transform, rotz
+    >>> T0, T1, T2 = np.eye(4), make_transform(rotz(0.4), [0.1, 0, 0]), make_transform(rotz(0.8), [0.1, 0.1, 0])
+    >>> np.allclose(corner_path(T0, T1, T2, [0.0, 1.0, 2.0], blend=0.0), [T0, T1, T2])
+    True
+    >>> corner_path(T0, T1, T2, 1.0, blend=0.2)[:3, 3].round(4)  # passes inside the corner
+    array([0.095, 0.005, 0.   ])
+    """
+    method = choice(method, "method", ("decoupled", "screw"))
+    Ts = [_check_pose4(T, name) for T, name in ((T0, "T0"), (T1, "T1"), (T2, "T2"))]
+    s = as_array(sigma, "sigma")
+    if s.size and (s.min() < 0.0 or s.max() > 2.0):
+        raise ValueError(
+            f"sigma must lie in [0, 2] (segment 1: [0, 1], segment 2: [1, 2]); got [{s.min():g}, {s.max():g}]"
+        )
+    d = finite_scalar(blend, "blend")
+    if not 0.0 <= d < 1.0:
+        raise ValueError(f"blend must be in [0, 1) (a fraction of each segment), got {d!r}")
+    Tc = Ts[1]
+    xi1 = -_corner_coords(Ts[0], Tc, method)
+    xi2 = _corner_coords(Ts[2], Tc, method)
+    for xi, name in ((xi1, "T0 -> T1"), (xi2, "T1 -> T2")):
+        if np.linalg.norm(xi[3:]) >= np.pi - 1e-9:
+            raise ValueError(f"segment {name} rotates by pi or more: its straight interpolation is not unique")
+    r = (s - 1.0)[..., None]  # signed parameter from the corner
+    x = np.where(r < 0, r * xi1, r * xi2)
+    if d > 0:
+        u = np.clip((r + d) / (2 * d), 0.0, 1.0)
+        xb = -((1 - u) ** 2) * d * xi1 + u**2 * d * xi2
+        x = np.where(np.abs(r) < d, xb, x)
+    return _corner_pose(x, Tc, method)
+
+
+def _check_pose4(T, name):
+    T = as_array(T, name, trailing=(4, 4))
+    if T.ndim != 2:
+        raise ValueError(f"{name} must be one pose of shape (4, 4), got shape {T.shape}")
+    R = T[:3, :3]
+    if (
+        np.abs(T[3] - [0.0, 0.0, 0.0, 1.0]).max() > 1e-9
+        or np.abs(R.T @ R - np.eye(3)).max() > 1e-9
+        or np.linalg.det(R) < 0
+    ):
+        raise ValueError(f"{name} must be a rigid transform (orthonormal rotation block, bottom row [0, 0, 0, 1])")
+    return T

@@ -18,11 +18,12 @@ from robokin.stewart import (
     PlatformParams,
     Stewart,
     StewartDynamics,
+    corner_path,
     leg_friction,
     paired_layout,
     uniform_layout,
 )
-from robokin.transforms import rpy_to_matrix
+from robokin.transforms import interpolate_pose, make_transform, rpy_to_matrix, se3_log, transform_inverse
 from robokin.validation.stewart import validate
 
 DEG = np.pi / 180
@@ -733,3 +734,87 @@ def test_ode_rhs_does_not_revalidate(dyn, monkeypatch):
     np.testing.assert_allclose(rhs_f(0.0, y)[6:], expect, rtol=1e-13)
     np.testing.assert_array_equal(rhs_f(0.0, y)[:6], y[6:])
     assert np.all(np.isfinite(rhs(0.0, y)))
+
+
+# ------------------------------------------------------------------ corner blends (chapter 10)
+def _pose(v):
+    return make_transform(rpy_to_matrix(v[3:]), v[:3])
+
+
+CORNER = [
+    _pose(np.array(v))
+    for v in (
+        [-0.03, -0.02, 0.41, 0.1, -0.05, -0.2],
+        [0.03, -0.02, 0.43, -0.05, 0.1, 0.0],
+        [0.03, 0.03, 0.41, 0.05, -0.05, 0.2],
+    )
+]
+
+
+@pytest.mark.parametrize("method", ["decoupled", "screw"])
+def test_corner_path_without_blend_is_the_two_segments(method):
+    s = np.linspace(0, 1, 11)
+    T = corner_path(*CORNER, np.r_[s, 1 + s], blend=0.0, method=method)
+    want = np.concatenate(
+        [
+            interpolate_pose(CORNER[0], CORNER[1], s, method=method),
+            interpolate_pose(CORNER[1], CORNER[2], s, method=method),
+        ]
+    )
+    np.testing.assert_allclose(T, want, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["decoupled", "screw"])
+def test_corner_blend_is_tangent_continuous_with_the_stated_curvature(method):
+    d, h = 0.3, 1e-5
+
+    def x(sig):  # corner coordinates of the path
+        T = corner_path(*CORNER, sig, blend=d, method=method)
+        if method == "screw":
+            return se3_log(transform_inverse(CORNER[1]) @ T)
+        return np.r_[
+            T[:3, 3] - CORNER[1][:3, 3], se3_log(make_transform(CORNER[1][:3, :3].T @ T[:3, :3], np.zeros(3)))[3:]
+        ]
+
+    x0, x2 = x(0.0), x(2.0)
+    xi1, xi2 = -x0, x2
+    for edge in (1 - d, 1 + d):  # one-sided slopes agree at both ends of the blend
+        left, right = (x(edge) - x(edge - h)) / h, (x(edge + h) - x(edge)) / h
+        np.testing.assert_allclose(left, right, atol=1e-4)
+    np.testing.assert_allclose(x(1.0), d * (xi2 - xi1) / 4, atol=1e-12)  # where the blend passes the corner
+    acc = (x(1.0 + 1e-3) - 2 * x(1.0) + x(1.0 - 1e-3)) / 1e-6
+    np.testing.assert_allclose(acc, (xi2 - xi1) / (2 * d), rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st_.floats(0.01, 0.99), st_.integers(0, 2**31 - 1), st_.sampled_from(["decoupled", "screw"]))
+def test_property_corner_path_endpoints_and_rigidity(d, seed, method):
+    rng = np.random.default_rng(seed)
+    Ts = [_pose(p) for p in poses(rng, 3)]
+    sig = rng.uniform(0, 2, 50)
+    T = corner_path(*Ts, np.r_[0.0, 2.0, 1 - d, 1 + d, sig], blend=d, method=method)
+    np.testing.assert_allclose(T[0], Ts[0], atol=1e-12)
+    np.testing.assert_allclose(T[1], Ts[2], atol=1e-12)
+    np.testing.assert_allclose(T[2:4], corner_path(*Ts, [1 - d, 1 + d], blend=0.0, method=method), atol=1e-12)
+    R = T[:, :3, :3]
+    np.testing.assert_allclose(R @ np.swapaxes(R, -1, -2), np.broadcast_to(np.eye(3), R.shape), atol=1e-12)
+
+
+def test_corner_path_bad_input():
+    T0, T1, T2 = CORNER
+    with pytest.raises(ValueError, match="sigma"):
+        corner_path(T0, T1, T2, 2.5, blend=0.1)
+    with pytest.raises(ValueError, match="non-finite"):
+        corner_path(T0, T1, T2, np.nan, blend=0.1)
+    with pytest.raises(ValueError, match="blend"):
+        corner_path(T0, T1, T2, 1.0, blend=1.0)
+    with pytest.raises(ValueError, match="blend"):
+        corner_path(T0, T1, T2, 1.0, blend=-0.1)
+    with pytest.raises(ValueError, match="rigid"):
+        corner_path(2 * T0, T1, T2, 1.0, blend=0.1)
+    with pytest.raises(ValueError, match="shape"):
+        corner_path(np.stack([T0, T0]), T1, T2, 1.0, blend=0.1)
+    with pytest.raises(ValueError, match="method"):
+        corner_path(T0, T1, T2, 1.0, blend=0.1, method="spline")
+    with pytest.raises(ValueError, match="pi"):
+        corner_path(T0, T1, make_transform(T1[:3, :3] @ rpy_to_matrix([np.pi, 0, 0]), T1[:3, 3]), 1.0, blend=0.1)

@@ -24,6 +24,7 @@ theta6 from the tool orientation, then a planar 3R problem for theta2, theta3, t
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -31,10 +32,11 @@ from numpy.typing import ArrayLike
 
 from . import transforms as _tf
 from ._primitives import wrap as _wrap
-from ._validate import as_array, choice, finite_scalar, on_unreachable_mode, positive
+from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
 from .errors import SingularityWarning, UnreachableError
 from .results import IKResult
 from .serial import SerialArm
+from .trajectory import PiecewiseQuintic, plan_quintic, segment_peaks
 from .transforms import ROTATION_TOL, _check_transform, wrap_to_pi
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
     "nearest",
     "pose_residual",
     "inertial_parameters",
+    "contest_table",
 ]
 
 D1, A2, A3, D4, D5, D6 = 0.089159, -0.425, -0.39225, 0.10915, 0.09465, 0.0823
@@ -671,3 +674,82 @@ def nearest(
     best = np.take_along_axis(dq, k[..., None, None], axis=-2)[..., 0, :] + qr
     best = np.where(none[..., None], np.nan, best)
     return best, np.where(none, -1, k)
+
+
+def contest_table(
+    traj: PiecewiseQuintic,
+    *,
+    branch: Sequence[str],
+    decimals: int = 4,
+    time_decimals: int = 2,
+) -> tuple[tuple[list[str], list[list]], tuple[list[str], list[list]]]:
+    """The answer tables of a contest trajectory task: joint waypoints, segment times and peaks.
+
+    The tables describe the trajectory *as tabulated*: joint angles rounded to
+    ``10^-decimals`` rad, segment durations rounded **up** to ``10^-time_decimals`` s, and the
+    trajectory re-planned through those values (``plan_quintic`` with the same via rule and
+    end velocities/accelerations). Its exact segment peaks (``segment_peaks``) are rounded
+    **up** to ``10^-decimals``, so a tabulated peak is never below the true one and a
+    "peak <= limit" check on the table is safe. Rounding an angle moves the tool by at
+    most ``robokin.serial.pose_error_bound(arm, 0.5 * 10^-decimals)``.
+
+    Parameters
+    ----------
+    traj : PiecewiseQuintic
+        Joint trajectory through the waypoints (``K`` segments, ``n`` joints; rad, s).
+    branch : sequence of str, length K+1
+        IK branch name of each waypoint (e.g. ``UR5.branches[i]``), stated in the table.
+    decimals : int
+        Decimal places of angles (rad) and peaks (rad/s, rad/s^2), 1 to 12.
+    time_decimals : int
+        Decimal places of times (s), 0 to 6.
+
+    Returns
+    -------
+    waypoints : (header, rows)
+        Columns ``waypoint, t (s), branch, q1 (rad) ... qn (rad)``; K+1 rows.
+    segments : (header, rows)
+        Columns ``segment, from, to, T (s), max|qd1| (rad/s) ..., max|qdd1| (rad/s^2) ...``; K rows.
+        Rows are lists of ``int``, ``float`` and ``str``, ready for ``csv.writer``.
+
+    Raises
+    ------
+    ValueError
+        ``traj`` is not a PiecewiseQuintic, ``branch`` has the wrong length or non-string
+        entries, ``decimals`` or ``time_decimals`` out of range.
+
+    Examples
+    --------
+    >>> from robokin.trajectory import plan_quintic
+    >>> tr = plan_quintic([[0.0], [1.0]], [0.0, 1.0])
+    >>> (hw, wp), (hs, seg) = contest_table(tr, branch=["a", "a"], decimals=3)
+    >>> hw, wp[1]
+    (['waypoint', 't (s)', 'branch', 'q1 (rad)'], [1, 1.0, 'a', 1.0])
+    >>> hs, seg[0]  # 15/8 and 10/sqrt(3) rad/s, s^2, rounded up
+    (['segment', 'from', 'to', 'T (s)', 'max|qd1| (rad/s)', 'max|qdd1| (rad/s^2)'], [1, 0, 1, 1.0, 1.875, 5.774])
+    """
+    if not isinstance(traj, PiecewiseQuintic):
+        raise ValueError(f"traj must be a PiecewiseQuintic, got {type(traj).__name__}")
+    dec = integer(decimals, "decimals", minimum=1)
+    tdec = integer(time_decimals, "time_decimals", minimum=0)
+    if dec > 12 or tdec > 6:
+        raise ValueError(f"decimals must be in 1..12 and time_decimals in 0..6, got {dec} and {tdec}")
+    K1, n = traj.n_segments + 1, traj.n_joints
+    if isinstance(branch, str) or len(branch) != K1 or not all(isinstance(b, str) for b in branch):
+        raise ValueError(f"branch must be a sequence of {K1} branch names (str), one per waypoint")
+    q, qd, qdd, _ = traj.evaluate(traj.times)
+    qr = np.round(q, dec)
+    scale = 10.0**tdec
+    T = np.ceil(np.round(traj.durations * scale, 9)) / scale  # round up; the inner round drops 1e-16 noise
+    t = np.round(np.concatenate([[0.0], np.cumsum(T)]), tdec)
+    tab = plan_quintic(qr, t, via=traj.via, v0=qd[0], vf=qd[-1], a0=qdd[0], af=qdd[-1])
+    pk = np.ceil(segment_peaks(tab)[:2] * 10.0**dec) / 10.0**dec  # (2, K, n), rounded up
+    hw = ["waypoint", "t (s)", "branch"] + [f"q{j + 1} (rad)" for j in range(n)]
+    rw = [[k, float(t[k]), str(branch[k])] + [float(x) for x in qr[k]] for k in range(K1)]
+    hs = ["segment", "from", "to", "T (s)"]
+    hs += [f"max|qd{j + 1}| (rad/s)" for j in range(n)] + [f"max|qdd{j + 1}| (rad/s^2)" for j in range(n)]
+    rs = [
+        [k + 1, k, k + 1, float(T[k])] + [float(x) for x in pk[0, k]] + [float(x) for x in pk[1, k]]
+        for k in range(K1 - 1)
+    ]
+    return (hw, rw), (hs, rs)

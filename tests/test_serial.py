@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from robokin import plotting
 from robokin._primitives import dh_frame
 from robokin.checks import check_jacobian, check_rigid
-from robokin.serial import SerialArm, dh_transform, pose_error
+from robokin.serial import SerialArm, dh_transform, pose_error, pose_error_bound
 from robokin.transforms import make_transform, rotx, rotz, so3_exp, so3_log, transform_inverse
 from robokin.validation.serial import validate
 
@@ -376,3 +376,57 @@ def test_special_twists_batched_frames(convention, rng=np.random.default_rng(23)
     for i in range(6):
         ref = ref @ dh_transform(arm.a[i], arm.alpha[i], arm.d[i], q[:, i] + arm.offset[i], convention=convention)
         assert np.abs(F[:, i + 1] - ref).max() <= 1e-12, i
+
+
+# --------------------------------------------------------------------------- pose_error_bound
+def test_pose_error_bound_planar_exact():
+    # planar 2R, both joints perturbed the same way at q = 0: the tip moves by the bound to first order
+    arm = SerialArm.from_dh([1.0, 0.5], [0, 0], [0, 0], convention="standard")
+    pos, rot = pose_error_bound(arm, [1e-6, 1e-6])
+    assert pos == pytest.approx(2e-6) and rot == pytest.approx(2e-6)
+    moved = np.linalg.norm(arm.fk([1e-6, 1e-6])[:3, 3] - arm.fk([0.0, 0.0])[:3, 3])
+    assert moved == pytest.approx(pos, rel=1e-5)  # tight: the bound is attained here
+    # a tool offset adds to every joint's reach; the batch axis is kept
+    tooled = SerialArm.from_dh(
+        [1.0, 0.5], [0, 0], [0, 0], convention="standard", tool=make_transform(np.eye(3), [0.2, 0, 0])
+    )
+    pos_b, rot_b = pose_error_bound(tooled, [[1e-3, 0.0], [0.0, 1e-3]])
+    assert np.allclose(pos_b, [1.7e-3, 0.7e-3]) and np.allclose(rot_b, 1e-3)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["standard", "modified"]), st.integers(1, 7))
+def test_pose_error_bound_holds(seed, convention, n):
+    rng = np.random.default_rng(seed)
+    arm = SerialArm.from_dh(
+        rng.uniform(-1, 1, n),
+        rng.uniform(-np.pi, np.pi, n),
+        rng.uniform(-1, 1, n),
+        convention=convention,
+        tool=make_transform(so3_exp(rng.normal(size=3)), rng.uniform(-0.3, 0.3, 3)),
+    )
+    dq = rng.uniform(0, 0.05, n)
+    q = rng.uniform(-np.pi, np.pi, (200, n))
+    dl = rng.uniform(-1, 1, q.shape) * dq
+    e = pose_error(arm.fk(q), arm.fk(q + dl))
+    pos, rot = pose_error_bound(arm, dq)
+    assert np.linalg.norm(e[:, :3], axis=1).max() <= pos * (1 + 1e-9) + 1e-15
+    assert np.linalg.norm(e[:, 3:], axis=1).max() <= rot * (1 + 1e-9) + 1e-15
+
+
+@pytest.mark.parametrize(
+    "arm, dq",
+    [
+        ("not an arm", [0.1]),
+        (None, [0.1]),
+        ("arm", [0.1]),  # wrong length
+        ("arm", [-0.1, 0.1]),
+        ("arm", [np.nan, 0.1]),
+        ("arm", [1j, 0.1]),
+        ("arm", "ab"),
+    ],
+)
+def test_pose_error_bound_bad_input(arm, dq):
+    real = SerialArm.from_dh([1.0, 0.5], [0, 0], [0, 0], convention="standard")
+    with pytest.raises(ValueError):
+        pose_error_bound(real if arm == "arm" else arm, dq)

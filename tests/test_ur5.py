@@ -23,6 +23,7 @@ from robokin.ur5 import (
     INPUT_ERROR_GAIN,
     UR5,
     UR5Arm,
+    contest_table,
     input_error,
     make_ur5,
     nearest,
@@ -619,3 +620,71 @@ def test_input_error_and_wrist_singular_helpers():
     assert not wrist_singular(np.full(6, np.nan))  # a NaN row (invalid branch) is not singular
     with pytest.raises(ValueError, match="singular_tol"):
         wrist_singular(q, singular_tol=-1.0)
+
+
+# --------------------------------------------------------------------------- contest_table
+def _contest_plan():
+    from robokin.trajectory import minimum_time
+
+    q = np.array(
+        [[0.0, -1.6, 1.6, -1.5, -1.57, 0.0], [0.4, -1.2, 1.1, -1.0, -1.2, 0.5], [1.0, -1.4, 1.5, -1.3, -1.0, 1.0]]
+    )
+    return q, minimum_time(q, vmax=1.0, amax=2.0).traj
+
+
+def test_contest_table_values():
+    from robokin.trajectory import check_limits, plan_quintic, segment_peaks
+
+    q, tr = _contest_plan()
+    (hw, rw), (hs, rs) = contest_table(tr, branch=["a", "b", "c"], decimals=4, time_decimals=2)
+    assert hw[:3] == ["waypoint", "t (s)", "branch"] and len(hw) == 9 and len(rw) == 3
+    assert len(hs) == 4 + 12 and len(rs) == 2 and [r[:3] for r in rs] == [[1, 0, 1], [2, 1, 2]]
+    Q = np.array([r[3:] for r in rw])
+    assert np.abs(Q - q).max() <= 0.5e-4 + 1e-15  # rounded to nearest
+    T = np.array([r[3] for r in rs])
+    assert np.all(T >= tr.durations - 1e-12) and np.all(T - tr.durations < 0.01)  # rounded up
+    assert np.allclose(np.diff([r[1] for r in rw]), T)
+    # the peaks describe the tabulated plan and are rounded up
+    tab = plan_quintic(Q, [r[1] for r in rw])
+    pk = segment_peaks(tab)[:2]
+    P = np.array([[r[4:10], r[10:16]] for r in rs]).transpose(1, 0, 2)
+    assert np.all(P >= pk) and np.all(P - pk < 1e-4)
+    assert check_limits(tab, vmax=1.0, amax=2.0).feasible  # rounding the times up kept the limits
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8))
+def test_contest_table_bounds(seed, dec):
+    from robokin.trajectory import plan_quintic, segment_peaks
+
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(1, 4))
+    q = rng.uniform(-2, 2, (K + 1, 6))
+    tr = plan_quintic(q, np.concatenate([[0.0], np.cumsum(rng.uniform(0.3, 2.0, K))]))
+    (_, rw), (_, rs) = contest_table(tr, branch=["x"] * (K + 1), decimals=dec, time_decimals=3)
+    Q = np.array([r[3:] for r in rw])
+    assert np.abs(Q - q).max() <= 0.5 * 10.0**-dec * (1 + 1e-9) + 1e-12
+    pk = segment_peaks(plan_quintic(Q, [r[1] for r in rw]))[:2]
+    P = np.array([[r[4:10], r[10:16]] for r in rs]).transpose(1, 0, 2)
+    assert np.all(P >= pk)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(traj="not a plan"),
+        dict(branch=["a", "b"]),  # one per waypoint: 3
+        dict(branch="abc"),
+        dict(branch=[1, 2, 3]),
+        dict(decimals=0),
+        dict(decimals=13),
+        dict(decimals=2.0),
+        dict(time_decimals=-1),
+        dict(time_decimals=7),
+    ],
+)
+def test_contest_table_bad_input(kw):
+    _, tr = _contest_plan()
+    args = dict(traj=tr, branch=["a", "b", "c"]) | kw
+    with pytest.raises(ValueError):
+        contest_table(args.pop("traj"), **args)

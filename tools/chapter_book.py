@@ -1,8 +1,8 @@
 """Write the table of contents and configuration for a strict one-chapter build (``make chapter``).
 
-The chapter is built with the conventions and references pages only, so links to *other* chapters cannot resolve
-there (they do in the full book, whose strict build checks them). Only that warning class is silenced, and only in
-this author build.
+The chapter is built with the conventions, glossary and references pages only, so links to *other* chapters cannot
+resolve there (they do in the full book, whose strict build checks them). Only that warning class is silenced, and
+only in this author build.
 
 Usage: ``python tools/chapter_book.py notebooks/NN_name.ipynb OUTDIR`` writes ``OUTDIR/_toc.yml`` and
 ``OUTDIR/_config.yml``.
@@ -22,7 +22,12 @@ def main(nb: str, out: str) -> None:
     toc = {
         "format": "jb-book",
         "root": "book/intro",
-        "chapters": [{"file": "book/conventions"}, {"file": str(nb_path.with_suffix(""))}, {"file": "book/references"}],
+        "chapters": [
+            {"file": "book/conventions"},
+            {"file": str(nb_path.with_suffix(""))},
+            {"file": "book/glossary"},
+            {"file": "book/references"},
+        ],
     }
     (out_dir / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False), encoding="utf-8")
     config = yaml.safe_load(Path("_config.yml").read_text(encoding="utf-8"))

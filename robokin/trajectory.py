@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.interpolate import CubicSpline
+from scipy.interpolate import CubicSpline, make_interp_spline
 from scipy.optimize import minimize
 
 from ._primitives import smooth_step, wrap
@@ -50,6 +50,10 @@ __all__ = [
     "branch_sequence",
     "BranchJumpError",
     "sphere_penalty",
+    "scaled_total",
+    "integral_square",
+    "capsule_sphere_distance",
+    "barrier_penalty",
 ]
 
 LIMIT_KINDS = ("velocity", "acceleration", "jerk")
@@ -449,7 +453,7 @@ def plan_quintic(
     waypoints: ArrayLike,
     times: ArrayLike,
     *,
-    via: Literal["spline", "heuristic", "stop"] = "spline",
+    via: Literal["spline", "heuristic", "stop", "bspline"] = "spline",
     v0: ArrayLike = 0.0,
     vf: ArrayLike = 0.0,
     a0: ArrayLike = 0.0,
@@ -469,6 +473,10 @@ def plan_quintic(
     * ``"heuristic"``: the textbook rule: at a via point the mean of the adjacent
       segment slopes when they have the same sign, else 0; accelerations 0.
     * ``"stop"``: rest (zero velocity and acceleration) at every via point.
+    * ``"bspline"``: velocities and accelerations of the degree-5 interpolating B-spline
+      (``scipy.interpolate.make_interp_spline(k=5)``, knots at the waypoint times, end
+      conditions ``v0, a0`` and ``vf, af``). Its pieces are quintics, so the plan *is* that
+      B-spline: C4 (jerk and snap continuous too), only the fifth derivative jumps.
 
     Parameters
     ----------
@@ -476,7 +484,7 @@ def plan_quintic(
         Joint positions (rad), one row per waypoint.
     times : array_like, shape (K+1,)
         Strictly increasing waypoint times in s.
-    via : {"spline", "heuristic", "stop"}
+    via : {"spline", "heuristic", "stop", "bspline"}
     v0, vf, a0, af : array_like, shape () or (n,)
         Boundary velocities and accelerations at the first and last waypoint.
 
@@ -494,8 +502,11 @@ def plan_quintic(
     >>> tr = plan_quintic([[0.0, 0.0], [1.0, 0.5], [2.0, 0.0]], [0.0, 1.0, 3.0])
     >>> float(np.abs(tr.join_jumps()[:, :3]).max()) < 1e-12
     True
+    >>> bs = plan_quintic([[0.0, 0.0], [1.0, 0.5], [2.0, 0.0]], [0.0, 1.0, 3.0], via="bspline")
+    >>> float(np.abs(bs.join_jumps()).max()) < 1e-9  # jerk continuous too
+    True
     """
-    choice(via, "via", ("spline", "heuristic", "stop"))
+    choice(via, "via", ("spline", "heuristic", "stop", "bspline"))
     wp = _waypoints(waypoints)
     t = _times(times)
     if t.size != wp.shape[0]:
@@ -512,6 +523,9 @@ def plan_quintic(
     if via == "spline":
         cs = CubicSpline(t, wp, bc_type=((1, v0), (1, vf)), axis=0)
         V, A = cs(t, 1), cs(t, 2)
+    elif via == "bspline":
+        bs = make_interp_spline(t, wp, k=5, bc_type=([(1, v0), (2, a0)], [(1, vf), (2, af)]), axis=0)
+        V, A = bs(t, 1), bs(t, 2)
     else:
         V = np.zeros_like(wp)
         A = np.zeros_like(wp)
@@ -1302,3 +1316,213 @@ def sphere_penalty(points: ArrayLike, *, centre: ArrayLike, radius: float, margi
     if m < 0:
         raise ValueError(f"margin must be >= 0, got {m}")
     return np.maximum(0.0, r + m - np.linalg.norm(p - c, axis=-1)) ** 2
+
+
+# --------------------------------------------------------------------------- other allocation objectives
+def scaled_total(
+    waypoints: ArrayLike,
+    durations: ArrayLike,
+    *,
+    vmax: ArrayLike,
+    amax: ArrayLike,
+    jmax: ArrayLike | None = None,
+    via: Literal["spline", "heuristic", "stop", "bspline"] = "spline",
+) -> float | np.ndarray:
+    """Shortest total time of an allocation's *proportions* under the limits, eq. ``eq-ch07-scaling``.
+
+    The durations are scaled uniformly, ``d -> lambda* d`` with ``lambda* = max(r_v, r_a^(1/2), r_j^(1/3))``
+    from the exact segment peaks (:func:`segment_peaks`), so that the most loaded limit is met exactly. The
+    result, ``lambda* sum(d)``, depends only on the proportions of ``d``; its minimum over all proportions
+    is the minimum time of :func:`minimum_time` for the same via rule. It is the unconstrained, scale-free
+    form of that problem that population-based optimisers (``scipy.optimize.differential_evolution``,
+    particle swarms, genetic algorithms) are given: every candidate is feasible after scaling.
+
+    Parameters
+    ----------
+    waypoints : array_like, shape (K+1, n)
+        Joint waypoints (rad).
+    durations : array_like, shape (..., K)
+        Segment durations (s) or any positive multiple of them; leading axes are a batch
+        (``differential_evolution(vectorized=True)`` passes ``(K, S)``: transpose it).
+    vmax, amax, jmax : array_like, shape () or (n,)
+        Limits (rad/s, rad/s^2, rad/s^3); ``inf`` or (``jmax``) ``None`` means unlimited.
+    via : {"spline", "heuristic", "stop", "bspline"}
+        Via-point rule, as in :func:`plan_quintic`.
+
+    Returns
+    -------
+    float or ndarray, shape (...)
+        Total duration in s after scaling.
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, non-positive durations or limits, unknown ``via``.
+
+    Examples
+    --------
+    >>> round(float(scaled_total([[0.0], [1.2]], [1.0], vmax=1.0, amax=2.0, jmax=10.0)), 4)  # ex-ch07-1
+    2.25
+    >>> scaled_total([[0.0], [1.0], [0.0]], [[1.0, 1.0], [2.0, 2.0]], vmax=1.0, amax=10.0).round(4)
+    array([3.4788, 3.4788])
+    """
+    choice(via, "via", ("spline", "heuristic", "stop", "bspline"))
+    wp = _waypoints(waypoints)
+    L = _limits(wp.shape[1], vmax, amax, jmax)
+    d = _durations(durations, "durations")
+    K = wp.shape[0] - 1
+    if d.ndim < 1 or d.shape[-1] != K:
+        raise ValueError(f"durations must have shape (..., {K}) for {K + 1} waypoints, got {d.shape}")
+    flat = d.reshape(-1, K)
+    if via == "bspline":
+        lam = np.array([_ratios(wp, di, L, via)[1].max() for di in flat])
+    else:  # the lean path of minimum_time: via values per sample, then all peaks in one batched call
+        VA = [_via_values(wp, di, via)[:2] for di in flat]
+        V, A = np.stack([v for v, _ in VA]), np.stack([a for _, a in VA])  # (S, K+1, n)
+        T = flat[..., None]  # (S, K, 1)
+        w0, w1 = np.broadcast_arrays(wp[:-1], wp[1:], V[:, :-1])[:2]
+        b = np.stack([w0, T * V[:, :-1], T * T * A[:, :-1], w1, T * V[:, 1:], T * T * A[:, 1:]], axis=-1)
+        C = b @ _QN.T  # (S, K, n, 6) in normalised time s = tau / T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = [(_peak(_deriv_coeffs(C, p))[0] / T**p / L[p - 1]) ** (1.0 / p) for p in (1, 2, 3)]
+        lam = np.max([x.reshape(len(flat), -1).max(axis=1) for x in r], axis=0)
+    out = lam * flat.sum(axis=-1)
+    return float(out[0]) if d.ndim == 1 else out.reshape(d.shape[:-1])
+
+
+def integral_square(traj: PiecewiseQuintic, *, order: int = 2) -> float:
+    """Exact effort integral ``int sum_j (d^p q_j / dt^p)^2 dt`` over the whole trajectory.
+
+    ``order=2`` is the energy-like cost ``int |q''|^2 dt`` (rad^2/s^3), ``order=3`` the squared jerk
+    (``order=1``: squared velocity). Each segment's derivative is a polynomial; its square is integrated
+    exactly (``numpy.polynomial.polynomial``), no sampling.
+
+    Parameters
+    ----------
+    traj : PiecewiseQuintic
+    order : int
+        Derivative order p, 0 to 5.
+
+    Returns
+    -------
+    float
+        In rad^2 s^(1 - 2p).
+
+    Examples
+    --------
+    >>> tr = plan_quintic([[0.0], [1.0]], [0.0, 1.0])  # rest-to-rest: int q''^2 = 120/7
+    >>> round(integral_square(tr) * 7, 9)
+    120.0
+    """
+    if not isinstance(traj, PiecewiseQuintic):
+        raise ValueError(f"traj must be a PiecewiseQuintic, got {type(traj).__name__}")
+    p = integer(order, "order")
+    if p > 5:
+        raise ValueError(f"order must be at most 5 (quintic segments), got {p}")
+    D = _deriv_coeffs(traj.coeffs, p)  # (K, n, 6 - p), lowest first
+    m = D.shape[-1]
+    # coefficients of D^2 by convolution, then int_0^T tau^i = T^(i+1) / (i+1)
+    sq = np.zeros(D.shape[:-1] + (2 * m - 1,))
+    for i in range(m):
+        sq[..., i : i + m] += D[..., i, None] * D
+    i = np.arange(2 * m - 1)
+    T = traj.durations[:, None, None]
+    return float((sq * T ** (i + 1) / (i + 1)).sum())
+
+
+# --------------------------------------------------------------------------- whole-link obstacle distance
+def capsule_sphere_distance(
+    a: ArrayLike, b: ArrayLike, *, link_radius: float, centre: ArrayLike, radius: float
+) -> np.ndarray:
+    """Signed distance between capsules (segments ``a``-``b`` of radius ``link_radius``) and a sphere.
+
+    The closest point of the segment to the centre ``c`` is at ``u* = clip((c - a).(b - a) / |b - a|^2, 0, 1)``
+    (the minimiser of the convex quadratic ``|a + u (b - a) - c|^2`` on [0, 1], eq. ``eq-ch07-segdist``;
+    ``u* = 0`` for a degenerate segment ``a = b``). The result is ``|a + u* (b - a) - c| - link_radius -
+    radius``: positive is clearance, negative is penetration depth.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (..., 3)
+        Segment ends in the base frame (m), e.g. consecutive joint origins of ``fk_all``; they broadcast.
+    link_radius : float
+        Capsule radius in m, >= 0 (0: the bare segment).
+    centre : array_like, shape (3,)
+        Sphere centre (m), same frame.
+    radius : float
+        Sphere radius (m), > 0.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        Signed distance in m.
+
+    Examples
+    --------
+    >>> capsule_sphere_distance([[-1.0, 0.0, 0.5], [2.0, 0.0, 0.0]], [[1.0, 0.0, 0.5], [3.0, 0.0, 0.0]],
+    ...                         link_radius=0.1, centre=[0.0, 0.0, 0.0], radius=0.2).round(12)
+    array([0.2, 1.7])
+    """
+    a = as_array(a, "a", trailing=(3,))
+    b = as_array(b, "b", trailing=(3,))
+    c = as_array(centre, "centre", trailing=(3,))
+    if c.ndim != 1:
+        raise ValueError(f"centre must have shape (3,), got {c.shape}")
+    rl = float(as_array(link_radius, "link_radius"))
+    if rl < 0:
+        raise ValueError(f"link_radius must be >= 0, got {rl}")
+    r = positive(radius, "radius")
+    try:
+        ab = b - a
+    except ValueError:
+        raise ValueError(f"a and b must broadcast, got shapes {a.shape} and {b.shape}") from None
+    ac = c - a
+    L2 = np.einsum("...i,...i->...", ab, ab)
+    u = np.clip(np.einsum("...i,...i->...", ac, ab) / np.where(L2 > 0, L2, 1.0), 0.0, 1.0)
+    return np.linalg.norm(ac - u[..., None] * ab, axis=-1) - rl - r
+
+
+def barrier_penalty(
+    distance: ArrayLike, *, margin: float, width: float, kind: Literal["log", "inverse"] = "log"
+) -> np.ndarray:
+    """Barrier on a clearance: zero beyond ``margin + width``, infinite at ``margin`` and below.
+
+    With ``s = (distance - margin) / width``:
+
+    * ``kind="log"``: ``-log s + s - 1`` for ``0 < s < 1``;
+    * ``kind="inverse"``: ``1/s + s - 2`` for ``0 < s < 1``;
+
+    both 0 with zero slope at ``s = 1`` (C1 there), ``+inf`` for ``s <= 0``. Unlike the squared penetration
+    of :func:`sphere_penalty` it forbids the inflated obstacle outright, so an optimiser started outside it
+    (finite cost) stays outside at the points it samples; it needs such a feasible start.
+
+    Parameters
+    ----------
+    distance : array_like, shape (...)
+        Clearances in m (e.g. :func:`capsule_sphere_distance`).
+    margin : float
+        Required clearance in m, >= 0.
+    width : float
+        Band above the margin where the barrier acts (m), > 0.
+    kind : {"log", "inverse"}
+
+    Returns
+    -------
+    ndarray, shape (...)
+        Dimensionless, >= 0.
+
+    Examples
+    --------
+    >>> barrier_penalty([0.0, 0.02, 0.03, 0.1], margin=0.01, width=0.02).round(4)
+    array([   inf, 0.1931, 0.    , 0.    ])
+    """
+    choice(kind, "kind", ("log", "inverse"))
+    d = as_array(distance, "distance")
+    m = float(as_array(margin, "margin"))
+    if m < 0:
+        raise ValueError(f"margin must be >= 0, got {m}")
+    s = (d - m) / positive(width, "width")
+    inside = (s > 0) & (s < 1)
+    si = np.where(inside, s, 1.0)
+    f = -np.log(si) + si - 1.0 if kind == "log" else 1.0 / si + si - 2.0
+    return np.where(s <= 0, np.inf, np.where(inside, f, 0.0))

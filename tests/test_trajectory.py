@@ -611,3 +611,192 @@ def test_evaluate_grouped_and_single_paths_match_horner(rng=np.random.default_rn
     for bad in (float("nan"), -1.0, tr.duration + 1.0):
         with pytest.raises(ValueError):
             tr.evaluate(bad)
+
+
+# ----------------------------------------------------------------------------- issue 23: B-spline via rule
+def test_bspline_via_is_scipy_quintic_bspline_and_c4():
+    from scipy.interpolate import make_interp_spline
+
+    rng = np.random.default_rng(3)
+    wp = rng.normal(size=(6, 3))
+    t = np.concatenate([[0.0], np.cumsum(rng.uniform(0.3, 2.0, 5))])
+    tr = tj.plan_quintic(wp, t, via="bspline")
+    z = np.zeros(3)
+    bs = make_interp_spline(t, wp, k=5, bc_type=([(1, z), (2, z)], [(1, z), (2, z)]), axis=0)
+    tt = np.linspace(t[0], t[-1], 997)
+    for k, y in enumerate(tr.evaluate(tt)):
+        np.testing.assert_allclose(y, bs(tt, k), atol=1e-8 * (1 + np.abs(bs(tt, k)).max()))
+    assert np.abs(tr.join_jumps()).max() < 1e-8 * (1 + np.abs(tr.coeffs).max())  # q..q''' continuous
+    # snap (4th derivative) continuous too: 24 c4 + 120 c5 T on the left equals 24 c4 on the right
+    c, T = tr.coeffs, tr.durations[:, None]
+    np.testing.assert_allclose(24 * c[:-1, :, 4] + 120 * c[:-1, :, 5] * T[:-1], 24 * c[1:, :, 4], atol=1e-6)
+    # the spline rule is C2 only: its jerk jumps
+    assert np.abs(tj.plan_quintic(wp, t).join_jumps()[:, 3]).max() > 1e-3
+
+
+@SETTINGS
+@given(st.lists(fin, min_size=3, max_size=6), st.lists(dur, min_size=5, max_size=5))
+def test_bspline_via_passes_waypoints_rest_to_rest(q, d):
+    wp = np.array(q)[:, None]
+    t = np.concatenate([[0.0], np.cumsum(d[: len(q) - 1])])
+    qq, qd, qdd, _ = tj.plan_quintic(wp, t, via="bspline").evaluate(t)
+    np.testing.assert_allclose(qq, wp, atol=1e-6 * (1 + np.abs(wp).max()))
+    assert np.abs(qd[[0, -1]]).max() < 1e-6 * (1 + np.abs(qd).max()) and np.all(np.isfinite(qdd))
+
+
+def test_bspline_via_bad_input():
+    with pytest.raises(ValueError, match="via"):
+        tj.plan_quintic([[0.0], [1.0]], [0.0, 1.0], via="b-spline")
+    with pytest.raises(ValueError, match="strictly increasing"):
+        tj.plan_quintic([[0.0], [1.0], [2.0]], [0.0, 1.0, 1.0], via="bspline")
+
+
+# ----------------------------------------------------------------------------- issue 23: scaled_total
+def test_scaled_total_matches_minimum_time_start_and_is_feasible():
+    wp = [[0.0, 0.0], [1.0, 0.2], [1.5, 1.0], [0.5, 0.3]]
+    lim = dict(vmax=1.0, amax=2.0, jmax=10.0)
+    for via in ("spline", "heuristic", "stop", "bspline"):
+        d = np.array([1.0, 0.5, 2.0])
+        T = tj.scaled_total(wp, d, **lim, via=via)
+        tr = tj.plan_quintic(wp, np.concatenate([[0.0], np.cumsum(d * T / d.sum())]), via=via)
+        assert abs(tj.check_limits(tr, **lim).ratio.max() - 1) < 1e-6  # the first limit exactly active
+    # the minimum_time optimum is a minimum of scaled_total over proportions
+    res = tj.minimum_time(wp, **lim)
+    assert abs(tj.scaled_total(wp, res.traj.durations, **lim) - res.total) < 1e-6 * res.total
+    rng = np.random.default_rng(0)
+    X = res.traj.durations * (1 + 0.05 * rng.uniform(-1, 1, (50, 3)))
+    assert np.all(tj.scaled_total(wp, X, **lim) >= res.total * (1 - 1e-6))
+
+
+@SETTINGS
+@given(st.lists(dur, min_size=3, max_size=3), st.floats(0.1, 10))
+def test_scaled_total_is_scale_free_and_batches(d, s):
+    wp = [[0.0, 0.3], [1.0, -0.2], [0.2, 0.9], [1.1, 0.0]]
+    lim = dict(vmax=[1.0, 2.0], amax=3.0, jmax=None)
+    one = tj.scaled_total(wp, d, **lim)
+    assert isinstance(one, float)
+    both = tj.scaled_total(wp, np.stack([d, s * np.array(d)]), **lim)
+    assert both.shape == (2,)
+    np.testing.assert_allclose(both, one, rtol=1e-9)
+
+
+def test_scaled_total_bad_input():
+    wp = [[0.0], [1.0], [0.0]]
+    with pytest.raises(ValueError, match=r"durations must have shape \(\.\.\., 2\)"):
+        tj.scaled_total(wp, [1.0, 1.0, 1.0], vmax=1.0, amax=1.0)
+    with pytest.raises(ValueError, match="strictly positive"):
+        tj.scaled_total(wp, [1.0, 0.0], vmax=1.0, amax=1.0)
+    with pytest.raises(ValueError):
+        tj.scaled_total(wp, [1.0, np.nan], vmax=1.0, amax=1.0)
+    with pytest.raises(ValueError, match="vmax"):
+        tj.scaled_total(wp, [1.0, 1.0], vmax=-1.0, amax=1.0)
+    with pytest.raises(ValueError, match="via"):
+        tj.scaled_total(wp, [1.0, 1.0], vmax=1.0, amax=1.0, via="free")
+
+
+# ----------------------------------------------------------------------------- issue 23: integral_square
+def test_integral_square_matches_sympy_and_quadrature():
+    s = sp.Symbol("s")
+    q = 10 * s**3 - 15 * s**4 + 6 * s**5
+    tr = tj.plan_quintic([[0.0], [1.0]], [0.0, 1.0])
+    for p in (1, 2, 3):
+        assert abs(tj.integral_square(tr, order=p) - float(sp.integrate(q.diff(s, p) ** 2, (s, 0, 1)))) < 1e-9
+    rng = np.random.default_rng(1)
+    tr = tj.plan_quintic(rng.normal(size=(4, 2)), [0.0, 0.7, 1.5, 3.0])
+    for p in (1, 2, 3):  # each segment on its own closed grid (the jerk jumps at the joins)
+        quad = 0.0
+        for k, T in enumerate(tr.durations):
+            tau = np.linspace(0.0, T, 4001)
+            quad += np.trapezoid((tj.quintic_eval(tr.coeffs[k], tau[:, None])[p] ** 2).sum(-1), tau)
+        assert abs(tj.integral_square(tr, order=p) - quad) < 1e-5 * quad
+
+
+@SETTINGS
+@given(st.floats(0.1, 10), st.floats(0.1, 5))
+def test_integral_square_time_scaling(lam, h):
+    # t -> lam t: q'' -> q'' / lam^2, dt -> lam dt, so int q''^2 scales by lam^-3
+    a = tj.integral_square(tj.plan_quintic([[0.0], [h], [0.0]], [0.0, 1.0, 3.0]))
+    b = tj.integral_square(tj.plan_quintic([[0.0], [h], [0.0]], [0.0, lam, 3 * lam]))
+    assert abs(b - a / lam**3) <= 1e-9 * a / lam**3
+
+
+def test_integral_square_bad_input():
+    tr = tj.plan_quintic([[0.0], [1.0]], [0.0, 1.0])
+    for order in (-1, 6, 2.0, True, "2"):
+        with pytest.raises(ValueError, match="order"):
+            tj.integral_square(tr, order=order)
+    with pytest.raises(ValueError, match="PiecewiseQuintic"):
+        tj.integral_square(np.zeros((2, 1, 6)))
+
+
+# ----------------------------------------------------------------------------- issue 23: capsules and barrier
+def test_capsule_sphere_distance_matches_brute_force():
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=(2, 500, 3))
+    b[:10] = a[:10]  # degenerate segments
+    c = rng.normal(size=3)
+    u = np.linspace(0.0, 1.0, 20001)
+    pts = a[:, None] + u[None, :, None] * (b - a)[:, None]
+    brute = np.linalg.norm(pts - c, axis=-1).min(axis=1) - 0.1 - 0.3
+    d = tj.capsule_sphere_distance(a, b, link_radius=0.1, centre=c, radius=0.3)
+    assert d.shape == (500,)
+    assert np.all(d <= brute + 1e-12) and np.all(brute - d < 1e-6)  # the closed form is the exact minimum
+
+
+@SETTINGS
+@given(
+    st.lists(fin, min_size=3, max_size=3),
+    st.lists(fin, min_size=3, max_size=3),
+    st.lists(fin, min_size=3, max_size=3),
+    st.floats(0.0, 1.0),
+)
+def test_capsule_sphere_distance_properties(a, b, c, u):
+    d = tj.capsule_sphere_distance(a, b, link_radius=0.0, centre=c, radius=1e-3)
+    rev = tj.capsule_sphere_distance(b, a, link_radius=0.0, centre=c, radius=1e-3)
+    assert abs(d - rev) < 1e-9 * (1 + abs(d))  # symmetric in the ends
+    p = np.array(a) + u * (np.array(b) - np.array(a))  # any point of the segment is at least as far
+    assert d <= np.linalg.norm(p - c) - 1e-3 + 1e-9 * (1 + abs(d))
+
+
+def test_capsule_sphere_distance_bad_input():
+    ok = dict(link_radius=0.1, centre=[0.0, 0.0, 0.0], radius=0.2)
+    with pytest.raises(ValueError, match="a"):
+        tj.capsule_sphere_distance([0.0, 0.0], [1.0, 0.0, 0.0], **ok)
+    with pytest.raises(ValueError, match="broadcast"):
+        tj.capsule_sphere_distance(np.zeros((2, 3)), np.zeros((3, 3)), **ok)
+    with pytest.raises(ValueError):
+        tj.capsule_sphere_distance([0.0, np.nan, 0.0], [1.0, 0.0, 0.0], **ok)
+    with pytest.raises(ValueError, match="link_radius"):
+        tj.capsule_sphere_distance([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], **{**ok, "link_radius": -0.1})
+    with pytest.raises(ValueError, match="radius"):
+        tj.capsule_sphere_distance([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], **{**ok, "radius": 0.0})
+    with pytest.raises(ValueError, match="centre"):
+        tj.capsule_sphere_distance([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], **{**ok, "centre": [[0.0, 0.0, 0.0]] * 2})
+
+
+def test_barrier_penalty_values():
+    d = np.array([-1.0, 0.01, 0.015, 0.02, 0.03, 0.031, 1.0])
+    for kind, f in (("log", lambda s: -np.log(s) + s - 1), ("inverse", lambda s: 1 / s + s - 2)):
+        b = tj.barrier_penalty(d, margin=0.01, width=0.02, kind=kind)
+        assert np.isinf(b[:2]).all() and np.all(b[4:] == 0)
+        np.testing.assert_allclose(b[2:4], f((d[2:4] - 0.01) / 0.02))
+
+
+@SETTINGS
+@given(st.floats(1e-6, 0.999), st.sampled_from(["log", "inverse"]))
+def test_barrier_penalty_decreasing_and_c1(s, kind):
+    m, w = 0.05, 0.1
+    f = lambda x: float(tj.barrier_penalty(m + w * x, margin=m, width=w, kind=kind))  # noqa: E731
+    assert f(s) > 0 and f(min(s * 1.01, 0.9999)) <= f(s)  # positive, decreasing towards the band's edge
+    assert f(1 - 1e-6) < 1e-9  # zero value and slope at s = 1
+
+
+def test_barrier_penalty_bad_input():
+    with pytest.raises(ValueError, match="kind"):
+        tj.barrier_penalty(0.1, margin=0.0, width=0.1, kind="exp")
+    with pytest.raises(ValueError, match="width"):
+        tj.barrier_penalty(0.1, margin=0.0, width=0.0)
+    with pytest.raises(ValueError, match="margin"):
+        tj.barrier_penalty(0.1, margin=-0.1, width=0.1)
+    with pytest.raises(ValueError):
+        tj.barrier_penalty([0.1, np.nan], margin=0.0, width=0.1)

@@ -346,6 +346,14 @@ RECIPES = {
         _obj("fb").static_torques,
         dict(q=_obj("fb").ik([0.035, -0.12]).q, force=np.array([0.0, -100.0])),
     ),
+    "fivebar.segment_distance": lambda: (
+        robokin.fivebar.segment_distance,
+        dict(p0=np.array([0.0, 0.0]), p1=np.array([1.0, 0.0]), q0=np.array([2.0, 1.0]), q1=np.array([3.0, 1.0])),
+    ),
+    "fivebar.FiveBar.link_clearance": lambda: (
+        _obj("fb").link_clearance,
+        dict(q=_obj("fb").ik([0.035, -0.12]).q, width=0.008),
+    ),
     # ident
     "ident.base_parameters": lambda: (
         robokin.ident.base_parameters,
@@ -733,6 +741,18 @@ RECIPES = {
             L0=0.2,
             u_max=np.array([5.0, 5.0]),
             n_out=3,
+        ),
+    ),
+    "wheel_leg.joint_handover": lambda: (
+        robokin.wheel_leg.joint_handover,
+        dict(
+            fivebar=_obj("wlfb"),
+            q=robokin.wheel_leg.virtual_leg_inverse(_obj("wlfb"), [0.2, -1.5]),
+            qd=np.array([0.3, -0.2]),
+            F=75.0,
+            Tp=1.0,
+            K_leg=np.diag([800.0, 20.0]),
+            D_leg=np.diag([40.0, 1.0]),
         ),
     ),
     "wheel_leg.virtual_leg": lambda: (

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from ._primitives import smoothed_friction
 from ._validate import as_array, choice, finite_scalar, positive
-from .dynamics import TwoLinkArm
+from .dynamics import TwoLinkArm, _two_link_regressor_rows
 from .results import SimResult
 from .trajectory import quintic_step
 
@@ -37,6 +37,8 @@ __all__ = [
     "teach_residual",
     "Controller",
     "tracking_controller",
+    "AdaptiveController",
+    "adaptive_controller",
     "simulate",
     "simulate_ivp",
     "tracking_error",
@@ -262,6 +264,16 @@ class Controller:
             return u1 + g1, u2 + g2
         return m._inverse(q1, q2, v1, v2, rdd1 + u1, rdd2 + u2, cs=cs)  # M_hat a + C_hat qd + G_hat
 
+    # the simulators' interface: internal state (here z), its initial value and derivative, its signal name
+    _signal = "z"
+
+    def _state0(self):
+        return np.zeros(2)
+
+    def _law(self, q1, q2, v1, v2, xs, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
+        t1, t2 = self._torque(q1, q2, v1, v2, xs[0], xs[1], r1, r2, rd1, rd2, rdd1, rdd2, cs=cs)
+        return t1, t2, [r1 - q1, r2 - q2]
+
 
 def tracking_controller(
     model: TwoLinkArm,
@@ -294,6 +306,127 @@ def tracking_controller(
     return Controller(model, kind, kp, kd, ki)
 
 
+@dataclass(frozen=True, eq=False)
+class AdaptiveController:
+    """Slotine-Li adaptive tracking law on the base parameters (build with :func:`adaptive_controller`).
+
+    With ``e = q_ref - q``, the reference rate and acceleration ``qd_r = qd_ref + Lambda e``,
+    ``qdd_r = qdd_ref + Lambda de`` and the sliding variable ``s = qd_r - qd = de + Lambda e``::
+
+        tau = Y(q, qd, qd_r, qdd_r) pi_hat + Kd s,        d(pi_hat)/dt = Gamma Y^T s
+
+    where ``Y pi = M(q) qdd_r + C(q, qd) qd_r + G(q)`` (+ ``fv qd + fc tanh(qd / v_eps)`` with friction), ``C`` the
+    Christoffel matrix (``Mdot - 2 C`` skew), so that ``V = s^T M s / 2 + pi_err^T Gamma^-1 pi_err / 2`` has
+    ``dV/dt = -s^T Kd s`` (eq. ``eq-ch12-slotine``). The parameters ``pi`` are the base parameters with gravity folded
+    in: ``(I1 + m1 lc1^2 + m2 l1^2, I2 + m2 lc2^2, m2 l1 lc2`` (kg m^2), ``(m1 lc1 + m2 l1) g, m2 lc2 g`` (N m)``)``,
+    then ``fv1, fv2`` (N m s/rad) and ``fc1, fc2`` (N m) when ``friction`` is set. The estimate starts at the model's
+    values (friction zero) and is the simulators' internal state (signal ``"theta_hat"``).
+
+    Attributes
+    ----------
+    model : TwoLinkArm
+        The initial model (one arm).
+    lam : ndarray, shape (2,)
+        ``Lambda`` (1/s), positive.
+    kd : ndarray, shape (2,)
+        ``Kd`` (N m s/rad), positive.
+    gamma : ndarray, shape (p,)
+        Diagonal of ``Gamma`` (unit of the parameter squared per N m rad), non-negative; p = 5, or 9 with friction.
+    friction : bool
+        Adapt the friction coefficients too.
+    """
+
+    model: TwoLinkArm
+    lam: np.ndarray
+    kd: np.ndarray
+    gamma: np.ndarray
+    friction: bool = False
+
+    def __post_init__(self):
+        _check_arm(self.model, "model", scalar=True)
+        if not isinstance(self.friction, bool):
+            raise ValueError(f"friction must be True or False, got {self.friction!r}")
+        for name in ("lam", "kd"):
+            k = _gain(getattr(self, name), name)
+            if np.any(k <= 0):
+                raise ValueError(f"{name} must be positive, got {k}")
+            object.__setattr__(self, name, k)
+        p = 9 if self.friction else 5
+        g = as_array(self.gamma, "gamma")
+        if g.shape not in ((), (p,)):
+            raise ValueError(f"gamma must be a scalar or shape ({p},), got shape {g.shape}")
+        if np.any(g < 0):
+            raise ValueError(f"gamma must be non-negative, got {g}")
+        g = np.broadcast_to(g, (p,)).copy()
+        g.setflags(write=False)
+        object.__setattr__(self, "gamma", g)
+
+    @property
+    def theta0(self) -> np.ndarray:
+        """Initial estimate ``pi_hat(0)``: the model's parameters (friction zero), shape (p,)."""
+        pi = np.array([float(x) for x in self.model._pi()])
+        return np.r_[pi, np.zeros(4)] if self.friction else pi
+
+    _signal = "theta_hat"
+
+    def _state0(self):
+        return self.theta0
+
+    def _law(self, q1, q2, v1, v2, xs, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
+        lam1, lam2 = self.lam
+        e1, e2 = r1 - q1, r2 - q2
+        ed1, ed2 = rd1 - v1, rd2 - v2
+        s1, s2 = ed1 + lam1 * e1, ed2 + lam2 * e2
+        if cs is None:
+            cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))
+        row1, row2 = _two_link_regressor_rows(
+            *cs, v1, v2, rd1 + lam1 * e1, rd2 + lam2 * e2, rdd1 + lam1 * ed1, rdd2 + lam2 * ed2, 1.0
+        )
+        if self.friction:
+            row1 += [v1, 0.0, np.tanh(v1 / V_EPS), 0.0]
+            row2 += [0.0, v2, 0.0, np.tanh(v2 / V_EPS)]
+        t1 = self.kd[0] * s1 + sum(y * th for y, th in zip(row1, xs))
+        t2 = self.kd[1] * s2 + sum(y * th for y, th in zip(row2, xs))
+        return t1, t2, [gk * (y1 * s1 + y2 * s2) for gk, y1, y2 in zip(self.gamma, row1, row2)]
+
+
+def adaptive_controller(
+    model: TwoLinkArm, *, lam: ArrayLike, kd: ArrayLike, gamma: ArrayLike, friction: bool = False
+) -> AdaptiveController:
+    """Build a Slotine-Li :class:`AdaptiveController` that starts from the model's parameters.
+
+    Parameters
+    ----------
+    model : TwoLinkArm
+        Initial model (one arm).
+    lam : float or array_like, shape (2,)
+        ``Lambda`` (1/s), positive: the error ``e`` decays at this rate once ``s = 0``.
+    kd : float or array_like, shape (2,)
+        ``Kd`` (N m s/rad), positive.
+    gamma : float or array_like, shape (5,) or (9,)
+        Adaptation gains, the diagonal of ``Gamma``; zero freezes a parameter (``gamma = 0`` everywhere is a
+        fixed-parameter passivity-based controller).
+    friction : bool
+        Also adapt viscous and Coulomb friction (the model starts with none).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> ctl = adaptive_controller(arm, lam=10.0, kd=5.0, gamma=[1.0, 1.0, 1.0, 50.0, 50.0])
+    >>> ref = quintic_reference([0, 0], [1, -1], 1.0)
+    >>> res = simulate(arm.replace(m2=1.2), ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=4.0)   # link 2 heavier
+    >>> res.signals["theta_hat"].shape, bool(np.abs(tracking_error(res)[-1]).max() < 1e-4)
+    ((401, 5), True)
+    >>> np.round(res.signals["theta_hat"][-1, 3:], 1)   # the gravity pair learned: (m1 lc1 + m2 l1) g, m2 lc2 g
+    array([16.7,  5.9])
+    >>> adaptive_controller(arm, lam=0.0, kd=5.0, gamma=0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: lam must be positive, got [0. 0.]
+    """
+    return AdaptiveController(model, lam, kd, gamma, friction)
+
+
 # ---------------------------------------------------------------------------- simulation
 def tracking_error(res: SimResult) -> np.ndarray:
     """Tracking error ``e = q_ref - q`` (rad), shape (B..., K, 2), of a run of :func:`simulate` or :func:`simulate_ivp`.
@@ -313,8 +446,10 @@ def tracking_error(res: SimResult) -> np.ndarray:
 
 def _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc):
     _check_arm(plant, "plant")
-    if not isinstance(controller, Controller):
-        raise ValueError(f"controller must be a robokin.control.Controller, got {type(controller).__name__}")
+    if not isinstance(controller, (Controller, AdaptiveController)):
+        raise ValueError(
+            f"controller must be a robokin.control.Controller or AdaptiveController, got {type(controller).__name__}"
+        )
     q0 = as_array(q0, "q0", trailing=(2,))
     qd0 = as_array(qd0, "qd0", trailing=(2,))
     if q0.ndim != 1 or qd0.ndim != 1:
@@ -378,7 +513,7 @@ def _call_ref(ref, t):
 
 def simulate(
     plant: TwoLinkArm,
-    controller: Controller,
+    controller: Controller | AdaptiveController,
     *,
     q0: ArrayLike,
     qd0: ArrayLike,
@@ -395,8 +530,9 @@ def simulate(
     ----------
     plant : TwoLinkArm
         True arm; batched parameters (length S) simulate S arms at once.
-    controller : Controller
-        Control law with the (possibly wrong) model.
+    controller : Controller or AdaptiveController
+        Control law with the (possibly wrong) model; an :class:`AdaptiveController` carries its parameter
+        estimate as internal state.
     q0, qd0 : array_like, shape (2,)
         Initial state shared by all plants (rad, rad/s).
     ref : callable
@@ -418,7 +554,8 @@ def simulate(
         ``t`` (K,), ``q``, ``qd`` (B..., K, 2); ``u`` (B..., K, 2): the controller's torque at the recorded
         states (N m, before friction); ``stable`` (B...): finite state throughout and never more than pi from the
         reference (whether and when it settles is measured by :func:`tracking_metrics` and :func:`converged`);
-        ``signals["q_ref"]`` (K, 2): the reference (rad); ``signals["z"]`` (B..., K, 2): the error integral (rad s).
+        ``signals["q_ref"]`` (K, 2): the reference (rad); ``signals["z"]`` (B..., K, 2): the error integral (rad s),
+        or, for an :class:`AdaptiveController`, ``signals["theta_hat"]`` (B..., K, p): the parameter estimate.
 
     Examples
     --------
@@ -447,20 +584,24 @@ def simulate(
     fv1, fv2, fc1, fc2 = fv[..., 0], fv[..., 1], fc[..., 0], fc[..., 1]
 
     def f(x, k):
-        q1, q2, v1, v2, z1, z2 = x
+        q1, q2, v1, v2 = x[:4]
         r = [c[k] for c in rc]
         cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))  # shared by controller and plant
-        t1, t2 = controller._torque(q1, q2, v1, v2, z1, z2, *r, cs=cs)
+        t1, t2, dxs = controller._law(q1, q2, v1, v2, x[4:], *r, cs=cs)
         t1 = t1 - smoothed_friction(v1, fv1, fc1, V_EPS)
         t2 = t2 - smoothed_friction(v2, fv2, fc2, V_EPS)
         a1, a2 = plant._accel(q1, q2, v1, v2, t1, t2, cs=cs)
-        return np.array([v1, v2, a1, a2, r[0] - q1, r[1] - q2])  # rows all have the batch shape
+        out = np.empty_like(x)
+        for i, row in enumerate((v1, v2, a1, a2, *dxs)):
+            out[i] = row  # rows broadcast to the batch shape
+        return out
 
-    x = np.empty((6,) + shape)
-    for i, v in enumerate((q0[0], q0[1], qd0[0], qd0[1], 0.0, 0.0)):
+    x0 = np.r_[q0, qd0, controller._state0()]
+    x = np.empty((x0.size,) + shape)
+    for i, v in enumerate(x0):
         x[i] = v
     K = nsteps // record_every + 1
-    rec = np.empty((K, 6) + shape)
+    rec = np.empty((K, x0.size) + shape)
     rec[0] = x
     h2, h6 = 0.5 * dt, dt / 6
     with np.errstate(all="ignore"):  # a diverging sample turns into inf/NaN and is flagged, not raised
@@ -480,23 +621,24 @@ def simulate(
 
 
 def _result(controller, t, rec, R):
-    """The :class:`SimResult` of a run: ``rec`` (6, B..., K) recorded states, ``R`` the reference at ``t``."""
+    """The :class:`SimResult` of a run: ``rec`` (4 + states, B..., K) recorded states, ``R`` the reference at ``t``."""
     q = np.moveaxis(rec[0:2], 0, -1)
     qd = np.moveaxis(rec[2:4], 0, -1)
-    z = np.moveaxis(rec[4:6], 0, -1)
+    z = np.moveaxis(rec[4:], 0, -1)
     q_ref = R[0]
     with np.errstate(all="ignore"):
         finite = np.all(np.isfinite(rec), axis=(0, -1))
         max_err = np.abs(q_ref - q).max(axis=(-2, -1))
         stable = finite & (max_err < np.pi)
         refs = [x[:, j] for x in R for j in (0, 1)]  # (K,) each, broadcast against (B..., K)
-        u = np.stack(controller._torque(*rec, *refs), -1)  # the law at the recorded states
-    return SimResult(t=t, q=q, qd=qd, u=u, stable=np.asarray(stable), signals={"q_ref": q_ref, "z": z})
+        u = np.stack(controller._law(*rec[:4], rec[4:], *refs)[:2], -1)  # the law at the recorded states
+    signals = {"q_ref": q_ref, controller._signal: z}
+    return SimResult(t=t, q=q, qd=qd, u=u, stable=np.asarray(stable), signals=signals)
 
 
 def simulate_ivp(
     plant: TwoLinkArm,
-    controller: Controller,
+    controller: Controller | AdaptiveController,
     *,
     q0: ArrayLike,
     qd0: ArrayLike,
@@ -541,15 +683,16 @@ def simulate_ivp(
         qr, qdr, qddr = ref(t)
         if not (np.all(np.isfinite(qr)) and np.all(np.isfinite(qdr)) and np.all(np.isfinite(qddr))):
             raise ValueError(f"ref(t) returned a non-finite value at t = {t:.6g} s")
-        tau = controller.torque(x[0:2], x[2:4], x[4:6], qr, qdr, qddr)
-        tau = tau - smoothed_friction(x[2:4], fv, fc, V_EPS)
+        t1, t2, dxs = controller._law(*x[:4], x[4:], qr[0], qr[1], qdr[0], qdr[1], qddr[0], qddr[1])
+        tau = np.array([t1, t2]) - smoothed_friction(x[2:4], fv, fc, V_EPS)
         qdd = plant._accel(x[0], x[1], x[2], x[3], tau[0], tau[1])
-        return np.r_[x[2:4], qdd, qr - x[0:2]]
+        return np.r_[x[2:4], qdd, dxs]
 
-    sol = solve_ivp(rhs, (0.0, t_end), np.r_[q0, qd0, 0.0, 0.0], method=method, rtol=rtol, atol=atol, t_eval=t_eval)
+    x0 = np.r_[q0, qd0, controller._state0()]
+    sol = solve_ivp(rhs, (0.0, t_end), x0, method=method, rtol=rtol, atol=atol, t_eval=t_eval)
     if not sol.success:  # pragma: no cover - only for pathological gains
         raise RuntimeError(f"solve_ivp failed: {sol.message}")
-    rec = sol.y.reshape(6, -1)
+    rec = sol.y.reshape(x0.size, -1)
     return _result(controller, sol.t, rec, [np.asarray(x, dtype=float) for x in ref(sol.t)])
 
 
@@ -744,7 +887,7 @@ class MonteCarloResult:
 
 def monte_carlo(
     nominal: TwoLinkArm,
-    controller: Controller,
+    controller: Controller | AdaptiveController,
     *,
     n: int,
     rng: np.random.Generator,

@@ -60,6 +60,20 @@ def _param(value, name, *, allow_zero=False):
     return a
 
 
+def _two_link_regressor_rows(c1, c2, s2, c12, v1, v2, w1, w2, a1, a2, g):
+    """Rows of the 2-link regressor: ``Y theta = M(q) a + C(q, v) w + G(q)`` (the one copy of the formula).
+
+    ``theta = (I1 + m1 lc1^2 + m2 l1^2, I2 + m2 lc2^2, m2 l1 lc2, m1 lc1 + m2 l1, m2 lc2)`` (robokin.ident); ``C`` is
+    the Christoffel matrix of :meth:`TwoLinkArm.coriolis_matrix`. ``w = v`` gives inverse dynamics (the
+    identification regressor); ``w = qd_r``, ``a = qdd_r`` the Slotine-Li regressor of robokin.control. Inputs are
+    cos q1, cos q2, sin q2, cos(q1 + q2), rates ``v``, the vector ``w`` that C multiplies and accelerations ``a``;
+    zero entries are returned as the scalar 0.0 (broadcast by the caller).
+    """
+    row1 = [a1, a1 + a2, c2 * (2 * a1 + a2) - s2 * (v2 * w1 + (v1 + v2) * w2), g * c1, g * c12]
+    row2 = [0.0, a1 + a2, c2 * a1 + s2 * v1 * w1, 0.0, g * c12]
+    return row1, row2
+
+
 @dataclass(frozen=True, eq=False)
 class TwoLinkArm:
     """Planar two-link arm with revolute joints about z and gravity along -y.

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from ._primitives import smooth_step
 from ._validate import as_array, choice, finite_scalar, positive
 from .control import V_EPS
-from .dynamics import TwoLinkArm
+from .dynamics import TwoLinkArm, _two_link_regressor_rows
 
 __all__ = [
     "PARAM_NAMES",
@@ -179,14 +179,12 @@ def regressor(
     c12 = np.cos(q[..., 0] + q[..., 1])
     v1, v2 = qd[..., 0], qd[..., 1]
     a1, a2 = qdd[..., 0], qdd[..., 1]
-    z = np.zeros_like(c1)
-    row1 = [a1, a1 + a2, c2 * (2 * a1 + a2) - s2 * (2 * v1 * v2 + v2 * v2), g * c1, g * c12]
-    row2 = [z, a1 + a2, c2 * a1 + s2 * v1 * v1, z, g * c12]
+    row1, row2 = _two_link_regressor_rows(c1, c2, s2, c12, v1, v2, v1, v2, a1, a2, g)
     if friction:
         t1, t2 = np.tanh(v1 / v_eps), np.tanh(v2 / v_eps)
-        row1 += [v1, z, t1, z]
-        row2 += [z, v2, z, t2]
-    return np.stack([np.stack(row1, -1), np.stack(row2, -1)], -2)
+        row1 += [v1, 0.0, t1, 0.0]
+        row2 += [0.0, v2, 0.0, t2]
+    return np.stack([np.stack(np.broadcast_arrays(*row1), -1), np.stack(np.broadcast_arrays(*row2), -1)], -2)
 
 
 def fourier_excitation(

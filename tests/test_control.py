@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robokin.control import (
+    AdaptiveController,
     Controller,
+    adaptive_controller,
     converged,
     friction_torque,
     gravity_compensation,
@@ -518,3 +520,92 @@ def test_teach_residual_needs_arms():
     batch = NOM.replace(m1=np.array([1.0, 1.1]))
     with pytest.raises(ValueError, match="one arm"):
         teach_residual(PLANT, batch, [0.1, 0.2])
+
+
+# ------------------------------------------------------------------------------------ Slotine-Li adaptive law
+GAMMA9 = np.array([2.0, 2.0, 2.0, 200.0, 200.0, 20.0, 20.0, 20.0, 20.0])
+
+
+def _pi_true(arm, fv, fc):
+    return np.r_[[float(x) for x in arm._pi()], fv, fc]
+
+
+def test_adaptive_exact_model_without_adaptation_tracks_exactly():
+    ctl = adaptive_controller(NOM, lam=10.0, kd=5.0, gamma=0.0)
+    res = simulate(NOM, ctl, q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 2.0), t_end=2.0)
+    assert np.abs(tracking_error(res)).max() < 1e-8
+    np.testing.assert_allclose(res.signals["theta_hat"][-1], ctl.theta0)  # gamma = 0: frozen
+
+
+def test_adaptive_theta0_and_regressor_reproduce_inverse_dynamics():
+    """With s = 0 (on the reference) the law's torque is Y pi_hat = M qdd + C qd + G of the model."""
+    ctl = adaptive_controller(NOM, lam=10.0, kd=5.0, gamma=1.0)
+    q, qd, qdd = np.array([0.3, -0.7]), np.array([1.0, 2.0]), np.array([0.5, -1.5])
+    t1, t2, dth = ctl._law(*q, *qd, ctl.theta0, *q, *qd, *qdd)
+    np.testing.assert_allclose([t1, t2], NOM.inverse_dynamics(q, qd, qdd), atol=1e-12)
+    np.testing.assert_allclose(dth, 0.0, atol=1e-15)
+
+
+def test_adaptive_rk4_matches_solve_ivp():
+    ctl = adaptive_controller(NOM, lam=10.0, kd=20.0 * np.diag(NOM.mass_matrix(QF)), gamma=GAMMA9, friction=True)
+    ref = quintic_reference(Q0, QF, 1.0)
+    kw = dict(q0=Q0, qd0=[0, 0], ref=ref, t_end=2.0, fv=[0.3, 0.2], fc=[0.1, 0.05])
+    a = simulate(PLANT, ctl, dt=5e-4, record_every=200, **kw)
+    b = simulate_ivp(PLANT, ctl, t_eval=a.t, rtol=1e-10, atol=1e-10, method="Radau", **kw)
+    np.testing.assert_allclose(a.q, b.q, atol=1e-6)
+    np.testing.assert_allclose(a.signals["theta_hat"], b.signals["theta_hat"], atol=1e-5)
+
+
+def test_adaptive_learns_the_gravity_parameters_at_rest():
+    ctl = adaptive_controller(NOM, lam=10.0, kd=20.0 * np.diag(NOM.mass_matrix(QF)), gamma=GAMMA9[:5])
+    res = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 1.0), t_end=6.0)
+    assert np.abs(tracking_error(res)[-1]).max() < 1e-6
+    np.testing.assert_allclose(res.signals["theta_hat"][-1, 3:5], _pi_true(PLANT, [], [])[3:5], rtol=1e-5)
+
+
+@settings(deadline=None, max_examples=10)
+@given(st.floats(0.8, 1.2), st.floats(0.8, 1.2), st.floats(0.0, 0.5), st.floats(0.1, 5.0))
+def test_adaptive_property_lyapunov_function_never_increases(k1, k2, fv, gscale):
+    """V = s^T M s / 2 + pi_err^T Gamma^-1 pi_err / 2 is non-increasing along the closed loop (eq-ch12-slotine)."""
+    plant = NOM.replace(m1=k1 * NOM.m1, m2=k2 * NOM.m2)
+    fvv, fcc = np.array([fv, fv / 2]), np.array([0.1, 0.05])
+    ctl = adaptive_controller(NOM, lam=5.0, kd=[2.0, 0.5], gamma=gscale * GAMMA9, friction=True)
+    ref = quintic_reference(Q0, QF, 1.0)
+    res = simulate(plant, ctl, q0=Q0, qd0=[0, 0], ref=ref, t_end=1.5, dt=2.5e-4, record_every=20, fv=fvv, fc=fcc)
+    qr, qdr, _ = ref(res.t)
+    s = (qdr - res.qd) + 5.0 * (qr - res.q)
+    M = plant.mass_matrix(res.q)
+    err = res.signals["theta_hat"] - _pi_true(plant, fvv, fcc)
+    V = 0.5 * np.einsum("ki,kij,kj->k", s, M, s) + 0.5 * np.sum(err**2 / ctl.gamma, axis=-1)
+    assert np.all(np.diff(V) <= 1e-9 * V[0])
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(lam=0.0), "lam"),
+        (dict(lam=[1.0, 2.0, 3.0]), "lam"),
+        (dict(kd=-1.0), "kd"),
+        (dict(kd=np.nan), "kd"),
+        (dict(gamma=[1.0, 2.0]), "gamma"),
+        (dict(gamma=-1.0), "gamma"),
+        (dict(gamma=np.ones(5), friction=True), "gamma"),
+        (dict(friction=1), "friction"),
+        (dict(gamma="fast"), "gamma"),
+    ],
+)
+def test_adaptive_controller_bad_inputs(kw, match):
+    args = dict(lam=10.0, kd=5.0, gamma=1.0)
+    args.update(kw)
+    with pytest.raises(ValueError, match=match):
+        adaptive_controller(NOM, **args)
+
+
+def test_adaptive_controller_needs_one_arm_and_no_steady_state_formula():
+    with pytest.raises(ValueError, match="one arm"):
+        adaptive_controller(NOM.replace(m1=np.array([1.0, 1.1])), lam=1.0, kd=1.0, gamma=1.0)
+    with pytest.raises(ValueError, match="TwoLinkArm"):
+        AdaptiveController("arm", np.ones(2), np.ones(2), np.ones(5))
+    ctl = adaptive_controller(NOM, lam=1.0, kd=1.0, gamma=1.0)
+    with pytest.raises(ValueError, match="Controller"):
+        steady_state_error(PLANT, ctl, QF)

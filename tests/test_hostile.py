@@ -560,7 +560,33 @@ RECIPES = {
         _obj("motor").saturate,
         dict(tau=np.array([1.0, 30.0]), N=10.0, joint_speed=5.0),
     ),
+    "sim.integrate_fixed_step": lambda: (
+        robokin.sim.integrate_fixed_step,
+        dict(
+            rhs=lambda t, y: np.array([y[1], -4.0 * y[0] - 0.4 * y[1]]),
+            y0=np.array([1.0, 0.0]),
+            dt=0.01,
+            t_end=0.1,
+            method="rk4",
+            bound=1e3,
+        ),
+    ),
+    "sim.step_limit": lambda: (
+        robokin.sim.step_limit,
+        dict(A=np.array([[0.0, 1.0], [-400.0, -30.0]]), method="semi_implicit_euler", tol=1e-9),
+    ),
     # stewart
+    "stewart.corner_path": lambda: (
+        robokin.stewart.corner_path,
+        dict(
+            T0=np.eye(4),
+            T1=robokin.transforms.make_transform(robokin.transforms.rotz(0.4), [0.1, 0.0, 0.0]),
+            T2=robokin.transforms.make_transform(robokin.transforms.rotz(0.8), [0.1, 0.1, 0.0]),
+            sigma=np.array([0.0, 0.9, 1.0, 2.0]),
+            blend=0.2,
+            method="decoupled",
+        ),
+    ),
     "stewart.Stewart": lambda: (
         robokin.stewart.Stewart,
         dict(base=np.array(_obj("st").base), top=np.array(_obj("st").top), stroke=np.array([0.3, 0.6])),
@@ -877,6 +903,7 @@ ACCEPTED = {
 }
 #: Arguments whose length is free (any trailing size is valid), so "shape" is not hostile for them.
 SHAPE_FREE = {
+    ("stewart.corner_path", "sigma"),
     ("checks.check_errors", "errors"),
     ("checks.check_close", "actual"),
     ("checks.check_close", "expected"),

@@ -716,6 +716,11 @@ RECIPES = {
     ),
     "ur5.pose_residual": lambda: (robokin.ur5.pose_residual, dict(T_a=np.eye(4), T_b=np.eye(4))),
     "ur5.inertial_parameters": None,
+    "ur5.contest_table": lambda: (
+        robokin.ur5.contest_table,
+        dict(traj=_obj("traj"), branch=["a", "a"], decimals=4, time_decimals=2),
+    ),
+    "serial.pose_error_bound": lambda: (robokin.serial.pose_error_bound, dict(arm=_obj("ur5"), dq=np.full(6, 5e-5))),
     # wheel_leg
     "wheel_leg.WheelLegParams": lambda: (robokin.wheel_leg.WheelLegParams, dict(m_b=12.0, I_b=0.25, I_w=0.00288)),
     "wheel_leg.GainSchedule.__call__": lambda: (_obj("sched"), dict(L0=0.2)),

@@ -319,6 +319,46 @@ RECIPES = {
         robokin.dynamics.energy_drift,
         dict(arm=_obj("arm"), q0=np.array([0.3, 0.5]), qd0=np.array([0.0, 1.0]), t_end=0.05),
     ),
+    "control.teach_residual": lambda: (
+        robokin.control.teach_residual,
+        dict(
+            plant=_obj("arm").replace(m2=1.1),
+            model=_obj("arm"),
+            q=np.array([0.3, -0.7]),
+            qd=np.array([1.0, 2.0]),
+            qdd=np.array([0.5, -1.5]),
+            fv=np.array([0.1, 0.1]),
+            fc=np.array([0.2, 0.2]),
+        ),
+    ),
+    "control.AdaptiveController": lambda: (
+        robokin.control.AdaptiveController,
+        dict(model=_obj("arm"), lam=np.array([10.0, 10.0]), kd=np.array([5.0, 5.0]), gamma=np.ones(5)),
+    ),
+    "control.adaptive_controller": lambda: (
+        robokin.control.adaptive_controller,
+        dict(model=_obj("arm"), lam=10.0, kd=5.0, gamma=np.array([1.0, 1.0, 1.0, 50.0, 50.0])),
+    ),
+    "ident.segment_excitation": lambda: (
+        robokin.ident.segment_excitation,
+        dict(
+            t=np.array([0.0, 0.3, 0.9]), v=np.array([[1.0, -0.5], [0.0, 0.0]]), t_acc=0.5, t_cruise=0.5, q0=np.zeros(2)
+        ),
+    ),
+    "ident.motion_segments": lambda: (
+        robokin.ident.motion_segments,
+        dict(
+            qd=np.array([[1.0, 0.0], [0.5, 0.2]]),
+            qdd=np.array([[0.0, 0.0], [2.0, 0.0]]),
+            v_min=0.1,
+            a_tol=0.0,
+            a_min=1.0,
+        ),
+    ),
+    "ident.residual_rms": lambda: (
+        robokin.ident.residual_rms,
+        dict(Y=np.ones((4, 2, 1)), tau=np.ones((4, 2)), theta=np.array([1.0])),
+    ),
     # fivebar
     "fivebar.FiveBar": lambda: (robokin.fivebar.FiveBar, dict(l1=0.06, l2=0.06, l3=0.1, l4=0.1, d=0.07)),
     "fivebar.FiveBar.assembly_sign": lambda: (
@@ -908,6 +948,7 @@ ACCEPTED = {
 }
 #: Arguments whose length is free (any trailing size is valid), so "shape" is not hostile for them.
 SHAPE_FREE = {
+    ("ident.segment_excitation", "t"),
     ("stewart.corner_path", "sigma"),
     ("checks.check_errors", "errors"),
     ("checks.check_close", "actual"),

@@ -623,12 +623,25 @@ class Stewart:
 
 
 # ====================================================================== dynamics
-def leg_friction(leg_rates: ArrayLike, *, viscous: float, coulomb: float, coulomb_speed: float) -> np.ndarray:
+def leg_friction(
+    leg_rates: ArrayLike,
+    *,
+    viscous: float,
+    coulomb: float,
+    coulomb_speed: float,
+    static: float | None = None,
+    stribeck_speed: float | None = None,
+) -> np.ndarray:
     """Actuator friction ``b Ldot + Fc tanh(Ldot / v_s)`` (N) opposing each leg's motion (equation :eq:`eq-ch10-fric`).
 
     The tanh replaces ``Fc sign(Ldot)``: smooth, so ODE solvers can integrate it,
     and within 1 % of Coulomb friction once ``|Ldot| > 2.6 v_s``. :class:`StewartDynamics`
     applies the same formula (both call ``robokin._primitives.smoothed_friction``).
+
+    With ``static`` and ``stribeck_speed`` the Coulomb level carries a Stribeck peak (chapter 10):
+    ``b Ldot + (Fc + (Fs - Fc) exp(-(Ldot / v_st)^2)) tanh(Ldot / v_s)``, the static (breakaway) friction
+    ``Fs >= Fc`` decaying to the sliding level ``Fc`` over the Stribeck speed ``v_st``. Its slope at
+    ``Ldot = 0`` is ``b + Fs / v_s``.
 
     Parameters
     ----------
@@ -640,22 +653,43 @@ def leg_friction(leg_rates: ArrayLike, *, viscous: float, coulomb: float, coulom
         ``Fc`` (N), >= 0.
     coulomb_speed : float
         Smoothing speed ``v_s`` (m/s), > 0.
+    static : float or None, keyword-only
+        ``Fs`` (N), ``>= coulomb``; None (default): no Stribeck peak. Give it together with ``stribeck_speed``.
+    stribeck_speed : float or None, keyword-only
+        ``v_st`` (m/s), > 0; only with ``static``.
 
     Returns
     -------
     ndarray, shape (..., 6)
 
+    Raises
+    ------
+    ValueError
+        Bad shapes or values; ``static < coulomb``; only one of ``static`` and ``stribeck_speed`` given.
+
     Examples
     --------
     >>> leg_friction([0.1, -0.1, 0, 0, 0, 0], viscous=10.0, coulomb=5.0, coulomb_speed=1e-3).round(6)
     array([ 6., -6.,  0.,  0.,  0.,  0.])
+    >>> f = leg_friction([1e-3, 0.1, 0, 0, 0, 0], viscous=0.0, coulomb=5.0, coulomb_speed=1e-4, static=8.0,
+    ...                  stribeck_speed=1e-2)
+    >>> f.round(3)  # near the static level at 1 mm/s, back to Coulomb at 100 mm/s
+    array([7.97, 5.  , 0.  , 0.  , 0.  , 0.  ])
     """
     ld = as_array(leg_rates, "leg_rates", trailing=(6,))
     b, fc = finite_scalar(viscous, "viscous"), finite_scalar(coulomb, "coulomb")
     if b < 0 or fc < 0:
         raise ValueError("viscous and coulomb friction coefficients must be >= 0")
     vs = positive(coulomb_speed, "coulomb_speed")
-    return smoothed_friction(ld, b, fc, vs)
+    if (static is None) != (stribeck_speed is None):
+        raise ValueError("give static and stribeck_speed together (the Stribeck peak needs both), or neither")
+    f = smoothed_friction(ld, b, fc, vs)
+    if static is None:
+        return f
+    fs, vst = finite_scalar(static, "static"), positive(stribeck_speed, "stribeck_speed")
+    if fs < fc:
+        raise ValueError(f"static friction must be >= coulomb friction ({fc!r} N), got {fs!r}")
+    return f + (fs - fc) * np.exp(-((ld / vst) ** 2)) * np.tanh(ld / vs)
 
 
 @dataclass(frozen=True, eq=False)

@@ -818,3 +818,55 @@ def test_corner_path_bad_input():
         corner_path(T0, T1, T2, 1.0, blend=0.1, method="spline")
     with pytest.raises(ValueError, match="pi"):
         corner_path(T0, T1, make_transform(T1[:3, :3] @ rpy_to_matrix([np.pi, 0, 0]), T1[:3, 3]), 1.0, blend=0.1)
+
+
+# ---------------------------------------------------------------- Stribeck peak on leg_friction (chapter 10)
+def test_leg_friction_stribeck_unit():
+    v = np.array([0.0, 2e-3, -2e-3, 0.5, 1e-7, 0.0])
+    kw = dict(viscous=30.0, coulomb=5.0, coulomb_speed=1e-3)
+    f = leg_friction(v, **kw, static=8.0, stribeck_speed=5e-3)
+    expect = 30.0 * v + (5.0 + 3.0 * np.exp(-((v / 5e-3) ** 2))) * np.tanh(v / 1e-3)  # the docstring's formula
+    np.testing.assert_allclose(f, expect, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(f[3], leg_friction(v, **kw)[3], rtol=1e-12)  # far above v_st: Coulomb level
+    slope = f[4] / v[4]  # slope at zero: b + Fs / v_s
+    np.testing.assert_allclose(slope, 30.0 + 8.0 / 1e-3, rtol=1e-6)
+    # static == coulomb: no peak, the plain model
+    np.testing.assert_allclose(leg_friction(v, **kw, static=5.0, stribeck_speed=5e-3), leg_friction(v, **kw), rtol=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st_.floats(0.0, 50.0),
+    st_.floats(0.0, 20.0),
+    st_.floats(0.0, 20.0),
+    st_.floats(1e-4, 1e-2),
+    st_.floats(1e-3, 5e-2),
+    st_.floats(-0.2, 0.2),
+)
+def test_leg_friction_stribeck_properties(b, fc, extra, vs, vst, v):
+    fs = fc + extra
+    ld = np.array([v, -v, 0.0, v / 2, 2 * v, 1e-3])
+    kw = dict(viscous=b, coulomb=fc, coulomb_speed=vs)
+    f = leg_friction(ld, **kw, static=fs, stribeck_speed=vst)
+    f0 = leg_friction(ld, **kw)
+    np.testing.assert_allclose(f[0], -f[1], rtol=1e-12, atol=1e-12)  # odd
+    assert np.all(f * ld >= 0)  # dissipative
+    assert np.all(np.abs(f) >= np.abs(f0) - 1e-12)  # the peak only adds friction
+    assert np.all(np.abs(f) <= b * np.abs(ld) + fs + 1e-9)  # bounded by the static level
+    assert f[2] == 0.0
+
+
+def test_leg_friction_stribeck_bad_input():
+    kw = dict(viscous=1.0, coulomb=5.0, coulomb_speed=1e-3)
+    with pytest.raises(ValueError, match="static friction must be >= coulomb"):
+        leg_friction(np.zeros(6), **kw, static=4.0, stribeck_speed=1e-2)
+    with pytest.raises(ValueError, match="together"):
+        leg_friction(np.zeros(6), **kw, static=8.0)
+    with pytest.raises(ValueError, match="together"):
+        leg_friction(np.zeros(6), **kw, stribeck_speed=1e-2)
+    for bad in (np.nan, np.inf, 1j):
+        with pytest.raises(ValueError):
+            leg_friction(np.zeros(6), **kw, static=bad, stribeck_speed=1e-2)
+    for bad in (0.0, -1e-3, np.nan):
+        with pytest.raises(ValueError):
+            leg_friction(np.zeros(6), **kw, static=8.0, stribeck_speed=bad)

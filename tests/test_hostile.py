@@ -713,6 +713,25 @@ RECIPES = {
         robokin.trajectory.sphere_penalty,
         dict(points=np.array([[0.0, 0.0, 0.5]]), centre=np.zeros(3), radius=1.0),
     ),
+    "trajectory.scaled_total": lambda: (
+        robokin.trajectory.scaled_total,
+        dict(waypoints=np.array([[0.0], [1.0], [0.0]]), durations=np.array([1.0, 1.0]), vmax=1.0, amax=2.0),
+    ),
+    "trajectory.integral_square": lambda: (robokin.trajectory.integral_square, dict(traj=_obj("traj"), order=2)),
+    "trajectory.capsule_sphere_distance": lambda: (
+        robokin.trajectory.capsule_sphere_distance,
+        dict(
+            a=np.array([[-1.0, 0.0, 0.5]]),
+            b=np.array([[1.0, 0.0, 0.5]]),
+            link_radius=0.1,
+            centre=np.zeros(3),
+            radius=0.2,
+        ),
+    ),
+    "trajectory.barrier_penalty": lambda: (
+        robokin.trajectory.barrier_penalty,
+        dict(distance=np.array([0.02, 0.05]), margin=0.01, width=0.02, kind="log"),
+    ),
     # transforms
     "transforms.euler_to_matrix": lambda: (
         robokin.transforms.euler_to_matrix,
@@ -942,12 +961,14 @@ ACCEPTED = {
     ("ik.damping_squared", "sigma_threshold", "inf"): "sigma_threshold = inf is the documented constant damping",
     **{
         (f"trajectory.{f}", lim, "inf"): "an infinite limit leaves that derivative unconstrained"
-        for f in ("check_limits", "minimum_time")
+        for f in ("check_limits", "minimum_time", "scaled_total")
         for lim in ("vmax", "amax", "jmax")
     },
 }
 #: Arguments whose length is free (any trailing size is valid), so "shape" is not hostile for them.
 SHAPE_FREE = {
+    ("trajectory.scaled_total", "waypoints"),
+    ("trajectory.barrier_penalty", "distance"),
     ("ident.segment_excitation", "t"),
     ("stewart.corner_path", "sigma"),
     ("checks.check_errors", "errors"),

@@ -663,7 +663,14 @@ RECIPES = {
     ),
     "stewart.leg_friction": lambda: (
         robokin.stewart.leg_friction,
-        dict(leg_rates=np.full(6, 0.1), viscous=10.0, coulomb=5.0, coulomb_speed=1e-3),
+        dict(
+            leg_rates=np.full(6, 0.1),
+            viscous=10.0,
+            coulomb=5.0,
+            coulomb_speed=1e-3,
+            static=8.0,
+            stribeck_speed=5e-3,
+        ),
     ),
     # trajectory
     "trajectory.quintic_step": lambda: (

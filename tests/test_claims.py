@@ -164,3 +164,21 @@ def test_claims_page_covers_every_chapter():
     assert "book/claims" in toc, "book/claims.md must be listed in _toc.yml (Reference part)"
     for nb in NOTEBOOKS:
         assert re.search(rf"^## Chapter {int(nb.name[:2])}\b", claims, re.M), f"book/claims.md lacks chapter {nb.name}"
+
+
+def _cells(row):
+    """Cells of a Markdown table row: a pipe escaped as ``\\|`` (also inside inline code) is not a boundary."""
+    return re.split(r"(?<!\\)\|", row.strip())[1:-1]
+
+
+def test_cells_split_on_unescaped_pipes_only():
+    assert _cells(r"| `max\|q\|` bounded | assert `a \| b` |") == [r" `max\|q\|` bounded ", r" assert `a \| b` "]
+    assert len(_cells("| `np.all(a | b)` | cell |")) == 3  # the slip this guards against
+
+
+def test_every_claims_row_has_a_claim_and_a_check():
+    """An unescaped `|` inside a cell (`np.all(a | b)`) cuts the row: the reader and the translation get a fragment."""
+    claims = (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
+    rows = [r for r in claims.splitlines() if r.startswith("|") and not re.match(r"^\|\s*-", r)]
+    bad = [r[:100] for r in rows if len(_cells(r)) != 2 or not all(c.strip() for c in _cells(r))]
+    assert len(rows) > 300 and not bad, "rows that are not `| claim | check |` (escape a | as \\|):\n" + "\n".join(bad)

@@ -84,16 +84,22 @@ def glue(name: str, value: Any, display: bool = True) -> None:
     """Keep ``value`` under ``name`` for ``{eval}`glued("name:fmt")``` in the Markdown below, and glue it with myst-nb.
 
     The myst-nb glue data stays (the Chinese edition and ``{glue:figure}`` read it); :func:`glued` formats the kept
-    value. Glue Python ``float``/``int`` (or text): the book formats it with ``format(value, fmt)``.
+    value. A numpy scalar (or 0-d array) is glued as the Python number it holds: the Chinese edition formats the
+    glued ``text/plain``, and numpy 2 writes ``np.float64(0.68)`` there, which no format spec can read.
 
     Examples
     --------
     >>> glue("demo_err", 1.25e-12, display=False)
     >>> glued("demo_err:.1e")
     '1.2e-12'
+    >>> glue("demo_np", np.float64(0.5), display=False)
+    >>> type(_GLUED["demo_np"]).__name__, glued("demo_np:.2f")
+    ('float', '0.50')
     """
     import myst_nb
 
+    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        value = value.item()
     _GLUED[name] = value
     myst_nb.glue(name, value, display=display)
 

@@ -62,6 +62,17 @@ def cross2(u, v):
     return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
 
 
+def point_segment_distance(p, a, b):
+    """Distance (...,) from points p to segments [a, b] (all (..., n), any n): the clamped projection.
+
+    ``t* = clip((p - a).(b - a) / |b - a|^2, 0, 1)``; a zero-length segment is its point (t* = 0).
+    """
+    w = b - a
+    ww = np.sum(w * w, axis=-1)
+    t = np.clip(np.sum((p - a) * w, axis=-1) / np.where(ww > 0, ww, 1.0), 0.0, 1.0)
+    return np.linalg.norm(p - a - t[..., None] * w, axis=-1)
+
+
 def smooth_step(s):
     """Quintic rest-to-rest blend on ``s`` in [0, 1] and its first two derivatives with respect to ``s``.
 

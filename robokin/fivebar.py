@@ -47,7 +47,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._primitives import cross2, wrap
+from ._primitives import cross2, point_segment_distance, wrap
 from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
 from .errors import ConvergenceError, SingularityWarning, UnreachableError
 from .results import IKResult
@@ -65,22 +65,14 @@ def _perp(u):
     return np.stack([-u[..., 1], u[..., 0]], axis=-1)
 
 
-def _point_segment(p, a, b):
-    """Distance (...,) from points p to segments [a, b] (all (..., 2)): the clamped projection."""
-    w = b - a
-    ww = np.sum(w * w, axis=-1)
-    t = np.clip(np.sum((p - a) * w, axis=-1) / np.where(ww > 0, ww, 1.0), 0.0, 1.0)  # a point-segment: t = 0
-    return np.linalg.norm(p - a - t[..., None] * w, axis=-1)
-
-
 def _segment_distance(p0, p1, q0, q1):
     """Unchecked kernel of :func:`segment_distance`."""
     u, v = p1 - p0, q1 - q0
     # proper crossing: each segment's end points strictly on both sides of the other's line
     crossing = (cross2(u, q0 - p0) * cross2(u, q1 - p0) < 0) & (cross2(v, p0 - q0) * cross2(v, p1 - q0) < 0)
     ends = np.minimum(
-        np.minimum(_point_segment(p0, q0, q1), _point_segment(p1, q0, q1)),
-        np.minimum(_point_segment(q0, p0, p1), _point_segment(q1, p0, p1)),
+        np.minimum(point_segment_distance(p0, q0, q1), point_segment_distance(p1, q0, q1)),
+        np.minimum(point_segment_distance(q0, p0, p1), point_segment_distance(q1, p0, p1)),
     )
     return np.where(crossing, 0.0, ends)
 

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 from scipy.interpolate import CubicSpline, make_interp_spline
 from scipy.optimize import minimize
 
-from ._primitives import smooth_step, wrap
+from ._primitives import point_segment_distance, smooth_step, wrap
 from ._validate import as_array, choice, finite_scalar, integer, positive
 from .checks import CheckReport, check_errors
 from .errors import UnreachableError
@@ -1473,13 +1473,10 @@ def capsule_sphere_distance(
         raise ValueError(f"link_radius must be >= 0, got {rl}")
     r = positive(radius, "radius")
     try:
-        ab = b - a
+        np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         raise ValueError(f"a and b must broadcast, got shapes {a.shape} and {b.shape}") from None
-    ac = c - a
-    L2 = np.einsum("...i,...i->...", ab, ab)
-    u = np.clip(np.einsum("...i,...i->...", ac, ab) / np.where(L2 > 0, L2, 1.0), 0.0, 1.0)
-    return np.linalg.norm(ac - u[..., None] * ab, axis=-1) - rl - r
+    return point_segment_distance(c, a, b) - rl - r
 
 
 def barrier_penalty(

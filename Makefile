@@ -47,7 +47,7 @@ $(VENV)/.stamp-book: $(call stale,$(VENV)/.stamp-book) | $(PY)
 	echo $(DEPS_HASH) > $@
 
 $(VENV)/.stamp-test: $(call stale,$(VENV)/.stamp-test) | $(PY)
-	$(PY) -m pip install --quiet -e ".[book,test,peers]"
+	$(PY) -m pip install --quiet -e ".[book,test,peers,report]"
 	echo $(DEPS_HASH) > $@
 	echo $(DEPS_HASH) > $(VENV)/.stamp-book
 
@@ -88,7 +88,7 @@ notebooks: $(VENV)/.stamp-test
 test: lint unit notebooks
 
 $(VENV)/.stamp-site: $(call stale,$(VENV)/.stamp-site) | $(PY)
-	$(PY) -m pip install --quiet -e ".[book,test,site]"
+	$(PY) -m pip install --quiet -e ".[book,test,site,report]"
 	echo $(DEPS_HASH) > $@
 
 # Browser test of the built site: Debian's chromium (installed here when missing, needs root) + Playwright.

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["setup", "fast_mode", "glue", "glued", "FIGURE_DPI"]
+__all__ = ["setup", "fast_mode", "chapter_seed", "glue", "glued", "FIGURE_DPI"]
 
 #: Pixels per figure inch of every figure (inline PNGs and saved files). The book shows a figure inch as 96 CSS
 #: pixels, so figures are never stretched (blurred) on a normal screen; book/_ext and tests/sitecheck.py use it.
@@ -35,6 +35,39 @@ def fast_mode() -> bool:
     return os.environ.get("ROBOKIN_FAST") == "1"
 
 
+def chapter_seed(default: int) -> int:
+    """The chapter's seed: ``ROBOKIN_SEED`` when it is set (``make seeds`` runs every chapter under other seeds), else
+    ``default``.
+
+    Every claim of a chapter must hold for any seed, so the seed is an input of the run, not part of the text.
+
+    Raises
+    ------
+    ValueError
+        When ``ROBOKIN_SEED`` is set but is not a non-negative integer.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ.pop("ROBOKIN_SEED", None) and None
+    >>> chapter_seed(7)
+    7
+    >>> os.environ["ROBOKIN_SEED"] = "41"; chapter_seed(7)
+    41
+    >>> os.environ["ROBOKIN_SEED"] = "x"; chapter_seed(7)
+    Traceback (most recent call last):
+    ...
+    ValueError: ROBOKIN_SEED must be a non-negative integer, got 'x'
+    >>> del os.environ["ROBOKIN_SEED"]
+    """
+    text = os.environ.get("ROBOKIN_SEED", "").strip()
+    if not text:
+        return int(default)
+    if not text.isdigit():
+        raise ValueError(f"ROBOKIN_SEED must be a non-negative integer, got {text!r}")
+    return int(text)
+
+
 def _fmt(x):
     return f"{0.0:.4g}" if abs(x) < 1e-10 else f"{x:.4g}"
 
@@ -45,7 +78,8 @@ def setup(seed: int = 0) -> tuple[np.random.Generator, bool]:
     Parameters
     ----------
     seed : int
-        Seed of the returned generator; every random number in a chapter comes from it.
+        The chapter's default seed; ``ROBOKIN_SEED`` in the environment overrides it (:func:`chapter_seed`). Every
+        random number in a chapter comes from the returned generator.
 
     Returns
     -------
@@ -74,10 +108,28 @@ def setup(seed: int = 0) -> tuple[np.random.Generator, bool]:
             "animation.embed_limit": 20.0,  # MB; our animations stay well below
         }
     )
-    return np.random.default_rng(seed), fast_mode()
+    return np.random.default_rng(chapter_seed(seed)), fast_mode()
 
 
 _GLUED: dict[str, Any] = {}
+
+
+def _dump_glue(name: str, value: Any) -> None:
+    """Append ``name`` and ``value`` as one JSON line to ``$ROBOKIN_GLUE_DUMP`` when it is set.
+
+    The truth tests run a chapter twice (another seed, a finer step) and compare what it glued.
+    """
+    path = os.environ.get("ROBOKIN_GLUE_DUMP")
+    if not path:
+        return
+    import json
+
+    try:
+        json.dumps(value)
+    except TypeError:
+        value = repr(value)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"name": name, "value": value}) + "\n")
 
 
 def glue(name: str, value: Any, display: bool = True) -> None:
@@ -101,6 +153,7 @@ def glue(name: str, value: Any, display: bool = True) -> None:
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
         value = value.item()
     _GLUED[name] = value
+    _dump_glue(name, value)
     myst_nb.glue(name, value, display=display)
 
 

@@ -99,6 +99,13 @@ def format_table(rows: Iterable[dict[str, Any]], *, markdown: bool = False) -> s
     | mechanism | check | samples | max error | tolerance | pass |
     | --- | --- | ---: | ---: | ---: | :---: |
     | m | c | 3 | 1.0e-16 m | 1e-12 m | yes |
+
+    A ``|`` inside a check name is escaped, so each row keeps one cell per column:
+
+    >>> row = format_table([{"mechanism": "m", "check": "|fk(q) - t|", "samples": 1, "max_error": 0.0,
+    ...                      "tol": 1.0, "unit": "", "passed": True}], markdown=True).splitlines()[2]
+    >>> print(row)
+    | m | \\|fk(q) - t\\| | 1 | 0.0e+00 | 1e+00 | yes |
     >>> "A.mass_matrix" in format_table([{"mechanism": "m", "check": "A.mass_matrix", "samples": 1, "max_error": 0.0,
     ...                                   "tol": 1.0, "unit": "", "passed": True}], markdown=True)
     False
@@ -122,6 +129,7 @@ def format_table(rows: Iterable[dict[str, Any]], *, markdown: bool = False) -> s
         # narrow page column instead of widening the table; the plain-text table keeps the names intact
         for b in body:
             b[1] = re.sub(r"(?<=\w)([._])(?=\w)", "\\1\u200b", b[1])
+            b[:] = [c.replace("|", "\\|") for c in b]  # a bare | would end the cell and shift the row
         lines = ["| " + " | ".join(head) + " |", "| --- | --- | ---: | ---: | ---: | :---: |"]
         lines += ["| " + " | ".join(b) + " |" for b in body]
         return "\n".join(lines)

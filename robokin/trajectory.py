@@ -29,7 +29,7 @@ from scipy.interpolate import CubicSpline, make_interp_spline
 from scipy.optimize import minimize
 
 from ._primitives import point_segment_distance, smooth_step, wrap
-from ._validate import as_array, choice, finite_scalar, integer, positive
+from ._validate import MAX_ABS, as_array, choice, finite_scalar, integer, positive
 from .checks import CheckReport, check_errors
 from .errors import UnreachableError
 
@@ -58,6 +58,39 @@ __all__ = [
 
 LIMIT_KINDS = ("velocity", "acceleration", "jerk")
 _ORDER = np.array([1, 2, 3])  # derivative order of each limit kind
+
+#: Largest relative tolerance :func:`check_limits` accepts: a limit passed with more than 10 % excess is not checked.
+MAX_LIMIT_TOL = 0.1
+#: Largest number of (sample, joint) values a grid evaluation may materialise (about 40 MB per array).
+MAX_GRID_VALUES = 5_000_000
+#: Largest SLSQP iteration cap of :func:`minimum_time` (its default is 100).
+MAX_ITER = 100_000
+#: Default continuity bound of :func:`branch_sequence` in rad: no joint of a densely sampled path turns this far
+#: between two samples, while a switch of IK branch moves some joint by about pi.
+DEFAULT_MAX_STEP = 1.0
+
+
+def _nonnegative(value, name):
+    """A finite real scalar >= 0 (a margin or a radius that may be zero); private (``_validate`` has none)."""
+    v = finite_scalar(value, name)
+    if v < 0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    return v
+
+
+def _flag(value, name):
+    """A Python or numpy bool, never an int or a string that would be truthy."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def _grid_budget(samples, n, name):
+    if samples * n > MAX_GRID_VALUES:
+        raise ValueError(
+            f"{name} asks for {samples} samples x {n} joints = {samples * n:.3g} values, more than "
+            f"MAX_GRID_VALUES = {MAX_GRID_VALUES:g} (memory); use fewer samples or check the segments in parts"
+        )
 
 
 # --------------------------------------------------------------------------- single quintic segment
@@ -180,7 +213,8 @@ def quintic_coeffs(
     Raises
     ------
     ValueError
-        Non-finite input, ``T <= 0``, shapes that do not broadcast, unknown method.
+        Non-finite input, ``T <= 0``, shapes that do not broadcast, unknown method, or a ``T`` so short
+        that the coefficients overflow (they scale like ``1/T^5``; e.g. ``T = 1e-300``).
 
     Examples
     --------
@@ -202,14 +236,27 @@ def quintic_coeffs(
             "q0, qf, T, v0, vf, a0, af must broadcast together; got shapes "
             f"{[np.shape(x) for x in (q0, qf, T, v0, vf, a0, af)]}"
         ) from exc
-    if method == "solve":
-        b = np.stack([q0, v0, a0, qf, vf, af], axis=-1)
-        return np.linalg.solve(quintic_boundary_matrix(T), b[..., None])[..., 0]
-    h = qf - q0
-    c3 = (20 * h - (8 * vf + 12 * v0) * T - (3 * a0 - af) * T**2) / (2 * T**3)
-    c4 = (-30 * h + (14 * vf + 16 * v0) * T + (3 * a0 - 2 * af) * T**2) / (2 * T**4)
-    c5 = (12 * h - 6 * (vf + v0) * T + (af - a0) * T**2) / (2 * T**5)
-    return np.stack([q0, v0, a0 / 2, c3, c4, c5], axis=-1)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # overflow is reported below, by name
+        if method == "solve":
+            b = np.stack([q0, v0, a0, qf, vf, af], axis=-1)
+            try:
+                c = np.linalg.solve(quintic_boundary_matrix(T), b[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                c = np.full(b.shape, np.nan)
+        else:
+            h = qf - q0
+            c3 = (20 * h - (8 * vf + 12 * v0) * T - (3 * a0 - af) * T**2) / (2 * T**3)
+            c4 = (-30 * h + (14 * vf + 16 * v0) * T + (3 * a0 - 2 * af) * T**2) / (2 * T**4)
+            c5 = (12 * h - 6 * (vf + v0) * T + (af - a0) * T**2) / (2 * T**5)
+            c = np.stack([q0, v0, a0 / 2, c3, c4, c5], axis=-1)
+    if not np.all(np.isfinite(c)):
+        bad = np.argwhere(~np.isfinite(c).all(axis=-1))
+        k = tuple(int(i) for i in bad[0]) if bad.size else ()
+        raise ValueError(
+            f"T is too short for these boundary values: the quintic's coefficients overflow (T = {float(T[k])!r} s "
+            f"at index {k}; they scale like 1/T^5)"
+        )
+    return c
 
 
 def _deriv_coeffs(c, k):
@@ -252,6 +299,12 @@ def quintic_eval(coeffs: ArrayLike, tau: ArrayLike) -> tuple[np.ndarray, np.ndar
     """
     c = as_array(coeffs, "coeffs", trailing=(6,))
     tau = as_array(tau, "tau")
+    try:
+        np.broadcast_shapes(c.shape[:-1], tau.shape)
+    except ValueError:
+        raise ValueError(
+            f"tau must broadcast against coeffs[..., 0]; got shapes {tau.shape} and {c.shape[:-1]}"
+        ) from None
     return tuple(_horner(_deriv_coeffs(c, k), tau) for k in range(4))
 
 
@@ -303,6 +356,8 @@ class PiecewiseQuintic:
     via: str = field(default="given")
 
     def __post_init__(self):
+        if not isinstance(self.via, str):
+            raise ValueError(f"via must be a str (a label), got {type(self.via).__name__}")
         t = _times(self.times)
         c = as_array(self.coeffs, "coeffs", trailing=(None, 6))
         if c.ndim != 3 or c.shape[0] != t.size - 1:
@@ -418,14 +473,26 @@ class PiecewiseQuintic:
     def sample(self, *, per_segment: int = 200) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Dense grid with every breakpoint included, and the trajectory on it.
 
+        Parameters
+        ----------
+        per_segment : int
+            Grid intervals per segment, 2 to 1e6; the whole grid (four derivatives of every joint) is
+            capped at :data:`MAX_GRID_VALUES` values.
+
         Returns
         -------
         t : ndarray, shape (M,)
         q, qd, qdd, qddd : ndarray, each shape (M, n)
+
+        Raises
+        ------
+        ValueError
+            ``per_segment`` not an integer in range, or a grid above the memory cap.
         """
         per = integer(per_segment, "per_segment", minimum=2)
         if per > 10**6:  # the grid is materialised: refuse sizes that would exhaust memory
             raise ValueError(f"per_segment must be at most 1e6 samples per segment, got {per}")
+        _grid_budget(self.n_segments * per + 1, 4 * self.n_joints, "per_segment")
         s = np.linspace(0.0, 1.0, per + 1)[:-1]
         t = (self.times[:-1, None] + self.durations[:, None] * s).ravel()
         t = np.append(t, self.times[-1])
@@ -520,19 +587,31 @@ def plan_quintic(
         ends.append(np.broadcast_to(a, (n,)))
     v0, vf, a0, af = ends
     dt = np.diff(t)
-    if via == "spline":
-        cs = CubicSpline(t, wp, bc_type=((1, v0), (1, vf)), axis=0)
-        V, A = cs(t, 1), cs(t, 2)
-    elif via == "bspline":
-        bs = make_interp_spline(t, wp, k=5, bc_type=([(1, v0), (2, a0)], [(1, vf), (2, af)]), axis=0)
-        V, A = bs(t, 1), bs(t, 2)
+    if via in ("spline", "bspline"):
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # reported below, by name
+            try:
+                if via == "spline":
+                    sp = CubicSpline(t, wp, bc_type=((1, v0), (1, vf)), axis=0)
+                else:
+                    sp = make_interp_spline(t, wp, k=5, bc_type=([(1, v0), (2, a0)], [(1, vf), (2, af)]), axis=0)
+                V, A = sp(t, 1), sp(t, 2)
+            except ValueError:  # scipy's own check of its overflowed system ("must not contain infs or NaNs")
+                V = A = np.full_like(wp, np.nan)
     else:
         V = np.zeros_like(wp)
         A = np.zeros_like(wp)
         if via == "heuristic":
-            m = np.diff(wp, axis=0) / dt[:, None]
+            with np.errstate(over="ignore"):
+                m = np.diff(wp, axis=0) / dt[:, None]
             same = np.sign(m[:-1]) * np.sign(m[1:]) > 0
             V[1:-1] = np.where(same, 0.5 * (m[:-1] + m[1:]), 0.0)
+    with np.errstate(invalid="ignore"):
+        huge = not np.all(np.abs(np.concatenate([V, A])) <= MAX_ABS)  # NaN counts as huge
+    if huge:
+        raise ValueError(
+            f"times are too close: the shortest segment ({dt.min()!r} s) makes the {via!r} via velocities or "
+            f"accelerations overflow or exceed {MAX_ABS:g}"
+        )
     V[0], V[-1], A[0], A[-1] = v0, vf, a0, af
     c = quintic_coeffs(wp[:-1], wp[1:], dt[:, None], v0=V[:-1], vf=V[1:], a0=A[:-1], af=A[1:])
     return PiecewiseQuintic(t, c, via)
@@ -732,6 +811,9 @@ class LimitReport:
 
     def check(self, *, name: str = "joint limits on a dense grid", raise_on_fail: bool = True) -> CheckReport:
         """A :class:`~robokin.checks.CheckReport` of the relative excess ``max(ratio - 1, 0)``."""
+        if not isinstance(name, str):
+            raise ValueError(f"name must be a str, got {type(name).__name__}")
+        raise_on_fail = _flag(raise_on_fail, "raise_on_fail")
         return check_errors(name, np.maximum(self.ratio - 1.0, 0.0), tol=self.tol, raise_on_fail=raise_on_fail)
 
 
@@ -752,14 +834,22 @@ def check_limits(
     vmax, amax, jmax : array_like, shape () or (n,)
         Limits in rad/s, rad/s^2, rad/s^3; ``inf`` or (``jmax``) ``None`` means unlimited.
     per_segment : int
-        Grid intervals per segment; each segment's grid includes both of its ends, so
-        both one-sided values at a join are checked.
+        Grid intervals per segment, at least 2; each segment's grid includes both of its ends, so
+        both one-sided values at a join are checked. The grid (segments x (per_segment + 1) x joints)
+        is capped at :data:`MAX_GRID_VALUES` values.
     tol : float
-        Relative tolerance on the ratio peak / limit.
+        Relative tolerance on the ratio peak / limit, in ``[0, MAX_LIMIT_TOL]`` (0.1): a larger one would
+        call a move far above its limits feasible, so it is refused.
 
     Returns
     -------
     LimitReport
+
+    Raises
+    ------
+    ValueError
+        Bad limits; ``per_segment`` not an integer >= 2 or a grid above the memory cap; ``tol``
+        not a finite number in ``[0, MAX_LIMIT_TOL]``.
 
     Examples
     --------
@@ -771,9 +861,9 @@ def check_limits(
     if not isinstance(traj, PiecewiseQuintic):
         raise ValueError(f"traj must be a PiecewiseQuintic, got {type(traj).__name__}")
     L = _limits(traj.n_joints, vmax, amax, jmax)
-    per = int(per_segment)
-    if per < 2:
-        raise ValueError(f"per_segment must be an integer >= 2, got {per_segment!r}")
+    per = integer(per_segment, "per_segment", minimum=2)
+    _grid_budget(traj.n_segments * (per + 1), 4 * traj.n_joints, "per_segment")
+    tol = _limit_tol(tol)
     # each segment on its own closed grid: both one-sided limits at a join are checked
     # (jerk jumps there, and the left limit belongs to the earlier segment)
     K = traj.n_segments
@@ -784,7 +874,7 @@ def check_limits(
     a = np.abs(np.stack(ders))  # (3, M, n)
     idx = a.argmax(axis=1)
     peak = np.take_along_axis(a, idx[:, None, :], axis=1)[:, 0, :]
-    return LimitReport(peak=peak, limit=L, ratio=peak / L, t_peak=t[idx], samples=int(t.size), tol=float(tol))
+    return LimitReport(peak=peak, limit=L, ratio=peak / L, t_peak=t[idx], samples=int(t.size), tol=tol)
 
 
 # --------------------------------------------------------------------------- minimum time
@@ -822,6 +912,16 @@ class TimeOptResult:
     success: bool
     message: str
     nit: int
+
+
+def _limit_tol(tol):
+    t = finite_scalar(tol, "tol")
+    if not 0.0 <= t <= MAX_LIMIT_TOL:
+        raise ValueError(
+            f"tol must lie in [0, {MAX_LIMIT_TOL}] (relative excess over a limit that still counts as feasible); "
+            f"got {tol!r}, which would make the verdict meaningless"
+        )
+    return t
 
 
 def _ratios(wp, d, L, via):
@@ -990,7 +1090,7 @@ def minimum_time(
     max_total : float, optional
         Time budget in s; raise if the limits cannot be met within it.
     maxiter : int
-        SLSQP iteration cap (for ``via="free"``: of the second, larger problem).
+        SLSQP iteration cap, 0 to :data:`MAX_ITER` (for ``via="free"``: of the second, larger problem).
 
     Returns
     -------
@@ -1001,8 +1101,9 @@ def minimum_time(
     Raises
     ------
     ValueError
-        Bad shapes or limits (non-positive, NaN), coinciding waypoints, or the limits
-        need more than ``max_total``.
+        Bad shapes or limits (non-positive, NaN), coinciding waypoints, unknown ``via`` or
+        ``init``, ``maxiter`` not an integer in ``[0, MAX_ITER]``, or the limits need more than
+        ``max_total``.
 
     Examples
     --------
@@ -1017,7 +1118,11 @@ def minimum_time(
     wp = _waypoints(waypoints)
     L = _limits(wp.shape[1], vmax, amax, jmax)
     choice(via, "via", ("spline", "heuristic", "stop", "free"))
+    choice(init, "init", ("equal", "distance", "max_joint"))
     budget = None if max_total is None else positive(max_total, "max_total")
+    maxiter = integer(maxiter, "maxiter")
+    if maxiter > MAX_ITER:
+        raise ValueError(f"maxiter must be at most {MAX_ITER}, got {maxiter}")
     if via == "free":
         start = minimum_time(wp, vmax=vmax, amax=amax, jmax=jmax, via="spline", init=init, maxiter=maxiter)
         return _minimum_time_free(wp, L, start, budget, max_total, maxiter, vmax, amax, jmax)
@@ -1146,7 +1251,8 @@ class BranchJumpError(ValueError):
         super().__init__(
             f"joint path jumps {step:.3g} rad {where} (max_step = {max_step:.3g} rad; branch {frm} -> "
             f"{int(branch[index])}). The branch being tracked may cease to exist (out of reach) or pass near "
-            "a singularity; sample more densely, re-route, or pass a larger max_step if the jump is intended"
+            "a singularity; sample more densely or re-route; for sparse waypoints, where one step is a whole "
+            "segment, pass max_step=None (or a larger bound)"
         )
 
 
@@ -1158,7 +1264,7 @@ def branch_sequence(
     weights: ArrayLike | None = None,
     method: Literal["dp", "greedy"] = "dp",
     unwrap: bool = True,
-    max_step: float | None = None,
+    max_step: float | None = DEFAULT_MAX_STEP,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pick one IK branch per waypoint so that the joint path is as short as possible.
 
@@ -1171,9 +1277,10 @@ def branch_sequence(
     D^2, more than the same distance travelled in many small steps, so the optimum avoids
     switching branches while a continuous choice exists. It cannot avoid it when none exists,
     e.g. when the branch being tracked ceases to exist before the end of the path (out of
-    reach). The continuity check catches that case: with ``max_step`` set, a step longer
-    than ``max_step`` (largest joint change between consecutive samples, angles wrapped,
-    including the step from ``q_start``) raises :class:`BranchJumpError`.
+    reach) or the path crosses a singularity. The continuity check catches that case, and it is
+    on by default: a step longer than ``max_step`` (largest joint change between consecutive
+    samples, angles wrapped, including the step from ``q_start``) raises :class:`BranchJumpError`.
+    Sparse waypoints, where one step is a whole segment, opt out explicitly with ``max_step=None``.
 
     Parameters
     ----------
@@ -1190,10 +1297,12 @@ def branch_sequence(
     unwrap : bool
         Shift each chosen angle by multiples of 2 pi to within pi of the previous one
         (same pose, continuous joint path).
-    max_step : float, optional
-        Continuity bound in rad for densely sampled paths (for example a few times the
-        expected step of the motion). ``None`` (default) means no check, for sparse
-        waypoints where one step is a whole segment.
+    max_step : float or None
+        Continuity bound in rad, in (0, pi]. The default :data:`DEFAULT_MAX_STEP` (1 rad) is far
+        above any joint's step on a densely sampled path and well below the change of some joint
+        (about pi) in a switch of IK branch; a tighter bound (a few times the motion's expected
+        step) catches more. ``None`` turns the check off, for sparse waypoints where one step
+        is a whole segment.
 
     Returns
     -------
@@ -1206,9 +1315,11 @@ def branch_sequence(
     UnreachableError
         Some waypoint has no valid branch.
     BranchJumpError
-        A step exceeds ``max_step`` (the sequence is attached to the error).
+        A step exceeds ``max_step`` (the sequence is attached to the error); by default any step
+        above 1 rad.
     ValueError
-        Bad shapes, non-finite valid branches, negative weights, ``max_step <= 0``.
+        Bad shapes, non-finite valid branches, negative weights, ``unwrap`` not a bool, ``max_step``
+        not None nor a number in (0, pi].
 
     Examples
     --------
@@ -1218,10 +1329,12 @@ def branch_sequence(
     array([0, 1, 0])
     >>> qb = np.array([[[0.0], [3.0]], [[0.1], [3.1]], [[np.nan], [3.05]]])
     >>> ok = np.array([[True, True], [True, True], [False, True]])  # branch 0 ends
-    >>> q, b = branch_sequence(qb, ok, q_start=[0.0], max_step=0.5)  # doctest: +ELLIPSIS
+    >>> q, b = branch_sequence(qb, ok, q_start=[0.0])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    robokin.trajectory.BranchJumpError: joint path jumps 2.95 rad from sample 1 to sample 2 (max_step = 0.5 rad; branch 0 -> 1)...
+    robokin.trajectory.BranchJumpError: joint path jumps 2.95 rad from sample 1 to sample 2 (max_step = 1 rad; branch 0 -> 1)...
+    >>> branch_sequence(qb, ok, q_start=[0.0], max_step=None)[1]  # explicit opt-out: sparse waypoints
+    array([0, 0, 1])
     """
     choice(method, "method", ("dp", "greedy"))
     v = np.asarray(valid)
@@ -1243,8 +1356,14 @@ def branch_sequence(
     qs = None if q_start is None else as_array(q_start, "q_start", trailing=(n,))
     if qs is not None and qs.ndim != 1:
         raise ValueError(f"q_start must have shape ({n},), got {qs.shape}")
+    unwrap = _flag(unwrap, "unwrap")
     if max_step is not None:
         max_step = positive(max_step, "max_step")
+        if max_step > np.pi:  # wrapped steps never exceed pi: a larger bound could never fire
+            raise ValueError(
+                f"max_step must be at most pi (wrapped joint steps never exceed it), got {max_step!r}; "
+                "pass max_step=None to turn the continuity check off"
+            )
     q = np.where(v[..., None], qb, 0.0)
 
     def dist(a, b):  # squared weighted step, a (..., n), b (..., n)
@@ -1295,12 +1414,17 @@ def sphere_penalty(points: ArrayLike, *, centre: ArrayLike, radius: float, margi
         Points in the base frame (m), e.g. the end-effector path.
     centre : array_like, shape (3,)
     radius, margin : float
-        Sphere radius and extra clearance in m.
+        Sphere radius (> 0) and extra clearance (>= 0) in m, real scalars.
 
     Returns
     -------
     ndarray, shape (...)
         In m^2; zero outside the inflated sphere, smooth (C1) at its surface.
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, non-finite input, ``radius <= 0``, ``margin`` negative or not a real scalar.
 
     Examples
     --------
@@ -1312,9 +1436,7 @@ def sphere_penalty(points: ArrayLike, *, centre: ArrayLike, radius: float, margi
     if c.ndim != 1:
         raise ValueError(f"centre must have shape (3,), got {c.shape}")
     r = positive(radius, "radius")
-    m = float(as_array(margin, "margin"))
-    if m < 0:
-        raise ValueError(f"margin must be >= 0, got {m}")
+    m = _nonnegative(margin, "margin")
     return np.maximum(0.0, r + m - np.linalg.norm(p - c, axis=-1)) ** 2
 
 
@@ -1357,7 +1479,8 @@ def scaled_total(
     Raises
     ------
     ValueError
-        Bad shapes, non-positive durations or limits, unknown ``via``.
+        Bad shapes, empty ``durations``, non-positive durations or limits, unknown ``via``, a batch
+        above the memory cap (:data:`MAX_GRID_VALUES`).
 
     Examples
     --------
@@ -1373,6 +1496,9 @@ def scaled_total(
     K = wp.shape[0] - 1
     if d.ndim < 1 or d.shape[-1] != K:
         raise ValueError(f"durations must have shape (..., {K}) for {K + 1} waypoints, got {d.shape}")
+    if d.size == 0:
+        raise ValueError(f"durations must hold at least one allocation of {K} segments, got shape {d.shape}")
+    _grid_budget(d.size * 6, wp.shape[1], "durations")  # six coefficients per segment and joint
     flat = d.reshape(-1, K)
     if via == "bspline":
         lam = np.array([_ratios(wp, di, L, via)[1].max() for di in flat])
@@ -1468,9 +1594,7 @@ def capsule_sphere_distance(
     c = as_array(centre, "centre", trailing=(3,))
     if c.ndim != 1:
         raise ValueError(f"centre must have shape (3,), got {c.shape}")
-    rl = float(as_array(link_radius, "link_radius"))
-    if rl < 0:
-        raise ValueError(f"link_radius must be >= 0, got {rl}")
+    rl = _nonnegative(link_radius, "link_radius")
     r = positive(radius, "radius")
     try:
         np.broadcast_shapes(a.shape, b.shape)
@@ -1515,9 +1639,7 @@ def barrier_penalty(
     """
     choice(kind, "kind", ("log", "inverse"))
     d = as_array(distance, "distance")
-    m = float(as_array(margin, "margin"))
-    if m < 0:
-        raise ValueError(f"margin must be >= 0, got {m}")
+    m = _nonnegative(margin, "margin")
     s = (d - m) / positive(width, "width")
     inside = (s > 0) & (s < 1)
     si = np.where(inside, s, 1.0)

@@ -293,8 +293,8 @@ def test_minimum_time_against_toppra_lower_bound():
 def test_branch_dp_beats_greedy_and_matches_brute_force():
     qb = np.array([[[0.0], [2.0]], [[0.3], [-0.5]], [[3.0], [-0.6]]])
     v = np.ones((3, 2), bool)
-    qg, ig = tj.branch_sequence(qb, v, q_start=[0.0], method="greedy")
-    qd, idp = tj.branch_sequence(qb, v, q_start=[0.0])
+    qg, ig = tj.branch_sequence(qb, v, q_start=[0.0], method="greedy", max_step=None)  # sparse: no bound
+    qd, idp = tj.branch_sequence(qb, v, q_start=[0.0], max_step=None)
 
     def cost(q):
         return (np.diff(np.vstack([[0.0], q]), axis=0) ** 2).sum()
@@ -306,7 +306,7 @@ def test_branch_dp_beats_greedy_and_matches_brute_force():
         qb = rng.uniform(-np.pi, np.pi, (4, 3, 2))
         v = rng.uniform(size=(4, 3)) < 0.8
         v[:, 0] = True
-        q, idx = tj.branch_sequence(qb, v, q_start=[0.0, 0.0], unwrap=False)
+        q, idx = tj.branch_sequence(qb, v, q_start=[0.0, 0.0], unwrap=False, max_step=None)
 
         def cost(ix):
             path = np.vstack([[0.0, 0.0], qb[np.arange(4), ix]])
@@ -325,7 +325,7 @@ def test_greedy_agrees_with_ur5_nearest_and_pipeline_loops_back():
         sol = UR5.ik(T, on_unreachable="nan")
     Q, valid = sol.q, sol.valid
     w = np.array([3, 3, 2, 1, 1, 1.0])
-    q, idx = tj.branch_sequence(Q, valid, q_start=q_true[0], weights=w, method="greedy")
+    q, idx = tj.branch_sequence(Q, valid, q_start=q_true[0], weights=w, method="greedy", max_step=None)
     prev = q_true[0]
     for k in range(5):
         qn, kn = nearest(Q[k], valid[k], prev, weights=w)
@@ -358,7 +358,7 @@ def test_branch_jump_raises_when_tracked_branch_ceases_to_exist():
     qb = np.stack([s, 3.0 - 1.5 * s], axis=1)[..., None]
     v = np.ones((101, 2), bool)
     v[s > 0.8, 0] = False
-    q, idx = tj.branch_sequence(qb, v, q_start=[0.0])  # no bound: silently teleports
+    q, idx = tj.branch_sequence(qb, v, q_start=[0.0], max_step=None)  # explicit opt-out: silently teleports
     assert np.abs(np.diff(q[:, 0])).max() > 0.9
     with pytest.raises(tj.BranchJumpError, match="from sample 80 to sample 81") as err:
         tj.branch_sequence(qb, v, q_start=[0.0], max_step=0.1)
@@ -394,13 +394,37 @@ def test_ur5_cartesian_line_near_wrist_singularity_has_no_continuous_path():
         steps.append(err.value.step)
         b0 = int(err.value.branch[0])
         assert not v[:, b0].all() and v[0, b0]  # the start branch ceases to exist
+        # issue 29: the default (no max_step passed) raises too; the old default returned the jump silently
+        with pytest.raises(tj.BranchJumpError, match=r"max_step = 1 rad") as err:
+            tj.branch_sequence(Q, v, q_start=qa)
+        assert err.value.step > 2.5
     assert abs(steps[1] - steps[0]) < 0.5  # the jump does not shrink with sampling
+
+
+def test_branch_sequence_default_bound_and_explicit_opt_out():
+    # a 3.1 rad flip (a branch switch) on a dense path: the default raises; max_step=None returns it
+    s = np.linspace(0, 1, 51)
+    qb = np.stack([s, s + 3.1], axis=1)[..., None]
+    v = np.ones((51, 2), bool)
+    v[30:, 0] = False
+    v[:10, 1] = False  # so the jump cannot happen at the start
+    with pytest.raises(tj.BranchJumpError, match="from sample 29 to sample 30"):
+        tj.branch_sequence(qb, v, q_start=[0.0])
+    q, idx = tj.branch_sequence(qb, v, q_start=[0.0], max_step=None)
+    assert idx[29] == 0 and idx[30] == 1
+    assert tj.DEFAULT_MAX_STEP == 1.0
+    # a bound above pi can never fire (wrapped steps are at most pi): refused, naming the opt-out
+    with pytest.raises(ValueError, match="max_step=None"):
+        tj.branch_sequence(qb, v, max_step=4.0)
+    for bad in (1, "yes", None, np.array(True)):
+        with pytest.raises(ValueError, match="unwrap"):
+            tj.branch_sequence(qb, v, max_step=None, unwrap=bad)
 
 
 def test_branch_sequence_bad_max_step():
     qb = np.zeros((3, 2, 1))
     v = np.ones((3, 2), bool)
-    for bad in (0.0, -1.0, np.nan, np.inf):
+    for bad in (0.0, -1.0, np.nan, np.inf, 1e300, 1j, "1", True):
         with pytest.raises(ValueError, match="max_step"):
             tj.branch_sequence(qb, v, max_step=bad)
 
@@ -800,3 +824,86 @@ def test_barrier_penalty_bad_input():
         tj.barrier_penalty(0.1, margin=-0.1, width=0.1)
     with pytest.raises(ValueError):
         tj.barrier_penalty([0.1, np.nan], margin=0.0, width=0.1)
+
+
+# ----------------------------------------------------------------------------- issue 29: every keyword validated
+def _move():
+    return tj.plan_quintic([[0.0], [1.0]], [0.0, 1.0])  # acceleration peak 5.77 rad/s^2
+
+
+def test_check_limits_refuses_a_vacuous_tolerance():
+    tr = _move()
+    # 577 % of the acceleration limit: infeasible at the default tolerance
+    assert not tj.check_limits(tr, vmax=2.0, amax=1.0).feasible
+    for bad in (np.inf, np.nan, -1e-3, 0.5, 1e300, 1j, "0.1", None, True):
+        with pytest.raises(ValueError, match="tol"):
+            tj.check_limits(tr, vmax=2.0, amax=1.0, tol=bad)
+    assert tj.check_limits(tr, vmax=2.0, amax=5.8, tol=tj.MAX_LIMIT_TOL).feasible  # the bound itself is allowed
+    assert tj.check_limits(tr, vmax=2.0, amax=5.8, tol=0.0).feasible
+
+
+def test_check_limits_caps_the_grid_and_wants_an_integer():
+    tr = _move()
+    for bad in (1e13, 10**13, 6 * 10**6):
+        with pytest.raises(ValueError, match="per_segment"):
+            tj.check_limits(tr, vmax=2.0, amax=6.0, per_segment=bad)
+    for bad in (400.7, "400", 1, np.nan, True):
+        with pytest.raises(ValueError, match="per_segment"):
+            tj.check_limits(tr, vmax=2.0, amax=6.0, per_segment=bad)
+    with pytest.raises(ValueError, match="per_segment"):  # sample(): per segment and in total
+        tj.plan_quintic(np.zeros((41, 40)), np.arange(41.0)).sample(per_segment=10**6)
+
+
+def test_minimum_time_validates_maxiter_and_init():
+    wp = [[0.0], [1.0], [0.5]]
+    for bad in (1e300, 10**9, -1, 2.5, "10", None, np.inf):
+        with pytest.raises(ValueError, match="maxiter"):
+            tj.minimum_time(wp, vmax=1.0, amax=1.0, maxiter=bad)
+    with pytest.raises(ValueError, match="init"):
+        tj.minimum_time(wp, vmax=1.0, amax=1.0, init="fast", via="free")
+    assert tj.minimum_time(wp, vmax=1.0, amax=1.0, maxiter=np.int64(5)).report.feasible
+
+
+def test_quintic_coeffs_overflow_raises_instead_of_inf():
+    for method in ("closed", "solve"):
+        with pytest.raises(ValueError, match="T is too short"):
+            tj.quintic_coeffs(0.0, 1.0, 1e-300, method=method)
+        with pytest.raises(ValueError, match="T is too short"):
+            tj.quintic_coeffs([0.0, 0.0], [1.0, 1.0], [1.0, 1e-70], method=method)
+    for via in ("spline", "bspline", "stop", "heuristic"):  # reaches plan_quintic through the times
+        with pytest.raises(ValueError, match="times are too close|T is too short"):
+            tj.plan_quintic([[0.0], [1.0], [2.0]], [0.0, 1e-300, 1.0], via=via)
+    assert np.all(np.isfinite(tj.quintic_coeffs(0.0, 1.0, 1e-3)))  # short but representable
+
+
+def test_scaled_total_empty_and_huge_batches_are_documented_errors():
+    wp = [[0.0], [1.0], [0.5]]
+    for bad in (np.zeros((0, 2)), np.zeros((0, 0, 2))):
+        with pytest.raises(ValueError, match="durations must hold at least one"):
+            tj.scaled_total(wp, bad, vmax=1.0, amax=1.0)
+    with pytest.raises(ValueError, match="MAX_GRID_VALUES"):
+        tj.scaled_total(wp, np.ones((10**6, 2)), vmax=1.0, amax=1.0)
+
+
+def test_obstacle_margins_must_be_real_scalars():
+    p = [[0.0, 0.0, 0.0]]
+    for bad in ([0.1], np.array([0.1]), np.nan, np.inf, 1j, "0.1", None, -0.1):
+        with pytest.raises(ValueError, match="margin"):
+            tj.sphere_penalty(p, centre=[0.0, 0.0, 1.0], radius=0.5, margin=bad)
+        with pytest.raises(ValueError, match="margin"):
+            tj.barrier_penalty([0.1], margin=bad, width=0.02)
+        with pytest.raises(ValueError, match="link_radius"):
+            tj.capsule_sphere_distance(p, [[1.0, 0, 0]], link_radius=bad, centre=[0, 0, 1.0], radius=0.5)
+    assert float(tj.sphere_penalty(p, centre=[0, 0, 1.0], radius=0.5, margin=np.float32(0.6))[0]) > 0
+
+
+def test_other_keywords_validated():
+    tr = _move()
+    with pytest.raises(ValueError, match="tau must broadcast"):
+        tj.quintic_eval(np.zeros((2, 6)), np.zeros(3))
+    with pytest.raises(ValueError, match="raise_on_fail"):
+        tj.check_limits(tr, vmax=2.0, amax=1.0).check(raise_on_fail="no")
+    with pytest.raises(ValueError, match="name"):
+        tj.check_limits(tr, vmax=2.0, amax=1.0).check(name=3)
+    with pytest.raises(ValueError, match="via"):
+        tj.PiecewiseQuintic(tr.times, tr.coeffs, via=None)

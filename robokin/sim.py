@@ -37,6 +37,7 @@ Examples
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -94,10 +95,29 @@ INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 
 
 _MUJOCO = None  # the module, once imported (the simulation loops call require_mujoco often)
+#: Logger that receives MuJoCo's warnings (MuJoCo's own handler prints them and appends them to MUJOCO_LOG.TXT in
+#: the working directory, e.g. inside notebooks/). It has a NullHandler: configure ``logging`` to see them.
+LOGGER = logging.getLogger("robokin.sim")
+LOGGER.addHandler(logging.NullHandler())
+#: Upper bound on loop counts (controller ticks, fixed steps, batch rows): a typo in ``t_end`` or ``rate`` must fail
+#: at once, not allocate gigabytes or run for hours.
+MAX_STEPS = 10_000_000
+MAX_ROWS = 1_000_000
+_MAX_STATE = 2000  # step_limit: 800 eigenvalue problems of this size are already minutes
+
+
+def _mujoco_warning(msg):
+    """MuJoCo's warning callback: the message goes to :data:`LOGGER` instead of stdout and MUJOCO_LOG.TXT."""
+    LOGGER.warning("MuJoCo: %s", str(msg).strip())
 
 
 def require_mujoco() -> ModuleType:
     """Import and return the ``mujoco`` module, or raise an ``ImportError`` that says how to install it.
+
+    On the first call it routes MuJoCo's warnings (``mju_warning``: unstable simulation, XML remarks) to the
+    ``logging`` logger ``"robokin.sim"`` (:data:`LOGGER`), unless a user warning handler is already installed:
+    MuJoCo's default handler would print them and write ``MUJOCO_LOG.TXT`` into the working directory.
+    ``run_controller`` detects divergence from ``data.warning`` counters, which the handler does not change.
 
     Examples
     --------
@@ -110,6 +130,8 @@ def require_mujoco() -> ModuleType:
             import mujoco
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
             raise ImportError("robokin.sim needs MuJoCo: pip install mujoco (or pip install 'robokin[book]')") from exc
+        if mujoco.get_mju_user_warning() is None:  # keep a handler the caller installed
+            mujoco.set_mju_user_warning(_mujoco_warning)
         _MUJOCO = mujoco
     return _MUJOCO
 
@@ -121,6 +143,57 @@ def _f(x):
 
 def _vec(v):
     return " ".join(_f(x) for x in np.ravel(v))
+
+
+def _check_model(model, data=None):
+    """``model`` (and ``data``) must be a compiled ``mujoco.MjModel`` (and an ``MjData`` of it)."""
+    mujoco = require_mujoco()
+    if not isinstance(model, mujoco.MjModel):
+        raise ValueError(f"model must be a mujoco.MjModel (e.g. from robokin.sim.*_model), got {type(model).__name__}")
+    if data is not None:
+        if not isinstance(data, mujoco.MjData):
+            raise ValueError(f"data must be a mujoco.MjData of the model, got {type(data).__name__}")
+        if data.qpos.shape != (model.nq,) or data.qvel.shape != (model.nv,):
+            raise ValueError(f"data does not belong to model (nq {data.qpos.size} vs {model.nq})")
+    return mujoco
+
+
+def _named(model, kind, name, arg):
+    """Id of the element ``name`` of ``kind`` ("geom", "joint", "site", "body"), or a ValueError naming ``arg``."""
+    if not isinstance(name, str):
+        raise ValueError(f"{arg} must be a {kind} name (str), got {type(name).__name__} {name!r}")
+    try:
+        return int(getattr(model, kind)(name).id)
+    except KeyError:
+        n = getattr(model, "n" + ("jnt" if kind == "joint" else kind))
+        valid = [v for v in (getattr(model, kind)(i).name for i in range(n)) if v]
+        raise ValueError(f"{arg}: the model has no {kind} named {name!r}; its {kind}s are {valid}") from None
+
+
+def _record_output(value, t, shape):
+    """What ``record`` returned at tick ``t``: real and finite, of the first tick's shape once that is known."""
+    if shape is None:
+        try:
+            return as_array(value, "record")
+        except ValueError as exc:
+            raise ValueError(f"record(t={t:g}) returned an invalid value: {exc}") from None
+    return callback_output(value, "record", shape, t=t)
+
+
+def _prefix(prefix):
+    if not isinstance(prefix, str):
+        raise ValueError(f"prefix must be a str (e.g. '' or 'L_'), got {type(prefix).__name__} {prefix!r}")
+    return prefix
+
+
+def _rows(x, name, n_cols):
+    """A batch of states, shape (n, n_cols) or (n_cols,), with at most :data:`MAX_ROWS` rows."""
+    a = as_array(x, name, trailing=(n_cols,))
+    if a.ndim > 2:
+        raise ValueError(f"{name} must have shape (n, {n_cols}) or ({n_cols},), got {a.shape}")
+    if a.ndim == 2 and a.shape[0] > MAX_ROWS:
+        raise ValueError(f"{name} has {a.shape[0]} rows; at most {MAX_ROWS} per call (MuJoCo is called row by row)")
+    return a
 
 
 def _option(timestep, integrator, gravity):
@@ -142,10 +215,13 @@ def _soft(solref, solimp):
         out += f' solref="{_vec(sr)}"'
     if solimp is not None:
         si = as_array(solimp, "solimp")
-        if si.shape not in ((3,), (5,)) or not (0 < si[0] < 1 and 0 < si[1] < 1 and si[2] > 0):
+        ok = si.shape in ((3,), (5,)) and 0 < si[0] < 1 and 0 < si[1] < 1 and si[2] > 0
+        if ok and si.size == 5:
+            ok = 0 < si[3] < 1 and si[4] >= 1
+        if not ok:
             raise ValueError(
-                "solimp must be (dmin, dmax, width[, midpoint, power]) with 0 < dmin, dmax < 1 "
-                f"and width > 0, got {si.tolist()}"
+                "solimp must be (dmin, dmax, width[, midpoint, power]) with 0 < dmin, dmax < 1, "
+                f"width > 0, 0 < midpoint < 1 and power >= 1, got {si.tolist()}"
             )
         out += f' solimp="{_vec(si)}"'
     return out
@@ -313,6 +389,9 @@ def fivebar_mjcf(
     armature, damping = finite_scalar(armature, "armature"), finite_scalar(damping, "damping")
     if armature < 0 or damping < 0:
         raise ValueError("armature and damping must be >= 0")
+    kp, kv = positive(kp, "kp"), finite_scalar(kv, "kv")  # checked for every actuator mode: no silent garbage
+    if kv < 0:
+        raise ValueError(f"kv is a damping gain (N m s/rad) and must be >= 0, got {kv}")
     head = (
         '<mujoco model="fivebar"><compiler angle="radian" autolimits="true"/>'
         + _option(timestep, integrator, (0.0, 0.0, -g))
@@ -332,13 +411,14 @@ def fivebar_mjcf(
         )
     if foot_pin is not None:
         fp = as_array(foot_pin, "foot_pin", trailing=(2,))
+        if fp.shape != (2,):
+            raise ValueError(f"foot_pin must have shape (2,), got {fp.shape}")
         legs += f'<site name="foot_pin" pos="{_f(fp[0])} 0 {_f(fp[1])}"/>'
         pin = f'<connect site1="foot_C" site2="foot_pin"{soft}/>'
     body = "<worldbody>" + legs + "</worldbody>"
     eq = f'<equality><connect site1="foot_C" site2="foot_D"{soft}/>{pin}</equality>'
     act = ""
     if actuator == "position":
-        kp, kv = positive(kp, "kp"), finite_scalar(kv, "kv")
         act = "".join(f'<position joint="{j}" kp="{_f(kp)}" kv="{_f(kv)}"/>' for j in ("motor_A", "motor_B"))
     elif actuator == "torque":
         act = "".join(f'<motor joint="{j}" gear="1"/>' for j in ("motor_A", "motor_B"))
@@ -388,6 +468,7 @@ def fivebar_qpos(fivebar: FiveBar, q: ArrayLike, *, assembly: Literal["down", "u
     """
     fb = _check_fivebar(fivebar)
     q = as_array(q, "q", trailing=(2,))
+    assembly = choice(assembly, "assembly", ("down", "up"))
     J = fb.joints(q, assembly=assembly)
     if np.isnan(J).any():
         fb.fk(q, assembly=assembly)  # raises UnreachableError with the reason
@@ -400,14 +481,19 @@ def fivebar_qpos(fivebar: FiveBar, q: ArrayLike, *, assembly: Literal["down", "u
 def _adr(model, names, kind="qpos"):
     out = []
     for n in names:
-        j = model.joint(n)
+        j = model.joint(_named(model, "joint", n, "joint"))
         out.append(int(j.qposadr[0] if kind == "qpos" else j.dofadr[0]))
     return out
 
 
 def fivebar_motor_angles(model: Any, data: Any, *, prefix: str = "") -> np.ndarray:
-    """Motor angles ``[theta1, theta2]`` (rad) of the five-bar in ``data`` (five-bar convention)."""
-    i = _adr(model, (f"{prefix}motor_A", f"{prefix}motor_B"))
+    """Motor angles ``[theta1, theta2]`` (rad) of the five-bar in ``data`` (five-bar convention).
+
+    Raises ``ValueError`` when ``model``/``data`` are not MuJoCo objects or the model has no joints
+    ``{prefix}motor_A``, ``{prefix}motor_B``.
+    """
+    _check_model(model, data)
+    i = _adr(model, (f"{_prefix(prefix)}motor_A", f"{_prefix(prefix)}motor_B"))
     return np.array([data.qpos[i[0]], data.qpos[i[1]]])
 
 
@@ -418,11 +504,16 @@ def fivebar_feet(
 
     ``E_C`` is the end of shank CE, ``E_D`` the end of shank DE; ``|E_C - E_D|`` is the
     loop-closure violation. Positions are MuJoCo world ``(x, z)`` minus ``frame_origin``
-    (the world position of motor A for a fixed leg).
+    (the world position of motor A for a fixed leg), shape (3,) (m).
+    Raises ``ValueError`` for a bad ``frame_origin`` or ``prefix`` or a model without those sites.
     """
-    o = np.asarray(frame_origin, dtype=float)
-    a = data.site(f"{prefix}foot_C").xpos - o
-    b = data.site(f"{prefix}foot_D").xpos - o
+    _check_model(model, data)
+    o = as_array(frame_origin, "frame_origin", trailing=(3,))
+    if o.shape != (3,):
+        raise ValueError(f"frame_origin must have shape (3,), got {o.shape}")
+    prefix = _prefix(prefix)
+    a = data.site_xpos[_named(model, "site", f"{prefix}foot_C", "prefix")] - o
+    b = data.site_xpos[_named(model, "site", f"{prefix}foot_D", "prefix")] - o
     return np.array([a[0], a[2]]), np.array([b[0], b[2]])
 
 
@@ -451,16 +542,26 @@ def fivebar_static_torques(
     -------
     ndarray, shape (n, 2) or (2,)
         Motor torques (N m), five-bar sign convention.
+
+    Raises
+    ------
+    ValueError
+        A model with gravity or without the five-bar's joints and sites, bad ``q``/``force`` (shape, NaN/inf,
+        more than :data:`MAX_ROWS` rows), an unknown ``assembly``.
     """
-    mujoco = require_mujoco()
-    q = as_array(q, "q", trailing=(2,))
-    F = as_array(force, "force", trailing=(2,))
-    qb, Fb = np.broadcast_arrays(np.atleast_2d(q), np.atleast_2d(F))
+    mujoco = _check_model(model)
+    fivebar = _check_fivebar(fivebar)
+    q, F = _rows(q, "q", 2), _rows(force, "force", 2)
+    assembly = choice(assembly, "assembly", ("down", "up"))
+    try:
+        qb, Fb = np.broadcast_arrays(np.atleast_2d(q), np.atleast_2d(F))
+    except ValueError:
+        raise ValueError(f"q {q.shape} and force {F.shape} must broadcast to one batch of rows") from None
     if np.any(model.opt.gravity != 0):
         raise ValueError("fivebar_static_torques needs a model built with g=0 (massless statics)")
     data = mujoco.MjData(model)
     qpos = fivebar_qpos(fivebar, qb, assembly=assembly)
-    site_body = model.site("foot_C").bodyid[0]
+    site_body = model.site_bodyid[_named(model, "site", "foot_C", "model")]
     motors = _adr(model, ("motor_A", "motor_B"), "dof")
     knees = _adr(model, ("knee_C", "knee_D"), "dof")
     out = np.empty(qb.shape)
@@ -548,11 +649,16 @@ def two_link_terms(model: Any, q: ArrayLike, qd: ArrayLike) -> tuple[np.ndarray,
     -------
     M : ndarray, shape (n, nv, nv)
     Cqd, G : ndarray, shape (n, nv)
+
+    Raises ``ValueError`` for a non-MuJoCo ``model`` or bad ``q``/``qd`` (shape, NaN/inf, > :data:`MAX_ROWS` rows).
     """
-    mujoco = require_mujoco()
-    q = np.atleast_2d(as_array(q, "q", trailing=(model.nv,)))
-    qd = np.atleast_2d(as_array(qd, "qd", trailing=(model.nv,)))
-    q, qd = np.broadcast_arrays(q, qd)
+    mujoco = _check_model(model)
+    q = np.atleast_2d(_rows(q, "q", model.nv))
+    qd = np.atleast_2d(_rows(qd, "qd", model.nv))
+    try:
+        q, qd = np.broadcast_arrays(q, qd)
+    except ValueError:
+        raise ValueError(f"q {q.shape} and qd {qd.shape} must broadcast to one batch of rows") from None
     data = mujoco.MjData(model)
     n = q.shape[0]
     M = np.zeros((n, model.nv, model.nv))
@@ -670,10 +776,16 @@ def inverse_dynamics(model: Any, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) ->
     Returns
     -------
     ndarray, shape (n, nv) or (nv,)
+
+    Raises ``ValueError`` for a non-MuJoCo ``model`` or bad ``q``/``qd``/``qdd`` (shape, NaN/inf, more than
+    :data:`MAX_ROWS` rows, shapes that do not broadcast).
     """
-    mujoco = require_mujoco()
-    arrs = [as_array(x, name, trailing=(model.nv,)) for x, name in ((q, "q"), (qd, "qd"), (qdd, "qdd"))]
-    shape = np.broadcast_shapes(*(a.shape for a in arrs))
+    mujoco = _check_model(model)
+    arrs = [_rows(x, name, model.nv) for x, name in ((q, "q"), (qd, "qd"), (qdd, "qdd"))]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrs))
+    except ValueError:
+        raise ValueError(f"q, qd, qdd shapes {[a.shape for a in arrs]} do not broadcast") from None
     q, qd, qdd = (np.broadcast_to(a, shape).reshape(-1, model.nv) for a in arrs)
     data = mujoco.MjData(model)
     out = np.empty(q.shape)
@@ -715,7 +827,7 @@ def run_controller(
         Anything else to log at each tick (site positions, actuator forces, ...).
     max_qacc : float
         A joint acceleration above this (rad/s^2 or m/s^2), a non-finite state or MuJoCo's own
-        bad-acceleration warning counts as divergence.
+        bad-acceleration warning counts as divergence (positive, finite).
     on_diverge : {"raise", "stop"}
         On divergence raise :class:`~robokin.errors.IntegrationError`, or stop and return the ticks
         recorded so far with ``stable=False``.
@@ -731,7 +843,9 @@ def run_controller(
     Raises
     ------
     ValueError
-        The controller returned NaN/inf or the wrong shape, or ``rate`` does not divide the step.
+        The controller or ``record`` returned NaN/inf or the wrong shape, ``rate`` does not divide the step,
+        ``t_end * rate`` is below one tick or above :data:`MAX_STEPS`, or a bad option (``max_qacc``,
+        ``on_diverge``, a non-callable ``controller``/``record``, ``model``/``data`` not MuJoCo objects).
     robokin.errors.IntegrationError
         The simulation diverged (with ``on_diverge="raise"``).
 
@@ -746,9 +860,12 @@ def run_controller(
     >>> res.t.shape, res.q.shape, res.u.shape, bool(res.stable)
     ((10,), (10, 4), (10, 2), True)
     """
-    mujoco = require_mujoco()
+    mujoco = _check_model(model, data)
     t_end, rate = positive(t_end, "t_end"), positive(rate, "rate")
+    max_qacc = positive(max_qacc, "max_qacc", max_abs=None)
     on_diverge = choice(on_diverge, "on_diverge", ("raise", "stop"))
+    if record is not None and not callable(record):
+        raise ValueError("record must be None or a callable (t, data) -> values to log")
     sub = 1.0 / (rate * model.opt.timestep)
     n_sub = int(round(sub))
     if n_sub < 1 or abs(sub - n_sub) > 1e-6 * sub:
@@ -758,6 +875,11 @@ def run_controller(
     if not callable(controller):
         raise ValueError("controller must be a callable (t, data) -> actuator inputs")
     n_ticks = int(round(t_end * rate))
+    if not 1 <= n_ticks <= MAX_STEPS:
+        raise ValueError(
+            f"t_end * rate = {t_end * rate:.6g} controller ticks; need between 1 and {MAX_STEPS} per call "
+            "(check the units: t_end in s, rate in Hz)"
+        )
     t0 = float(data.time)
     mujoco.mj_forward(model, data)  # sites and sensors consistent with qpos for the first controller call
     u = callback_output(controller(t0, data), "controller", (model.nu,), t=t0)
@@ -771,7 +893,8 @@ def run_controller(
     for k in range(n_ticks):
         t = float(T[k])
         if record is not None:
-            rec.append(np.array(record(t, data), dtype=float))
+            r = _record_output(record(t, data), t, None if k == 0 else rec[0].shape)
+            rec.append(r)
         if k > 0:  # tick 0 was computed above
             u = callback_output(controller(t, data), "controller", (model.nu,), t=t)
             data.ctrl[:] = u
@@ -797,10 +920,29 @@ def run_controller(
 def contact_normal_force(model: Any, data: Any, geom: str) -> float:
     """Total normal contact force (N) on the geom named ``geom``, summed over its contacts.
 
-    Uses ``mj_contactForce`` (the first component of the contact-frame force is the normal).
+    Uses ``mj_contactForce`` (the first component of the contact-frame force is the normal). The forces are those
+    of the last ``mj_step``/``mj_forward``: zero when the geom has no contact at that step.
+
+    Raises
+    ------
+    ValueError
+        ``geom`` is not a str or the model has no geom of that name (the message lists the model's geoms), or
+        ``model``/``data`` are not MuJoCo objects.
+
+    Examples
+    --------
+    >>> import mujoco
+    >>> from robokin.robots import WHEEL_LEG, WHEEL_LEG_FIVEBAR
+    >>> m = wheel_leg_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR)
+    >>> d = mujoco.MjData(m)
+    >>> wheel_leg_pose(m, d, WHEEL_LEG, WHEEL_LEG_FIVEBAR, L0=0.2)
+    >>> contact_normal_force(m, d, "L_tire")
+    Traceback (most recent call last):
+    ...
+    ValueError: geom: the model has no geom named 'L_tire'; its geoms are ['ground', 'L_tyre', 'R_tyre']
     """
-    mujoco = require_mujoco()
-    gid = model.geom(geom).id
+    mujoco = _check_model(model, data)
+    gid = _named(model, "geom", geom, "geom")
     f6 = np.zeros(6)
     total = 0.0
     for i in range(data.ncon):
@@ -814,6 +956,13 @@ def contact_normal_force(model: Any, data: Any, geom: str) -> float:
 # ----------------------------------------------------------------------------- the wheel-legged robot
 #: Actuator order of :func:`wheel_leg_model`: four leg motors (five-bar sign), then the two wheels.
 WHEEL_LEG_ACTUATORS = ("L_motor_A", "L_motor_B", "R_motor_A", "R_motor_B", "L_wheel", "R_wheel")
+
+
+def _check_params(params):
+    for name in ("m_b", "I_b", "l_c", "m_l", "m_w", "I_w", "R", "g"):
+        if not hasattr(params, name):
+            raise ValueError(f"params must be a robokin.wheel_leg.WheelLegParams, got {type(params).__name__}")
+    return params
 
 
 def wheel_leg_mjcf(
@@ -843,7 +992,9 @@ def wheel_leg_mjcf(
     (``qpos[:7]`` = position, quaternion). Leg joints ``L_motor_A`` ... follow :func:`fivebar_mjcf`
     (axis ``(0, -1, 0)``, five-bar sign); wheel joints turn about ``+y`` (rolling forward is
     positive, as the wheel angle ``x / R`` of chapter 4). Actuators: torque motors in the order
-    :data:`WHEEL_LEG_ACTUATORS`.
+    :data:`WHEEL_LEG_ACTUATORS`. ``radius`` (m) is the drawn radius of the link capsules (they do not
+    collide). Bad options (non-positive or non-finite ``track``, ``friction``, ``timestep``, ``radius``,
+    inertias violating the triangle inequality, a bad ``solref``) raise ``ValueError`` naming the option.
 
     Examples
     --------
@@ -853,11 +1004,8 @@ def wheel_leg_mjcf(
     >>> xml.count("<connect ")
     2
     """
-    for name in ("m_b", "I_b", "l_c", "m_l", "m_w", "I_w", "R", "g"):
-        if not hasattr(params, name):
-            raise ValueError(f"params must be a robokin.wheel_leg.WheelLegParams, got {type(params).__name__}")
+    p = _check_params(params)
     fb = _check_fivebar(fivebar)
-    p = params
     track = positive(track, "track")
     ri = as_array(roll_yaw_inertia, "roll_yaw_inertia", trailing=(2,))
     if ri.shape != (2,) or np.any(ri <= 0):
@@ -866,6 +1014,7 @@ def wheel_leg_mjcf(
     if Ixx + Iyy < Izz or Iyy + Izz < Ixx or Ixx + Izz < Iyy:
         raise ValueError(f"body inertias (roll {Ixx}, pitch {Iyy}, yaw {Izz}) violate the triangle inequality")
     friction = positive(friction, "friction")
+    radius = positive(radius, "radius")
     L = np.array([fb.l1, fb.l3, fb.l2, fb.l4])
     link_m = 0.5 * p.m_l * L / L.sum()
     mw, iw = 0.5 * p.m_w, 0.5 * p.I_w
@@ -912,11 +1061,25 @@ def wheel_leg_pose(
     """Place the robot standing on its wheels: both legs of length ``L0`` (m), leg angle ``theta`` (rad), body level.
 
     The wheels touch the ground (axle at height ``R``); the hip is ``L0`` from the axle at ``theta``
-    from the vertical (hip ahead of the wheel for ``theta > 0``, chapter 4's convention). Velocities
-    are zeroed and ``mj_forward`` is called.
+    from the vertical (hip ahead of the wheel for ``theta > 0``, chapter 4's convention); ``x`` (m) is the
+    wheels' position along world ``x``. Velocities are zeroed and ``mj_forward`` is called.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or out-of-range ``L0`` (> 0), ``theta`` (``|theta| < pi/2``), ``x``; ``model``/``data`` not
+        MuJoCo objects of a :func:`wheel_leg_model`.
+    robokin.errors.UnreachableError
+        No five-bar pose has a virtual leg of length ``L0`` (from ``FiveBar.ik``).
     """
-    mujoco = require_mujoco()
-    L0, theta = positive(L0, "L0"), finite_scalar(theta, "theta")
+    mujoco = _check_model(model, data)
+    _check_params(params)
+    L0, theta, x = positive(L0, "L0"), finite_scalar(theta, "theta"), finite_scalar(x, "x")
+    if abs(theta) >= 0.5 * np.pi:
+        raise ValueError(f"theta is the leg angle from the vertical and must satisfy |theta| < pi/2, got {theta}")
+    for side in ("L_", "R_"):
+        for j in FIVEBAR_JOINTS:
+            _named(model, "joint", side + j, "model")
     q = virtual_leg_inverse(fivebar, [L0, -0.5 * np.pi - theta])
     qp = fivebar_qpos(fivebar, q)
     mujoco.mj_resetData(model, data)
@@ -952,10 +1115,24 @@ def wheel_leg_state(model: Any, data: Any) -> dict[str, Any]:
         ``L0``, ``L0_dot``, ``theta_b``, ``theta_b_dot``: per side (2,) ``[left, right]`` (m, m/s,
         rad, rad/s); ``q``: motor angles (2, 2) ``[[A, B] left, [A, B] right]``; ``roll`` (rad) and
         ``yaw_rate`` (rad/s, about world ``z``).
+
+    Raises
+    ------
+    ValueError
+        ``data`` holds no kinematics yet (call ``mujoco.mj_forward(model, data)`` or :func:`wheel_leg_pose`
+        first: before it every body frame is zero and the leg lengths would be NaN), a foot site at the hip
+        (zero leg length), a non-finite state, or a model that is not a :func:`wheel_leg_model`.
     """
-    mujoco = require_mujoco()
-    tor = data.body("torso")
+    mujoco = _check_model(model, data)
+    tor = data.body(_named(model, "body", "torso", "model"))
     Rb = tor.xmat.reshape(3, 3)
+    if not abs(float(Rb[:, 0] @ Rb[:, 0]) - 1.0) < 1e-6:  # zero (never computed) or NaN frames fail
+        raise ValueError(
+            "wheel_leg_state: data has no kinematics (body frames are not rotations); call "
+            "mujoco.mj_forward(model, data) or robokin.sim.wheel_leg_pose first"
+        )
+    if not (np.all(np.isfinite(data.qpos)) and np.all(np.isfinite(data.qvel))):
+        raise ValueError("wheel_leg_state: data.qpos or data.qvel is not finite (a diverged simulation?)")
     hip = tor.xpos
     v_hip = data.qvel[0:3]  # free joint: world linear velocity of the body origin
     w = Rb @ data.qvel[3:6]  # free joint: angular velocity in the body frame -> world
@@ -970,6 +1147,8 @@ def wheel_leg_state(model: Any, data: Any) -> dict[str, Any]:
         rd_w = v6[3:] - v_hip - _cross3(w, r_w)
         r, rd = Rb.T @ r_w, Rb.T @ rd_w  # in the body frame; the leg plane is x-z
         L2 = r[0] ** 2 + r[2] ** 2
+        if not L2 > 0.0:
+            raise ValueError(f"wheel_leg_state: the {side}foot_C site is at the hip (zero leg length)")
         L.append(math.sqrt(L2))
         Ld.append((r[0] * rd[0] + r[2] * rd[2]) / L[-1])
         tb.append(-0.5 * math.pi - math.atan2(r[2], r[0]))
@@ -1007,6 +1186,13 @@ def wheel_leg_state(model: Any, data: Any) -> dict[str, Any]:
 class MotorModel:
     """A motor with a linear torque-speed envelope behind a gearbox.
 
+    The envelope is chapter 3's :eq:`eq-ch3-motor` line, symmetric in the signs of torque and speed: at a joint
+    speed ``w`` through ratio ``N`` the joint torque magnitude is at most ``N eta tau_stall (1 - N |w| / omega_free)``,
+    clamped at zero from the free speed ``N |w| >= omega_free`` on (the line itself would turn negative there, and a
+    negative bound would flip the sign of a clipped torque). So :meth:`saturate` never reverses or amplifies a
+    request: its result has the request's sign (or is zero) and a magnitude at most the request's. The model is
+    conservative in the braking quadrants, where a real drive can resist motion with more than the line's torque.
+
     Parameters
     ----------
     tau_stall : float
@@ -1023,6 +1209,8 @@ class MotorModel:
     >>> mot = MotorModel(3.0, 220.0, 0.85, 2e-5)
     >>> float(mot.max_joint_torque(10.0, 0.0)), float(mot.max_joint_torque(10.0, 22.0))
     (25.5, 0.0)
+    >>> float(mot.saturate(5.0, 10.0, 44.0)), float(mot.saturate(-100.0, 10.0, -11.0))  # past free speed; half speed
+    (0.0, -12.75)
     """
 
     tau_stall: float
@@ -1040,16 +1228,31 @@ class MotorModel:
             raise ValueError("rotor_inertia must be >= 0")
 
     def max_joint_torque(self, N: float, joint_speed: ArrayLike) -> float | np.ndarray:
-        """Largest joint torque magnitude (N m) at a joint speed (rad/s) through gear ratio ``N``."""
+        """Largest joint torque magnitude (N m) at a joint speed (rad/s, any sign) through gear ratio ``N`` (> 0).
+
+        ``N eta tau_stall max(0, 1 - N |joint_speed| / omega_free)``: never negative, zero at and beyond the
+        free speed. Raises ``ValueError`` for a bad ``N`` or ``joint_speed`` (NaN/inf, complex, > 1e12).
+        """
         N = positive(N, "N")
         w = np.abs(as_array(joint_speed, "joint_speed")) * N
         return N * self.eta * self.tau_stall * np.clip(1.0 - w / self.omega_free, 0.0, 1.0)
 
     def saturate(self, tau: ArrayLike, N: float, joint_speed: ArrayLike) -> float | np.ndarray:
-        """Clip joint torques to the envelope at the current joint speeds."""
+        """Clip joint torques (N m) to the envelope at the current joint speeds (rad/s); shapes broadcast.
+
+        Returns ``sign(tau) min(|tau|, max_joint_torque(N, joint_speed))``: the request's sign or zero, never more
+        than the request. Raises ``ValueError`` for bad ``tau``, ``N``, ``joint_speed`` or shapes that do not
+        broadcast.
+        """
         tau = as_array(tau, "tau")
         lim = self.max_joint_torque(N, joint_speed)
-        return np.clip(tau, -lim, lim)
+        try:
+            shape = np.broadcast_shapes(tau.shape, np.shape(lim))
+        except ValueError:
+            raise ValueError(f"tau {tau.shape} and joint_speed {np.shape(lim)} must broadcast") from None
+        # min of magnitudes, then the request's sign: a negative bound cannot reverse the torque
+        out = np.sign(tau) * np.minimum(np.abs(tau), np.maximum(lim, 0.0))
+        return out.reshape(shape) if shape else float(out)
 
 
 # ----------------------------------------------------------------------------- fixed-step integration (chapter 10)
@@ -1112,8 +1315,8 @@ def integrate_fixed_step(
     Raises
     ------
     ValueError
-        Bad ``y0``, ``dt``, ``t_end``, ``bound`` or ``method``; ``dt`` not dividing ``t_end``; ``rhs``
-        returning the wrong shape or a non-finite value.
+        Bad ``y0``, ``dt``, ``t_end``, ``bound`` or ``method``; ``dt`` not dividing ``t_end`` or more than
+        :data:`MAX_STEPS` steps; ``rhs`` returning the wrong shape or a non-finite value.
 
     Examples
     --------
@@ -1137,6 +1340,8 @@ def integrate_fixed_step(
     n = _second_order(y, "y0")
     dt, t_end, bound = positive(dt, "dt"), positive(t_end, "t_end"), positive(bound, "bound")
     ratio = t_end / dt
+    if ratio > MAX_STEPS:
+        raise ValueError(f"t_end / dt = {ratio:.6g} steps; at most {MAX_STEPS} per call (check dt and t_end, in s)")
     steps = int(round(ratio))
     if steps < 1 or abs(ratio - steps) > 1e-9 * max(1.0, ratio):
         raise ValueError(
@@ -1209,7 +1414,7 @@ def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", 
     Raises
     ------
     ValueError
-        ``A`` not square, not real and finite, or with an eigenvalue of positive real part (above
+        ``A`` not square (or larger than 2000 x 2000), not real and finite, or with an eigenvalue of positive real part (above
         ``tol |lambda|_max``: the continuous system itself is unstable, no step is stable); a bad
         ``method`` or ``tol``; for semi-implicit Euler, an odd size or an upper block row that is not ``[0, I]``.
 
@@ -1230,6 +1435,8 @@ def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", 
     A = as_array(A, "A", trailing=(None, None))
     if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
         raise ValueError(f"A must be a square (m, m) matrix, got shape {A.shape}")
+    if A.shape[0] > _MAX_STATE:
+        raise ValueError(f"A is {A.shape[0]} x {A.shape[0]}; step_limit takes at most {_MAX_STATE} states")
     tol = positive(tol, "tol")
     if tol > 1e-3:
         raise ValueError(f"tol must be in (0, 1e-3], got {tol!r}")

@@ -422,3 +422,167 @@ def test_fixed_step_bad_input():
         sim.step_limit(np.array([[-1.0, 0.0], [0.0, -2.0]]), method="semi_implicit_euler")
     with pytest.raises(ValueError, match="method"):
         sim.step_limit(np.array([[-1.0]]), method="Euler")
+
+
+# ----------------------------------------------------------------------------- second reliability pass (issue 29)
+MOT = sim.MotorModel(3.0, 220.0, 0.85, 2e-5)
+
+
+def test_motor_envelope_is_zero_from_the_free_speed_on():
+    # N |w| = omega_free at w = 22 rad/s for N = 10; the line 1 - N|w|/omega_free would be -1 at 44 rad/s
+    w = np.array([0.0, 11.0, 21.9, 22.0, 30.0, 44.0, -44.0, 1e6])
+    lim = MOT.max_joint_torque(10.0, w)
+    np.testing.assert_allclose(lim[:3], 25.5 * (1 - 10 * w[:3] / 220.0), rtol=1e-12)
+    np.testing.assert_array_equal(lim[3:], 0.0)  # kills a mutant of the clip's lower bound (0 -> -1, or none)
+    np.testing.assert_array_equal(MOT.saturate(np.full(w.size, 5.0), 10.0, w)[3:], 0.0)
+    assert MOT.saturate(5.0, 10.0, 44.0) == 0.0 and MOT.saturate(-5.0, 10.0, -44.0) == 0.0
+
+
+def test_motor_saturate_never_reverses_even_with_a_negative_bound(monkeypatch):
+    # the clamp of saturate itself must not trust the bound's sign: with the unclamped line (-25.5 N m at 44 rad/s)
+    # np.clip(5, 25.5, -25.5) returned -25.5, a torque of the wrong sign
+    line = lambda N, w: N * 0.85 * 3.0 * (1.0 - N * np.abs(np.asarray(w, float)) / 220.0)  # noqa: E731
+    monkeypatch.setattr(sim.MotorModel, "max_joint_torque", lambda self, N, w: line(N, w))
+    assert MOT.saturate(5.0, 10.0, 44.0) == 0.0
+    np.testing.assert_array_equal(MOT.saturate([5.0, -5.0, 30.0], 10.0, [44.0, 44.0, 0.0]), [0.0, 0.0, 25.5])
+
+
+@given(
+    tau=hst.floats(-1e3, 1e3),
+    w=hst.floats(-100.0, 100.0),
+    N=hst.floats(0.5, 40.0),
+)
+@settings(max_examples=200, deadline=None)
+def test_property_saturate_keeps_sign_and_never_amplifies(tau, w, N):
+    out = float(MOT.saturate(tau, N, w))
+    lim = float(MOT.max_joint_torque(N, w))
+    assert lim >= 0.0
+    assert out * tau >= 0.0 and abs(out) <= abs(tau) + 0.0 and abs(out) <= lim
+    if abs(tau) <= lim:
+        assert out == tau
+
+
+def test_motor_bad_input():
+    with pytest.raises(ValueError, match="joint_speed"):
+        MOT.saturate(1.0, 10.0, np.nan)
+    with pytest.raises(ValueError, match="N must be"):
+        MOT.max_joint_torque(-10.0, 0.0)
+    with pytest.raises(ValueError, match="broadcast"):
+        MOT.saturate([1.0, 2.0, 3.0], 10.0, [0.0, 1.0])
+    with pytest.raises(ValueError, match="tau"):
+        MOT.saturate([1.0, np.inf], 10.0, 0.0)
+
+
+def test_wheel_leg_state_needs_kinematics():
+    m = sim.wheel_leg_model(P, FB4)
+    d = mujoco.MjData(m)  # no mj_forward yet: every body frame is zero, the old code returned NaN leg rates
+    with pytest.raises(ValueError, match="mj_forward"):
+        sim.wheel_leg_state(m, d)
+    sim.wheel_leg_pose(m, d, P, FB4, L0=0.2)
+    assert np.all(np.isfinite(sim.wheel_leg_state(m, d)["s"]))
+    with pytest.raises(ValueError, match="model"):
+        sim.wheel_leg_state(sim.fivebar_model(LEG, masses=MASSES), mujoco.MjData(sim.fivebar_model(LEG, masses=MASSES)))
+    with pytest.raises(ValueError, match="data"):
+        sim.wheel_leg_state(m, "data")
+
+
+def test_wheel_leg_pose_and_model_refuse_non_finite_options():
+    m = sim.wheel_leg_model(P, FB4)
+    d = mujoco.MjData(m)
+    for kw, name in ((dict(x=np.nan), "x"), (dict(theta=np.inf), "theta"), (dict(theta=2.0), "theta")):
+        with pytest.raises(ValueError, match=name):
+            sim.wheel_leg_pose(m, d, P, FB4, L0=0.2, **kw)
+    with pytest.raises(ValueError, match="L0"):
+        sim.wheel_leg_pose(m, d, P, FB4, L0=np.nan)
+    for bad in (np.nan, -0.01, 0.0, "0.01"):
+        with pytest.raises(ValueError, match="radius"):
+            sim.wheel_leg_mjcf(P, FB4, radius=bad)
+    with pytest.raises(ValueError, match="timestep"):
+        sim.wheel_leg_mjcf(P, FB4, timestep=np.inf)
+    with pytest.raises(ValueError, match="solref"):
+        sim.wheel_leg_mjcf(P, FB4, solref=(np.nan, 1.0))
+
+
+def test_contact_normal_force_names_the_geom():
+    m = sim.wheel_leg_model(P, FB4)
+    d = mujoco.MjData(m)
+    sim.wheel_leg_pose(m, d, P, FB4, L0=0.2)
+    with pytest.raises(ValueError, match="geom.*'bogus'.*L_tyre"):
+        sim.contact_normal_force(m, d, "bogus")
+    with pytest.raises(ValueError, match="geom"):
+        sim.contact_normal_force(m, d, 3)
+    with pytest.raises(ValueError, match="model"):
+        sim.contact_normal_force("model", d, "L_tyre")
+    mujoco.mj_step(m, d)  # the placed robot touches the ground: a positive force on each tyre, none on a link
+    assert sim.contact_normal_force(m, d, "L_tyre") > 0 and sim.contact_normal_force(m, d, "R_tyre") > 0
+
+
+def test_mujoco_warnings_go_to_the_logger_not_to_a_file(tmp_path, monkeypatch, caplog):
+    # MuJoCo's default handler appends to MUJOCO_LOG.TXT in the working directory (notebooks/ for the book)
+    monkeypatch.chdir(tmp_path)
+    m = sim.fivebar_model(LEG, masses=MASSES, kp=2000.0, kv=0.0, timestep=0.02, integrator="Euler")
+    d = mujoco.MjData(m)
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]).q)
+    with caplog.at_level("WARNING", logger="robokin.sim"):
+        res = sim.run_controller(
+            m, d, lambda t, d: LEG.ik([0.035, -0.12]).q + 0.5, t_end=2.0, rate=50, on_diverge="stop", max_qacc=1e300
+        )
+    assert not res.stable
+    assert any("MuJoCo" in r.getMessage() for r in caplog.records)
+    assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
+
+
+def test_every_keyword_is_checked():
+    m = sim.fivebar_model(LEG, masses=MASSES, actuator="torque")
+    d = mujoco.MjData(m)
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]).q)
+    zero = lambda t, d: np.zeros(2)  # noqa: E731
+    for kw, name in (
+        (dict(max_qacc=np.nan), "max_qacc"),
+        (dict(max_qacc=-1.0), "max_qacc"),
+        (dict(record=3), "record"),
+        (dict(t_end=1e-5), "tick"),
+        (dict(t_end=1e9), "tick"),
+        (dict(rate=np.inf), "rate"),
+    ):
+        args = dict(t_end=0.01, rate=1000) | kw
+        with pytest.raises(ValueError, match=name):
+            sim.run_controller(m, d, zero, **args)
+    with pytest.raises(ValueError, match="record"):
+        sim.run_controller(m, d, zero, t_end=0.01, rate=1000, record=lambda t, d: [np.nan])
+    with pytest.raises(ValueError, match="record.*shape"):
+        sim.run_controller(m, d, zero, t_end=0.01, rate=1000, record=lambda t, d: np.zeros(1 + int(t > 0)))
+    with pytest.raises(ValueError, match="data"):
+        sim.run_controller(m, mujoco.MjData(sim.two_link_model(ARM)), zero, t_end=0.01, rate=1000)
+    with pytest.raises(ValueError, match="frame_origin"):
+        sim.fivebar_feet(m, d, frame_origin=[np.nan, 0.0, 0.0])
+    with pytest.raises(ValueError, match="frame_origin"):
+        sim.fivebar_feet(m, d, frame_origin=[0.0, 0.0])
+    with pytest.raises(ValueError, match="prefix"):
+        sim.fivebar_motor_angles(m, d, prefix=3)
+    with pytest.raises(ValueError, match="L_motor_A"):
+        sim.fivebar_motor_angles(m, d, prefix="L_")
+    with pytest.raises(ValueError, match="kv"):
+        sim.fivebar_mjcf(LEG, masses=MASSES, kv=-1.0)
+    with pytest.raises(ValueError, match="kp"):
+        sim.fivebar_mjcf(LEG, masses=MASSES, actuator="torque", kp=np.nan)
+    with pytest.raises(ValueError, match="solimp"):
+        sim.fivebar_mjcf(LEG, masses=MASSES, solimp=(0.9, 0.95, 0.001, 1.5, 2.0))
+    with pytest.raises(ValueError, match="foot_pin"):
+        sim.fivebar_mjcf(LEG, masses=MASSES, foot_pin=[[0.0, -0.1], [0.0, -0.1]])
+    with pytest.raises(ValueError, match="assembly"):
+        sim.fivebar_qpos(LEG, [0.0, 0.0], assembly=1)
+    m0 = sim.fivebar_model(LEG, masses=MASSES, g=0.0, actuator="none")
+    with pytest.raises(ValueError, match="fivebar"):
+        sim.fivebar_static_torques(m0, "leg", LEG.ik([0.035, -0.12]).q, [0.0, -10.0])
+    with pytest.raises(ValueError, match="broadcast"):
+        sim.fivebar_static_torques(m0, LEG, np.zeros((3, 2)), np.zeros((2, 2)))
+    arm = sim.two_link_model(ARM)
+    with pytest.raises(ValueError, match="q must have shape"):
+        sim.inverse_dynamics(arm, np.zeros((2, 2, 2)), np.zeros(2), np.zeros(2))
+    with pytest.raises(ValueError, match="rows"):
+        sim.two_link_terms(arm, np.zeros((sim.MAX_ROWS + 1, 2)), np.zeros(2))
+    with pytest.raises(ValueError, match="steps"):
+        sim.integrate_fixed_step(lambda t, y: -y, [1.0, 0.0], dt=1e-6, t_end=1e3, method="euler")
+    with pytest.raises(ValueError, match="at most"):
+        sim.step_limit(-np.eye(2002), method="euler")

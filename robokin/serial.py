@@ -31,7 +31,7 @@ from ._validate import as_array, choice
 from .checks import check_rigid
 from .transforms import ROTATION_TOL, _check_transform
 
-__all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error", "pose_error_bound"]
+__all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error", "pose_error_bound", "to_modified", "to_standard"]
 
 CONVENTIONS = ("standard", "modified")
 
@@ -620,3 +620,95 @@ def pose_error_bound(arm: SerialArm, dq: ArrayLike) -> tuple[np.ndarray, np.ndar
         beyond = beyond + np.abs(arm.a)  # a_j moves off the axis z_{j-1}; d_j runs along it
     reach = beyond + float(np.linalg.norm(arm.tool[:3, 3]))
     return d @ reach, d.sum(axis=-1)
+
+
+def _link_tx_rx(a, alpha):
+    """``Tx(a) Rx(alpha)`` (= ``Rx(alpha) Tx(a)``: a translation and a rotation about the same axis commute)."""
+    return dh_frame(np.float64(a), np.float64(alpha), np.float64(0.0), np.float64(0.0), True)
+
+
+def to_modified(arm: SerialArm) -> SerialArm:
+    """The same arm as a modified-DH (Craig) table: identical FK, joint axes and Jacobian for every ``q``.
+
+    A standard chain ``Rz(th1) Tz(d1) [Tx(a1) Rx(al1)] Rz(th2) Tz(d2) ... [Tx(an) Rx(aln)]`` regroups exactly
+    into modified links ``Rx(al_{i-1}) Tx(a_{i-1}) Rz(th_i) Tz(d_i)``: row ``i`` of the modified table holds
+    ``(a_{i-1}, alpha_{i-1}, d_i, offset_i)`` of the standard one (row 1: ``a_0 = alpha_0 = 0``) and the last
+    link's ``Tx(a_n) Rx(alpha_n)`` moves into the tool transform. Joint limits and base are kept. A modified arm
+    is returned as an equal copy.
+
+    Parameters
+    ----------
+    arm : SerialArm
+
+    Returns
+    -------
+    SerialArm
+        ``convention="modified"``.
+
+    Raises
+    ------
+    ValueError
+        ``arm`` is not a SerialArm.
+
+    Examples
+    --------
+    >>> arm = SerialArm.from_dh([0.3, 0.2], [np.pi / 2, 0.0], [0.1, 0.0], convention="standard")
+    >>> m = to_modified(arm)
+    >>> m.convention, m.a.tolist(), m.d.tolist()
+    ('modified', [0.0, 0.3], [0.1, 0.0])
+    >>> bool(np.allclose(m.fk([0.4, -0.7]), arm.fk([0.4, -0.7]), atol=1e-15))
+    True
+    """
+    if not isinstance(arm, SerialArm):
+        raise ValueError(f"arm must be a robokin.serial.SerialArm, got {type(arm).__name__}")
+    if arm.convention == "modified":
+        return _plain(arm, arm.a, arm.alpha, arm.d, arm.base, arm.tool, "modified")
+    a = np.concatenate([[0.0], arm.a[:-1]])
+    alpha = np.concatenate([[0.0], arm.alpha[:-1]])
+    tool = _link_tx_rx(arm.a[-1], arm.alpha[-1]) @ arm.tool
+    return _plain(arm, a, alpha, arm.d, arm.base, tool, "modified")
+
+
+def to_standard(arm: SerialArm) -> SerialArm:
+    """The same arm as a standard-DH table: identical FK, joint axes and Jacobian for every ``q``.
+
+    The inverse regrouping of :func:`to_modified`: the first modified link's ``Rx(alpha_0) Tx(a_0)`` moves into
+    the base transform, standard row ``i`` holds ``(a_i, alpha_i)`` of modified row ``i + 1`` and ``d_i``,
+    ``offset_i`` of row ``i``; the last row gets ``a_n = alpha_n = 0``. A standard arm is returned as an equal
+    plain ``SerialArm`` copy.
+
+    Parameters
+    ----------
+    arm : SerialArm
+
+    Returns
+    -------
+    SerialArm
+        ``convention="standard"``.
+
+    Raises
+    ------
+    ValueError
+        ``arm`` is not a SerialArm.
+
+    Examples
+    --------
+    >>> m = SerialArm.from_dh([0.0, 0.3], [0.0, np.pi / 2], [0.1, 0.0], convention="modified")
+    >>> s = to_standard(m)
+    >>> s.a.tolist(), bool(np.allclose(s.fk([0.4, -0.7]), m.fk([0.4, -0.7]), atol=1e-15))
+    ([0.3, 0.0], True)
+    >>> bool(np.allclose(to_modified(s).fk([1.0, 2.0]), m.fk([1.0, 2.0]), atol=1e-15))
+    True
+    """
+    if not isinstance(arm, SerialArm):
+        raise ValueError(f"arm must be a robokin.serial.SerialArm, got {type(arm).__name__}")
+    if arm.convention == "standard":
+        return _plain(arm, arm.a, arm.alpha, arm.d, arm.base, arm.tool, "standard")
+    a = np.concatenate([arm.a[1:], [0.0]])
+    alpha = np.concatenate([arm.alpha[1:], [0.0]])
+    base = arm.base @ _link_tx_rx(arm.a[0], arm.alpha[0])
+    return _plain(arm, a, alpha, arm.d, base, arm.tool, "standard")
+
+
+def _plain(arm, a, alpha, d, base, tool, convention):
+    return SerialArm(a, alpha, d, arm.offset, convention, arm.qlim, base, tool)

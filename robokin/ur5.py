@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -47,6 +47,10 @@ __all__ = [
     "D5",
     "D6",
     "ALPHA",
+    "UR5_GEOMETRY",
+    "ur_geometry",
+    "URArm",
+    "make_ur_arm",
     "UR5Arm",
     "UR5",
     "make_ur5",
@@ -76,61 +80,138 @@ _BRANCHES = tuple(
 #: poses perturbed by 1e-9..1e-6, the FK residual of the analytic branches stays below ~4 e_in
 #: (tests/test_ur5.py); 10 is the margin.
 INPUT_ERROR_GAIN = 10.0
+#: With a base, tool or offsets the closed form's own FK check (on the flange pose) only pre-filters, at this
+#: multiple of the tolerance; the whole arm's FK then decides (:meth:`URArm.ik`).
+_CORE_SLACK = 1e3
 #: Poses per chunk of :meth:`UR5Arm.ik` (at most ``transforms._CHUNK``): the temporaries of 8 branches then stay in
 #: the CPU cache (measured: about 6 % less time per pose than 8192-pose chunks on a quiet machine, more when other
 #: processes share the cache).
 _IK_CHUNK = 1024
 
 
-class UR5Arm(SerialArm):
-    """A UR5: the standard-DH :class:`~robokin.serial.SerialArm` plus its analytic inverse kinematics.
+class URGeometry(NamedTuple):
+    """The six lengths (m) of a UR-family standard-DH table (UR3, UR5, UR10, ... and their clones).
 
-    Build it with :func:`make_ur5` (or use :data:`UR5`); ``dataclasses.replace`` keeps the class. The table must
-    be the UR5's (``d1`` and the joint limits may differ, as for peers that ship another ``d1``); any other arm is
-    a :class:`~robokin.serial.SerialArm`, solved numerically by :func:`robokin.ik.ik_dls`.
+    The table is ``a = (0, a2, a3, 0, 0, 0)``, ``alpha = (pi/2, 0, 0, pi/2, -pi/2, 0)``,
+    ``d = (d1, 0, 0, d4, d5, d6)``: three parallel middle axes and a wrist whose last three axes do not meet
+    (Hawkins' geometry, {cite}`hawkins2013`). ``a2, a3`` are negative on UR's own tables.
+    """
+
+    d1: float
+    a2: float
+    a3: float
+    d4: float
+    d5: float
+    d6: float
+
+
+#: The UR5's geometry.
+UR5_GEOMETRY = URGeometry(D1, A2, A3, D4, D5, D6)
+_ZERO_A, _ZERO_D = (0, 3, 4, 5), (1, 2)
+
+
+def ur_geometry(
+    a: ArrayLike, alpha: ArrayLike, d: ArrayLike, *, convention: Literal["standard", "modified"] = "standard"
+) -> URGeometry | None:
+    """The :class:`URGeometry` of a standard-DH table if it has the UR family's structure, else None.
+
+    Parameters
+    ----------
+    a, alpha, d : array_like, shape (6,)
+        DH columns (m, rad, m). Twists must match ``(pi/2, 0, 0, pi/2, -pi/2, 0)`` within 1e-12 rad and the
+        zero entries of ``a`` and ``d`` must be exactly zero; ``a2, a3, d4, d6`` must be non-zero.
+    convention : {"standard", "modified"}
+        A modified table is never UR-structured as it stands: convert it with
+        :func:`robokin.serial.to_standard` first (that moves its first link into the base transform).
+
+    Examples
+    --------
+    >>> ur_geometry([0, -0.425, -0.39225, 0, 0, 0], ALPHA, [0.089159, 0, 0, 0.10915, 0.09465, 0.0823])
+    URGeometry(d1=0.089159, a2=-0.425, a3=-0.39225, d4=0.10915, d5=0.09465, d6=0.0823)
+    >>> ur_geometry([0, -0.425, -0.39225, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0.1, 0, 0, 0.1, 0.1, 0.1]) is None
+    True
+    """
+    choice(convention, "convention", ("standard", "modified"))
+    a, alpha, d = (as_array(v, name) for v, name in ((a, "a"), (alpha, "alpha"), (d, "d")))
+    if convention != "standard" or a.shape != (6,) or alpha.shape != (6,) or d.shape != (6,):
+        return None
+    if not np.allclose(alpha, ALPHA, rtol=0, atol=1e-12) or np.any(a[list(_ZERO_A)]) or np.any(d[list(_ZERO_D)]):
+        return None
+    g = URGeometry(float(d[0]), float(a[1]), float(a[2]), float(d[3]), float(d[4]), float(d[5]))
+    if 0.0 in (g.a2, g.a3, g.d4, g.d6):
+        return None
+    return g
+
+
+class URArm(SerialArm):
+    """A UR-family arm: a standard-DH :class:`~robokin.serial.SerialArm` of :class:`URGeometry` structure, with
+    any joint offsets and any base and tool transforms, and its analytic inverse kinematics (all 8 branches).
+
+    Build it with :func:`make_ur_arm`. A tool transform (a gripper offset) and a base transform (the arm
+    mounted on a table, turned or tilted) are handled exactly: the target is mapped to the flange pose
+    ``T_flange = base^-1 T tool^-1`` and solved in closed form; every branch is then confirmed by FK of the
+    *whole* arm, base and tool included. Joint offsets shift ``q = theta - offset`` (wrapped).
 
     Attributes
     ----------
     branches : tuple of str
-        The 8 IK branches ``"shoulder-elbow-wrist"``, in the order of :meth:`ik`'s branch axis:
-
-        * shoulder ``"left"``: seen from above, looking from the base axis towards the wrist point ``p05``, the
-          shoulder offset ``d4`` lies to the left; equivalently the wrist point is in front of the shoulder along
-          the arm's reach direction ``-x1``. ``"right"``: the arm reaches back over its shoulder.
-        * elbow ``"up"``: ``sign(theta3) = +1`` for a left shoulder and ``-1`` for a right one; the elbow then
-          lies above the shoulder-wrist chord whenever the upper arm points upwards.
-        * wrist ``"noflip"``: ``theta5 > 0``; ``"flip"``: ``theta5 < 0``.
+        The 8 IK branches ``"shoulder-elbow-wrist"``, in the order of :meth:`ik`'s branch axis (named as for the
+        UR5, see :class:`UR5Arm`; for a table with positive ``a2, a3`` the elbow words swap their geometric
+        meaning, the branch set does not change).
     default_branch : str
-        ``"all"``: the closed form returns every branch in one vectorised call.
+        ``"all"``.
+    geometry : URGeometry
+        The six lengths of the table.
 
     Examples
     --------
-    >>> UR5.branches[:2], UR5.default_branch
-    (('left-up-noflip', 'left-up-flip'), 'all')
+    >>> from robokin.transforms import make_transform
+    >>> gripper = make_transform(np.eye(3), [0.0, 0.0, 0.15])  # 150 mm along the flange z axis
+    >>> arm = make_ur_arm(UR5_GEOMETRY, tool=gripper)
+    >>> q = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
+    >>> res = arm.ik(arm.fk(q))
+    >>> int(res.valid.sum()), bool(np.any(np.all(np.abs(res.q - q) < 1e-9, axis=-1)))
+    (8, True)
     """
 
     branches: ClassVar[tuple[str, ...]] = _BRANCHES
     default_branch: ClassVar[str] = "all"
+    _label: ClassVar[str] = "UR-family"
 
     def __post_init__(self):
         super().__post_init__()
-        ur5 = (
-            self.convention == "standard"
-            and np.array_equal(self.a, [0.0, A2, A3, 0.0, 0.0, 0.0])
-            and np.allclose(self.alpha, ALPHA, rtol=0, atol=1e-12)
-            and np.array_equal(self.d[1:], [0.0, 0.0, D4, D5, D6])
-            and not np.any(self.offset)
-            and np.array_equal(self.base, np.eye(4))
-            and np.array_equal(self.tool, np.eye(4))
-        )
-        if not ur5:
+        g = ur_geometry(self.a, self.alpha, self.d) if self.convention == "standard" else None
+        if g is None:
             raise ValueError(
-                "UR5Arm needs the UR5's standard-DH table (only d1 and qlim may differ), zero offsets and no "
-                "base or tool transform; build a robokin.serial.SerialArm for another arm (robokin.ik.ik_dls)"
+                f"{type(self).__name__} needs a UR-family standard-DH table (a = (0, a2, a3, 0, 0, 0), alpha = "
+                "(pi/2, 0, 0, pi/2, -pi/2, 0), d = (d1, 0, 0, d4, d5, d6)); build a robokin.serial.SerialArm for "
+                "another arm (robokin.ik.ik_dls)"
             )
+        self._init_geometry(g)
+
+    def _init_geometry(self, g):
+        object.__setattr__(self, "_geom", tuple(g))
+        object.__setattr__(self, "_reach", abs(g.a2) + abs(g.a3))
+        plain = (
+            not np.any(self.offset) and np.array_equal(self.base, np.eye(4)) and np.array_equal(self.tool, np.eye(4))
+        )
+        object.__setattr__(self, "_plain", plain)
+        # the closed form runs on the bare arm (no base, tool or offsets); a plain arm is its own bare arm
+        core = self if plain else SerialArm.from_dh(self.a, self.alpha, self.d, convention="standard")
+        if not plain:
+            object.__setattr__(core, "_geom", tuple(g))
+            object.__setattr__(core, "_reach", abs(g.a2) + abs(g.a3))
+            object.__setattr__(self, "_Binv", _tf.transform_inverse(self.base))
+            object.__setattr__(self, "_Tinv", _tf.transform_inverse(self.tool))
+        object.__setattr__(self, "_core", core)
         lim = self.qlim
         # limits that contain [-pi, pi) never reject or move a wrapped angle: skip that step then
         object.__setattr__(self, "_lim_free", lim is None or bool(np.all((lim[:, 0] <= -np.pi) & (lim[:, 1] >= np.pi))))
+
+    @property
+    def geometry(self) -> URGeometry:
+        """The table's six lengths (m)."""
+        return URGeometry(*self._geom)
 
     def ik(
         self,
@@ -232,6 +313,8 @@ class UR5Arm(SerialArm):
             raise ValueError(f"warn must be True or False, got {warn!r}")
         T, e_in = _checked_poses(T)
         lead = T.shape[:-2]
+        if not self._plain:  # the flange pose of the bare arm: T_flange = base^-1 T tool^-1
+            T = self._Binv @ T @ self._Tinv
         h = as_array(q6_singular, "q6_singular")
         try:
             h = np.broadcast_to(h, lead)
@@ -252,8 +335,18 @@ class UR5Arm(SerialArm):
         for i in range(0, N, step):
             sl = slice(i, min(i + step, N))
             qc, vc, rc, sing[sl], near1[sl] = _ik_flat(
-                self, Tf[sl], ef[sl], hf[sl], float(tol), float(singular_tol), S, E, W
+                self._core,
+                Tf[sl],
+                ef[sl],
+                hf[sl],
+                float(tol) * (1 if self._plain else _CORE_SLACK),
+                float(singular_tol),
+                S,
+                E,
+                W,
             )
+            if not self._plain:
+                qc, vc, rc = self._confirm(qc, vc, Tf[sl], ef[sl], float(tol))
             if not self._lim_free:
                 qc, vc = _into_limits(qc, vc, self.qlim)
             # NaN rows and residuals where invalid, while the chunk is in cache
@@ -264,7 +357,7 @@ class UR5Arm(SerialArm):
                 warnings.warn(
                     SingularityWarning(
                         np.inf,
-                        f"UR5 ik: wrist singularity |sin theta5| < {singular_tol:g} in "
+                        f"{self._label} ik: wrist singularity |sin theta5| < {singular_tol:g} in "
                         f"{int(np.count_nonzero(np.any(sing, -1)))} pose(s); theta6 is free "
                         f"(axes 2, 3, 4, 6 parallel): the branches returned use the q6_singular "
                         f"rule (preferred {float(np.mean(hf)):g} on average)",
@@ -275,7 +368,7 @@ class UR5Arm(SerialArm):
                 warnings.warn(
                     SingularityWarning(
                         np.inf,
-                        "UR5 ik: shoulder singularity (wrist point at distance d4 "
+                        f"{self._label} ik: shoulder singularity (wrist point at distance d4 "
                         "from the base axis); the two shoulder branches coincide",
                     ),
                     stacklevel=2,
@@ -285,14 +378,119 @@ class UR5Arm(SerialArm):
             if np.any(none):
                 i = int(np.argmax(none))
                 why = (
-                    "no analytic UR5 branch reaches the pose"
+                    f"no analytic {self._label} branch reaches the pose"
                     if branch == "all"
                     else f"branch {branch!r} does not reach the pose within the joint limits"
                 )
-                raise UnreachableError(int(np.count_nonzero(none)), Tf[i, :3, 3], total=int(N), reason=why)
+                first = Tf[i] if self._plain else self.base @ Tf[i] @ self.tool  # the pose as given
+                raise UnreachableError(int(np.count_nonzero(none)), first[:3, 3], total=int(N), reason=why)
         if branch == "all":
             return IKResult(q.reshape(lead + (8, 6)), valid.reshape(lead + (8,)), res.reshape(lead + (8,)), _BRANCHES)
         return IKResult(q.reshape(lead + (6,)), valid.reshape(lead), res.reshape(lead), branch)
+
+    def _confirm(self, qc, vc, Tflange, e_in, tol):
+        """Joint angles from the bare arm's thetas, and validity and residual by FK of the whole arm."""
+        qc = _wrap(qc - self.offset)
+        T = self.base @ Tflange @ self.tool  # the target as given, (m, 4, 4)
+        with np.errstate(invalid="ignore"):
+            F = self.fk(np.where(np.isfinite(qc), qc, 0.0))
+            dp = np.linalg.norm(F[..., :3, 3] - T[:, None, :3, 3], axis=-1) / self._reach
+            dR = np.sqrt(np.sum((F[..., :3, :3] - T[:, None, :3, :3]) ** 2, axis=(-2, -1)) / 2)
+        rc = dp + dR
+        return qc, vc & (rc <= (tol + INPUT_ERROR_GAIN * e_in)[:, None]), rc
+
+
+class UR5Arm(URArm):
+    """A UR5: the standard-DH :class:`~robokin.serial.SerialArm` plus its analytic inverse kinematics.
+
+    Build it with :func:`make_ur5` (or use :data:`UR5`); ``dataclasses.replace`` keeps the class. The table must
+    be the UR5's (``d1`` and the joint limits may differ, as for peers that ship another ``d1``); another
+    UR-family arm, or one with a base or tool transform, is a :class:`URArm` (:func:`make_ur_arm`); any other arm
+    is a :class:`~robokin.serial.SerialArm`, solved numerically by :func:`robokin.ik.ik_dls`.
+
+    Attributes
+    ----------
+    branches : tuple of str
+        The 8 IK branches ``"shoulder-elbow-wrist"``, in the order of :meth:`ik`'s branch axis:
+
+        * shoulder ``"left"``: seen from above, looking from the base axis towards the wrist point ``p05``, the
+          shoulder offset ``d4`` lies to the left; equivalently the wrist point is in front of the shoulder along
+          the arm's reach direction ``-x1``. ``"right"``: the arm reaches back over its shoulder.
+        * elbow ``"up"``: ``sign(theta3) = +1`` for a left shoulder and ``-1`` for a right one; the elbow then
+          lies above the shoulder-wrist chord whenever the upper arm points upwards.
+        * wrist ``"noflip"``: ``theta5 > 0``; ``"flip"``: ``theta5 < 0``.
+    default_branch : str
+        ``"all"``: the closed form returns every branch in one vectorised call.
+
+    Examples
+    --------
+    >>> UR5.branches[:2], UR5.default_branch
+    (('left-up-noflip', 'left-up-flip'), 'all')
+    """
+
+    _label: ClassVar[str] = "UR5"
+
+    def __post_init__(self):
+        SerialArm.__post_init__(self)
+        ur5 = (
+            self.convention == "standard"
+            and np.array_equal(self.a, [0.0, A2, A3, 0.0, 0.0, 0.0])
+            and np.allclose(self.alpha, ALPHA, rtol=0, atol=1e-12)
+            and np.array_equal(self.d[1:], [0.0, 0.0, D4, D5, D6])
+            and not np.any(self.offset)
+            and np.array_equal(self.base, np.eye(4))
+            and np.array_equal(self.tool, np.eye(4))
+        )
+        if not ur5:
+            raise ValueError(
+                "UR5Arm needs the UR5's standard-DH table (only d1 and qlim may differ), zero offsets and no "
+                "base or tool transform; build a robokin.ur5.URArm (make_ur_arm) for another UR-family arm or one "
+                "with a tool, a robokin.serial.SerialArm for any other arm (robokin.ik.ik_dls)"
+            )
+        self._init_geometry(URGeometry(float(self.d[0]), A2, A3, D4, D5, D6))
+
+
+def make_ur_arm(
+    geometry: URGeometry | Sequence[float],
+    *,
+    offset: ArrayLike = 0.0,
+    qlim: ArrayLike | None = QLIM,
+    base: ArrayLike | None = None,
+    tool: ArrayLike | None = None,
+) -> URArm:
+    """A UR-family arm (standard DH) of the given geometry, with offsets, limits, base and tool transforms.
+
+    Parameters
+    ----------
+    geometry : URGeometry or sequence of 6 floats
+        ``(d1, a2, a3, d4, d5, d6)`` in metres (UR5: :data:`UR5_GEOMETRY`).
+    offset : array_like, shape (6,) or scalar
+        Joint zero offsets (rad), ``theta = q + offset``.
+    qlim : array_like, shape (6, 2), optional
+        Joint limits (rad); default +-2 pi (UR's joints); None for none.
+    base, tool : array_like, shape (4, 4), optional
+        Rigid base and tool transforms: ``fk(q) = base @ A_1 ... A_6 @ tool``.
+
+    Examples
+    --------
+    >>> arm = make_ur_arm((0.1273, -0.612, -0.5723, 0.163941, 0.1157, 0.0922))  # a UR10
+    >>> type(arm).__name__, np.round(arm.fk(np.zeros(6))[:3, 3], 4)
+    ('URArm', array([-1.1843, -0.2561,  0.0116]))
+    """
+    g = as_array(geometry, "geometry", trailing=(6,))
+    if g.shape != (6,):
+        raise ValueError(f"geometry must be (d1, a2, a3, d4, d5, d6) in m, got shape {g.shape}")
+    d1, a2, a3, d4, d5, d6 = (float(v) for v in g)
+    return URArm.from_dh(
+        [0.0, a2, a3, 0.0, 0.0, 0.0],
+        ALPHA,
+        [d1, 0.0, 0.0, d4, d5, d6],
+        offset=offset,
+        convention="standard",
+        qlim=qlim,
+        base=base,
+        tool=tool,
+    )
 
 
 def make_ur5(*, d1: float = D1, qlim: ArrayLike = QLIM) -> UR5Arm:
@@ -487,7 +685,7 @@ def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
     ``(1, 2, 1)``, ``(1, 1, 2)`` for all 8 branches or ``(1, 1, 1)`` each for one.
     """
     m = len(T)
-    d1 = float(arm.d[0])
+    d1, _, _, D4, _, D6 = arm._geom
     tk = tol + INPUT_ERROR_GAIN * e_in  # per-pose tolerance
     stol = (singular_tol + INPUT_ERROR_GAIN * e_in)[:, None, None, None]
     t4 = tk[:, None, None, None]
@@ -538,15 +736,16 @@ def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
 def _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6, t4, full):
     """theta2..4 for given theta1, theta5, theta6 (planar 3R), and the FK residual of every branch."""
     m, k = full[0], full[1] * full[2] * full[3]
+    A2, A3 = arm._geom[1:3]
     # planar 3R: T14 = A1^-1 T (A5 A6)^-1 is Rz(theta2+theta3+theta4) Rx(pi/2) with origin (x, y, d4)
-    x, y, x4x, x4y, cs5, ss5, c6, s6 = _planar_t14(d1, R, p, s1, c1, th5, th6)
+    x, y, x4x, x4y, cs5, ss5, c6, s6 = _planar_t14(arm, d1, R, p, s1, c1, th5, th6)
     c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     # near the wrist singularity a theta6 (the hint, or one blurred by e_in / |s5|) may put the wrist out of the
     # planar step's reach although the pose is reachable: move it to the nearest reachable theta6 (FK judges)
     fix = (np.abs(c3) > 1 + t4) & (np.abs(s5) < 1e-3)
     if np.any(fix):
-        th6 = np.where(fix, _theta6_singular(d1, R, p, s1, c1, th6), th6)
-        x, y, x4x, x4y, cs5, ss5, c6, s6 = _planar_t14(d1, R, p, s1, c1, th5, th6)
+        th6 = np.where(fix, _theta6_singular(arm, d1, R, p, s1, c1, th6), th6)
+        x, y, x4x, x4y, cs5, ss5, c6, s6 = _planar_t14(arm, d1, R, p, s1, c1, th5, th6)
         c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     ok3 = np.abs(c3) <= 1 + t4
     th3 = E * S * np.arccos(np.clip(c3, -1.0, 1.0))
@@ -564,7 +763,7 @@ def _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6, t4, full):
     return q, exists, res
 
 
-def _theta6_singular(d1, R, p, s1, c1, hint):
+def _theta6_singular(arm, d1, R, p, s1, c1, hint):
     """theta6 near the wrist singularity: ``hint`` if the planar 3R step can then reach, else the nearest that can.
 
     With ``sin theta5 = 0`` the tool x, y axes lie in the arm plane, and the frame-4 origin seen by the planar
@@ -573,6 +772,7 @@ def _theta6_singular(d1, R, p, s1, c1, hint):
     arc ``|theta6 - phi| in [dmin, dmax]``. We clamp the hint into that arc (an empty arc leaves the hint:
     the pose is then unreachable for this branch and the mask says so).
     """
+    _, A2, A3, _, D5, D6 = arm._geom
     x0 = c1 * (p[..., 0] - D6 * R[..., 0, 2]) + s1 * (p[..., 1] - D6 * R[..., 1, 2])
     y0 = p[..., 2] - D6 * R[..., 2, 2] - d1
     ax, ay = c1 * R[..., 0, 0] + s1 * R[..., 1, 0], R[..., 2, 0]
@@ -593,7 +793,7 @@ def _theta6_singular(d1, R, p, s1, c1, hint):
     return np.where(feasible, clamped, hint)
 
 
-def _planar_t14(d1, R, p, s1, c1, th5, th6):
+def _planar_t14(arm, d1, R, p, s1, c1, th5, th6):
     """Entries of ``T14 = A1^-1 T A6^-1 A5^-1`` needed by the planar 3R step.
 
     Returns the origin ``(x, y)`` of frame 4 in frame 1, ``(cos, sin)`` of
@@ -601,6 +801,7 @@ def _planar_t14(d1, R, p, s1, c1, th5, th6):
     ``A6^-1 = Tz(-d6) Rz(-theta6)``, ``A5^-1 = Rx(pi/2) Tz(-d5) Rz(-theta5)``,
     ``A1^-1 = Rx(-pi/2) Tz(-d1) Rz(-theta1)``.
     """
+    _, _, _, _, D5, D6 = arm._geom
     c6, s6 = np.cos(th6), np.sin(th6)
     c5, s5 = np.cos(th5), np.sin(th5)
     P, X3 = [], []
@@ -619,7 +820,7 @@ def _residual_cols(arm, c, s, R, p):
     *_, (X, Y, Z, P) = arm._columns_cs(c, s)  # the tool frame is the last column set
     dp = sum((P[i] - p[..., i]) ** 2 for i in range(3))
     dR = sum((V[i] - R[..., i, k]) ** 2 for k, V in enumerate((X, Y, Z)) for i in range(3))
-    return np.sqrt(dp) / (abs(A2) + abs(A3)) + np.sqrt(dR / 2)
+    return np.sqrt(dp) / arm._reach + np.sqrt(dR / 2)
 
 
 def nearest(

@@ -12,7 +12,7 @@ from robokin._primitives import wrap
 from robokin.errors import SingularityWarning, UnreachableError
 from robokin.results import IKResult
 from robokin.serial import SerialArm, dh_transform
-from robokin.transforms import make_transform, rotx, so3_exp
+from robokin.transforms import make_transform, rotx, rpy_to_matrix, so3_exp
 from robokin.ur5 import (
     A2,
     A3,
@@ -688,3 +688,83 @@ def test_contest_table_bad_input(kw):
     args = dict(traj=tr, branch=["a", "b", "c"]) | kw
     with pytest.raises(ValueError):
         contest_table(args.pop("traj"), **args)
+
+
+# ---- UR-family arms with base, tool and offsets (robokin.ur5.URArm) ----------------------------------------------
+def _gripper_arm(rng):
+    from robokin.ur5 import make_ur_arm
+
+    base = make_transform(rpy_to_matrix(rng.uniform(-1, 1, 3)), rng.uniform(-0.5, 0.5, 3))
+    tool = make_transform(rpy_to_matrix(rng.uniform(-1, 1, 3)), [0.02, -0.01, 0.16])
+    geom = (0.1273, -0.612, -0.5723, 0.163941, 0.1157, 0.0922)  # a UR10
+    return make_ur_arm(geom, offset=rng.uniform(-0.5, 0.5, 6), base=base, tool=tool)
+
+
+def test_ur_family_ik_with_base_tool_and_offsets_all_eight_branches():
+    rng = np.random.default_rng(3030)
+    arm = _gripper_arm(rng)
+    q = rng.uniform(-np.pi, np.pi, (2000, 6))
+    T = arm.fk(q)
+    res = arm.ik(T, on_unreachable="nan", warn=False)
+    assert res.q.shape == (2000, 8, 6)
+    # every returned branch reaches the target by the whole arm's FK (base and tool included)
+    ok = res.valid
+    err = np.abs(arm.fk(np.where(ok[..., None], res.q, 0.0))[ok] - np.broadcast_to(T[:, None], ok.shape + (4, 4))[ok])
+    assert err.max() < 1e-9
+    # the configuration that made the pose is among the branches, and all 8 exist for almost every pose
+    hit = np.any(np.all(np.abs(wrap(res.q - q[:, None])) < 1e-7, axis=-1), axis=-1)
+    assert hit.mean() > 0.999 and (ok.sum(-1) == 8).mean() > 0.5
+    # the same branches as the bare arm's closed form on the flange poses, shifted by the offsets
+    from robokin.ur5 import make_ur_arm
+
+    bare = make_ur_arm(arm.geometry)
+    Tf = transforms.transform_inverse(arm.base) @ T @ transforms.transform_inverse(arm.tool)
+    rb = bare.ik(Tf, on_unreachable="nan", warn=False)
+    assert np.array_equal(rb.valid, ok)
+    assert np.abs(wrap(rb.q - arm.offset - res.q)[ok]).max() < 1e-9
+    # the 8 branches are distinct solutions
+    i = int(np.argmax(ok.sum(-1) == 8))
+    assert len({tuple(np.round(r, 6)) for r in res.q[i]}) == 8
+
+
+def test_ur_family_ik_agrees_with_the_numerical_solver():
+    from robokin.ik import ik_dls
+
+    rng = np.random.default_rng(3031)
+    arm = _gripper_arm(rng)
+    q = rng.uniform(-np.pi, np.pi, (50, 6))
+    T = arm.fk(q)
+    res = arm.ik(T, on_unreachable="nan", warn=False)
+    num = ik_dls(arm, T, q0=q + rng.normal(0, 0.05, q.shape))
+    assert num.valid.mean() > 0.9
+    # the numerical answer is one of the analytic branches
+    d = np.abs(wrap(res.q - num.q[:, None])).max(-1)
+    assert np.all(np.nanmin(np.where(res.valid, d, np.nan), axis=-1)[num.valid] < 1e-6)
+
+
+def test_ur_family_tool_is_not_ignored():
+    # the mistake: solving the flange IK for a gripper target; FK of the answer misses by the tool offset
+    from robokin.ur5 import make_ur_arm
+
+    rng = np.random.default_rng(3032)
+    arm = _gripper_arm(rng)
+    bare = make_ur_arm(arm.geometry, offset=arm.offset, base=arm.base)
+    T = arm.fk(rng.uniform(-np.pi, np.pi, 6))
+    wrong = bare.ik(T, on_unreachable="nan", warn=False)
+    right = arm.ik(T, warn=False)
+    assert right.valid.all()
+    if wrong.valid.any():
+        miss = np.linalg.norm(arm.fk(wrong.q[wrong.valid])[:, :3, 3] - T[:3, 3], axis=-1)
+        assert miss.min() > 0.05
+
+
+def test_ur5_arm_matches_general_ur_arm():
+    from robokin.ur5 import UR5_GEOMETRY, make_ur_arm
+
+    general = make_ur_arm(UR5_GEOMETRY, tool=make_transform(np.eye(3), [0.0, 0.0, 1e-3]))
+    q = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
+    a = UR5.ik(UR5.fk(q)).q
+    b = general.ik(general.fk(q)).q
+    assert np.abs(wrap(a - b)).max() < 1e-6  # a 1 mm tool shifts the answers a little, same branch order
+    with pytest.raises(ValueError, match="UR-family"):
+        make_ur_arm((0.1, 0.0, -0.4, 0.1, 0.1, 0.1))

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["setup", "fast_mode", "chapter_seed", "glue", "glued", "FIGURE_DPI"]
+__all__ = ["setup", "fast_mode", "fine_mode", "refine", "chapter_seed", "glue", "glued", "FIGURE_DPI"]
 
 #: Pixels per figure inch of every figure (inline PNGs and saved files). The book shows a figure inch as 96 CSS
 #: pixels, so figures are never stretched (blurred) on a normal screen; book/_ext and tests/sitecheck.py use it.
@@ -33,6 +33,40 @@ def fast_mode() -> bool:
     True
     """
     return os.environ.get("ROBOKIN_FAST") == "1"
+
+
+def fine_mode() -> bool:
+    """True when ``ROBOKIN_FINE=1``: the native-rate test re-runs the chapter with finer output steps.
+
+    An extremum, a threshold, a "never" or "at every instant" or a first-time-of claim about a simulated signal must
+    not depend on how densely the run was logged: ``tests/test_seeds.py`` runs each chapter listed in
+    ``tests/truth/native.toml`` with and without ``ROBOKIN_FINE=1`` and requires the listed glued values to print the
+    same. A chapter chooses its output steps with :func:`refine`.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ.pop("ROBOKIN_FINE", None) and None
+    >>> fine_mode()
+    False
+    """
+    return os.environ.get("ROBOKIN_FINE") == "1"
+
+
+def refine(default: Any, fine: Any) -> Any:
+    """``fine`` under ``ROBOKIN_FINE=1`` (:func:`fine_mode`), else ``default``: an output count or step of a chapter.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ.pop("ROBOKIN_FINE", None) and None
+    >>> refine(151, 3001)
+    151
+    >>> os.environ["ROBOKIN_FINE"] = "1"; refine(151, 3001)
+    3001
+    >>> del os.environ["ROBOKIN_FINE"]
+    """
+    return fine if fine_mode() else default
 
 
 def chapter_seed(default: int) -> int:

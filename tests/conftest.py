@@ -5,6 +5,7 @@ random examples locally, run with ``HYPOTHESIS_PROFILE=explore``.
 """
 
 import os
+import re
 
 import pytest
 from hypothesis import settings
@@ -12,6 +13,23 @@ from hypothesis import settings
 settings.register_profile("robokin", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("explore", deadline=None, max_examples=500, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "robokin"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "seeds: runs chapters (other seeds, ROBOKIN_FINE, cross-chapter quotes); ROBOKIN_SEEDS=1 or -m seeds"
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip the chapter-running truth tests (tests/test_seeds.py) unless asked for: they take minutes."""
+    expr = config.getoption("markexpr", "") or ""
+    if os.environ.get("ROBOKIN_SEEDS") == "1" or re.search(r"(?<!not )\bseeds\b", expr):
+        return
+    skip = pytest.mark.skip(reason="runs chapters: set ROBOKIN_SEEDS=1 or select -m seeds")
+    for item in items:
+        if item.get_closest_marker("seeds") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
-"""``python -m robokin`` prints the validation report (same as ``python -m robokin.report``)."""
+"""``python -m robokin``: the validation report without arguments (same as ``python -m robokin.report``);
+``report`` and ``verify`` subcommands for a reader's own design (``robokin.cli``)."""
 
 import sys
 
-from .report import main
+from .cli import main
 
 sys.exit(main())

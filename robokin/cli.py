@@ -1,0 +1,113 @@
+"""Command line: ``python -m robokin report|verify ...``; without arguments, the validation report.
+
+``python -m robokin report FAMILY FILE -o DIR``
+    Run the family's report notebook (``reports/<family>.ipynb``) on the parameter file FILE with papermill and
+    write ``DIR/report.html`` (self-contained: figures embedded, maths rendered offline, code hidden),
+    ``DIR/report.ipynb`` (the executed notebook), ``DIR/checks.csv`` and, for a contest task, its answer tables
+    (``waypoints.csv``, ``segments.csv``, ``contest.xlsx``). Exit status 0 when every check passes, 1 when one
+    fails (the report says what to change), 2 for a bad file or command.
+``python -m robokin report --list``
+    The families, their example files and each family's schema (fields with units).
+``python -m robokin verify FAMILY FILE --impl SPEC``
+    Check the reader's own implementation against the course's (:mod:`robokin.params.verify`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="python -m robokin", description="robokin: design reports and checks")
+    sub = p.add_subparsers(dest="command")
+    r = sub.add_parser("report", help="design report of a parameter file")
+    r.add_argument("family", nargs="?", help="mechanism family (see --list)")
+    r.add_argument("file", nargs="?", help="parameter file (TOML)")
+    r.add_argument("-o", "--out", default="report", help="output directory (default: ./report)")
+    r.add_argument("--list", action="store_true", help="list the families, examples and schemas")
+    r.add_argument("--fast", action="store_true", help="smaller scans (tests); the same bounds")
+    r.add_argument("--no-progress", action="store_true", help="no progress bars")
+    v = sub.add_parser("verify", help="check your own IK/FK/Jacobian against the course's")
+    v.add_argument("family", help="mechanism family: fivebar, two_link_leg, serial_arm")
+    v.add_argument("file", help="parameter file (TOML) of your design")
+    v.add_argument("--impl", required=True, help="module:function, a C library (.so) with --symbol, or a CSV file")
+    v.add_argument("--kind", default="ik", choices=("ik", "fk", "jacobian"), help="what --impl computes")
+    v.add_argument("--symbol", default=None, help="function name in the C library (default robokin_<kind>)")
+    v.add_argument("--fast", action="store_true", help="fewer samples")
+    return p
+
+
+def _list() -> int:
+    from . import params
+
+    for fam in params.FAMILIES:
+        files = params.examples(fam)
+        print(f"{fam}")
+        for f in files:
+            print(f"    example: {f.relative_to(params.EXAMPLES.parents[1])}")
+        for key, unit, req, doc in params.schema(fam):
+            print(f"    {key:34s} {unit:10s} {'required' if req == 'yes' else 'optional':9s} {doc}")
+    return 0
+
+
+def report(family: str, file: str, out: str, *, fast: bool = False, progress: bool = True) -> int:
+    """Run one report; returns the exit status (0 pass, 1 a check fails, 2 bad input)."""
+    from tqdm.auto import tqdm
+
+    from . import params
+    from .params import render
+
+    if family not in render.FAMILIES_WITH_REPORT:
+        print(f"error: family must be one of {', '.join(render.FAMILIES_WITH_REPORT)}; got {family!r}", file=sys.stderr)
+        return 2
+    try:
+        params.load(file, family=family)  # a bad file fails here with its one clear message, before any kernel
+    except params.ParameterFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out_dir = Path(out)
+    steps = tqdm(total=3, desc=f"report {family}", disable=not progress, unit="step")
+    t0 = time.perf_counter()
+    nb = render.execute(family, file, out_dir, fast=fast, progress=progress)
+    steps.update()
+    steps.set_postfix_str("rendering HTML")
+    html = render.to_html(nb, out_dir / "report.html")
+    steps.update()
+    import csv
+
+    with open(out_dir / "checks.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    steps.update()
+    steps.close()
+    failed = [r for r in rows if r["status"] == "FAIL"]
+    print(f"{html}  ({len(rows)} checks, {len(failed)} failed, {time.perf_counter() - t0:.1f} s)")
+    for r in failed:
+        print(f"FAIL {r['check']}: {r['value']} (needs {r['relation']} {r['limit']} {r['unit']}). {r['fix']}")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m robokin``."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in ("report", "verify"):  # the validation report, with its own options
+        from .report import main as validation_report
+
+        return validation_report(argv[1:] if argv[:1] == ["validate"] else argv)
+    args = _parser().parse_args(argv)
+    if args.command == "report":
+        if args.list:
+            return _list()
+        if not (args.family and args.file):
+            print("error: report needs FAMILY and FILE (or --list)", file=sys.stderr)
+            return 2
+        return report(args.family, args.file, args.out, fast=args.fast, progress=not args.no_progress)
+    if args.command == "verify":
+        from .params import verify
+
+        return verify.main(args)
+    return 2

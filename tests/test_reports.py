@@ -1,0 +1,227 @@
+"""Design reports (robokin.params.design, robokin.params.render, python -m robokin report): every example file's
+report, determinism, the exit status, the numbers of the reference robots against the chapters, and one report
+opened offline in a browser."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from robokin import params
+from robokin.params import design, render
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = params.examples()
+#: Example files whose report must fail, and the check that fails: the chapter's uniform layout is singular.
+EXPECTED_FAIL = {"stewart_uniform_ch09.toml": "singularity map"}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """Every example file's report in fast mode, in one kernel; also the wall time it took."""
+    base = tmp_path_factory.mktemp("reports")
+    jobs = [(params.load(f).family, f, base / f.stem) for f in EXAMPLES]
+    t0 = time.perf_counter()
+    render.execute_batch(jobs, fast=True)
+    return base, time.perf_counter() - t0
+
+
+def _checks(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_every_example_file_produces_its_report(reports):
+    base, seconds = reports
+    print(f"{len(EXAMPLES)} reports in {seconds:.1f} s")
+    assert seconds < 180  # make test budget (2 cores)
+    for f in EXAMPLES:
+        out = base / f.stem
+        html = (out / "report.html").read_text(encoding="utf-8")
+        rows = _checks(out / "checks.csv")
+        assert len(rows) >= 1 and "<table" in html and params.load(f).name in html
+        failed = [r["check"] for r in rows if r["status"] == "FAIL"]
+        if f.name in EXPECTED_FAIL:
+            assert failed and failed[0].startswith(EXPECTED_FAIL[f.name]) and "FAIL" in html
+        else:
+            assert not failed, (f.name, failed)
+        assert "data:image/png;base64" in html or params.load(f).family == "two_link_arm"
+        assert "render.write_results" not in html  # the code cells are hidden
+
+
+def test_contest_reports_write_the_answer_tables(reports):
+    base, _ = reports
+    for stem in ("contest_ch06", "contest_gripper_task"):
+        out = base / stem
+        wp = list(csv.reader(open(out / "waypoints.csv", newline="")))
+        seg = list(csv.reader(open(out / "segments.csv", newline="")))
+        task = params.load(params.EXAMPLES / f"{stem}.toml")
+        assert wp[0][:3] == ["waypoint", "t (s)", "branch"] and len(wp) == len(task.targets) + 2
+        assert len(seg) == len(task.targets) + 1
+        from openpyxl import load_workbook
+
+        wb = load_workbook(out / "contest.xlsx")
+        assert wb.sheetnames == ["checks", "waypoints", "segments"]
+        assert [c.value for c in wb["waypoints"][1]] == wp[0]
+
+
+def test_csv_is_byte_identical_across_runs(reports, tmp_path):
+    # the kernel's CSV (one process) against a fresh in-process run (another): same bytes
+    base, _ = reports
+    for f in EXAMPLES:
+        out = design.run(params.load(f), fast=True)
+        render.write_results(out, tmp_path / f.stem)
+        for p in (base / f.stem).glob("*.csv"):
+            assert (tmp_path / f.stem / p.name).read_bytes() == p.read_bytes(), (f.name, p.name)
+
+
+def test_a_broken_design_fails_with_what_to_change():
+    # the fix text is the row's own, and the check fails for the right reason: a 2.5x longer stroke switch time
+    # passes, a motor of a third the stall torque fails
+    d = params.load(params.EXAMPLES / "fivebar_ch03.toml")
+    weak = params.loads(
+        (params.EXAMPLES / "fivebar_ch03.toml").read_text().replace("stall_torque_N_m = 3.0", "stall_torque_N_m = 1.0")
+    )
+    good, bad = design.run(d, fast=True), design.run(weak, fast=True)
+    assert good.passed and not bad.passed
+    (row,) = bad.failed
+    assert row.check.startswith("gear ratios meeting") and "stronger motor" in row.fix
+    assert "stronger motor" in render.failures_html(bad)
+
+
+def test_reference_reports_equal_the_chapters_glued_numbers(tmp_path):
+    """The five-bar sizing and the contest plan of the reference files against chapters 3 and 6's glued values.
+
+    The chapters are run here with ``ROBOKIN_GLUE_DUMP`` unless ``ROBOKIN_GLUE_FILE`` names a dump of a
+    ``make notebooks`` run already made.
+    """
+    dump = os.environ.get("ROBOKIN_GLUE_FILE")
+    if not dump or not Path(dump).is_file():
+        dump = tmp_path / "glue.jsonl"
+        env = dict(os.environ, ROBOKIN_GLUE_DUMP=str(dump), ROBOKIN_FAST="1", MPLBACKEND="Agg")
+        import nbformat
+        from nbclient import NotebookClient
+
+        for nb_name in ("03_five_bar_leg.ipynb", "06_arm_inverse_kinematics.ipynb"):
+            nb = nbformat.read(ROOT / "notebooks" / nb_name, as_version=4)
+            os.environ["ROBOKIN_GLUE_DUMP"] = str(dump)
+            try:
+                NotebookClient(nb, timeout=600, resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute(
+                    env=env
+                )
+            finally:
+                os.environ.pop("ROBOKIN_GLUE_DUMP", None)
+    glued = {}
+    for line in Path(dump).read_text().splitlines():
+        rec = json.loads(line)
+        glued[rec["name"]] = rec["value"]
+    fb = design.run(params.load(params.EXAMPLES / "fivebar_ch03.toml"), fast=True).data
+    assert fb["tau_peak"] == glued["ch3_tau_peak"]
+    assert fb["N_lo"] == glued["ch3_N_lo"] and fb["N_hi"] == glued["ch3_N_hi"]
+    assert float(abs(fb["qdot_sw"]).max()) == glued["ch3_qdot_peak"]
+    ct = design.run(params.load(params.EXAMPLES / "contest_ch06.toml"), fast=True)
+    by = {r.check: r.value for r in ct.rows}
+    assert by["minimum-time plan: duration"] == glued["ch06_c_total"]
+    assert by["answer table: tool position error of the rounded angles"] == glued["ch06_c_pos"]
+    assert by["answer table: re-planned from the rounded table, peak / limit"] * 100 == pytest.approx(
+        glued["ch06_c_ratio"], rel=1e-12
+    )
+
+
+# ---- command line -------------------------------------------------------------------------------------------------
+def _cli(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "robokin", *args], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
+
+
+def test_cli_report_passes_and_fails_with_the_exit_status(tmp_path):
+    ok = _cli(
+        "report",
+        "fivebar",
+        str(params.EXAMPLES / "fivebar_ch03.toml"),
+        "-o",
+        str(tmp_path / "a"),
+        "--fast",
+        "--no-progress",
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "a" / "report.html").is_file() and "0 failed" in ok.stdout
+    bad = _cli(
+        "report",
+        "stewart",
+        str(params.EXAMPLES / "stewart_uniform_ch09.toml"),
+        "-o",
+        str(tmp_path / "b"),
+        "--fast",
+        "--no-progress",
+    )
+    assert bad.returncode == 1 and "FAIL singularity map" in bad.stdout and "stagger the anchor pairs" in bad.stdout
+
+
+def test_cli_bad_file_and_list(tmp_path):
+    broken = tmp_path / "leg.toml"
+    broken.write_text('family = "fivebar"\n[linkage]\nl1_m = 0.06\n')
+    r = _cli("report", "fivebar", str(broken), "-o", str(tmp_path / "x"))
+    assert r.returncode == 2 and "linkage.l2_m" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x").exists()
+    r = _cli("report", "stewart", str(params.EXAMPLES / "fivebar_ch03.toml"), "-o", str(tmp_path / "x"))
+    assert r.returncode == 2 and "'family'" in r.stderr
+    r = _cli("report", "--list")
+    assert r.returncode == 0
+    for fam in params.FAMILIES:
+        assert re.search(rf"^{fam}$", r.stdout, re.M)
+    assert "examples/robots/fivebar_ch03.toml" in r.stdout and "linkage.l1_<unit>" in r.stdout
+
+
+def test_no_arguments_still_runs_the_validation_report(monkeypatch):
+    from robokin import cli, report
+
+    seen = []
+    monkeypatch.setattr(report, "main", lambda argv=None: seen.append(argv) or 0)
+    assert cli.main([]) == 0 and cli.main(["--fast"]) == 0 and seen == [[], ["--fast"]]
+
+
+# ---- browser ------------------------------------------------------------------------------------------------------
+#: Hosts Chromium itself calls (updates, time, sign-in) whatever the page: not requests of the report.
+BROWSER_SERVICES = ("google.com", "googleapis.com", "gvt1.com", "gstatic.com")
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_report_renders_offline_in_a_browser(reports, tmp_path):
+    base, _ = reports
+    page = base / "fivebar_ch03" / "report.html"
+    netlog = tmp_path / "net.json"
+    cmd = [
+        shutil.which("chromium"),
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-extensions",
+        "--virtual-time-budget=20000",
+        f"--log-net-log={netlog}",
+        "--dump-dom",
+        page.as_uri(),
+    ]
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
+    visible = re.sub(r"<script.*?</script>", "", dom, flags=re.S)
+    assert visible.count("<mjx-container") >= 5 and "data-mjx-error" not in visible  # the maths is typeset
+    assert "<svg" in visible.split("<mjx-container", 1)[1][:2000]
+    assert visible.count('src="data:image/png;base64') >= 1  # the figure is embedded
+    urls = set(re.findall(r'"url":"([^"]+)"', netlog.read_text()))
+    external = [u for u in urls if u.startswith("http") and not any(h in u.split("/")[2] for h in BROWSER_SERVICES)]
+    assert not external, external
+    assert "cdnjs" not in page.read_text() or "require.min.js" not in page.read_text()

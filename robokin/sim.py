@@ -170,14 +170,23 @@ def _named(model, kind, name, arg):
         raise ValueError(f"{arg}: the model has no {kind} named {name!r}; its {kind}s are {valid}") from None
 
 
-def _record_output(value, t, shape):
-    """What ``record`` returned at tick ``t``: real and finite, of the first tick's shape once that is known."""
+def _record_output(value, t, shape, name):
+    """What a record callback returned at ``t``: real and finite, of the first call's shape once that is known."""
     if shape is None:
         try:
-            return as_array(value, "record")
+            out = as_array(value, name)
         except ValueError as exc:
-            raise ValueError(f"record(t={t:g}) returned an invalid value: {exc}") from None
-    return callback_output(value, "record", shape, t=t)
+            raise ValueError(f"{name}(t={t:g}) returned an invalid value: {exc}") from None
+    else:
+        out = callback_output(value, name, shape, t=t)
+    return out.copy()  # the callback may return a live view such as data.qpos
+
+
+def _diverged(mujoco, data, bad_before, max_qacc):
+    """MuJoCo's bad-acceleration warning, a non-finite state or ``|qacc| > max_qacc``."""
+    if int(data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number) > bad_before:
+        return True
+    return not np.all(np.isfinite(data.qpos)) or np.abs(data.qacc).max(initial=0.0) > max_qacc
 
 
 def _prefix(prefix):
@@ -806,6 +815,7 @@ def run_controller(
     rate: float,
     record: Callable[[float, Any], ArrayLike] | None = None,
     max_qacc: float = 1e8,
+    step_record: Callable[[float, Any], ArrayLike] | None = None,
     on_diverge: Literal["raise", "stop"] = "raise",
 ) -> SimResult:
     """Step ``data`` to ``t_end`` with a discrete controller held constant between its ticks.
@@ -813,7 +823,9 @@ def run_controller(
     At every tick ``t_k = t_0 + k / rate`` the controller is called as ``controller(t_k, data)`` and
     must return ``model.nu`` finite actuator inputs; they are held (zero-order hold) for
     ``round(1 / (rate * timestep))`` MuJoCo steps. ``record(t, data)`` (optional) is called at
-    every tick before the controller and its return values are stacked.
+    every tick before the controller and its return values are stacked; ``step_record(t, data)`` (optional)
+    is called after every MuJoCo step, the engine's native rate, for extrema and first times that a
+    once-per-tick log could miss.
 
     Parameters
     ----------
@@ -828,6 +840,8 @@ def run_controller(
     max_qacc : float
         A joint acceleration above this (rad/s^2 or m/s^2), a non-finite state or MuJoCo's own
         bad-acceleration warning counts as divergence (positive, finite).
+    step_record : callable ``(t, data) -> array``, optional
+        Logged after every ``mj_step`` (``t = data.time``), also between controller ticks.
     on_diverge : {"raise", "stop"}
         On divergence raise :class:`~robokin.errors.IntegrationError`, or stop and return the ticks
         recorded so far with ``stable=False``.
@@ -838,7 +852,9 @@ def run_controller(
         One row per tick ``k``: ``t`` (K,) s; ``q`` (K, nq) = ``data.qpos`` and ``qd`` (K, nv) =
         ``data.qvel`` at ``t_k``; ``u`` (K, nu) the inputs held over ``[t_k, t_k + 1/rate)``;
         ``stable`` (bool) False only when ``on_diverge="stop"`` ended the run;
-        ``signals["record"]`` (K, ...) the stacked ``record`` values (only when ``record`` is given).
+        ``signals["record"]`` (K, ...) the stacked ``record`` values (only when ``record`` is given);
+        ``signals["step_t"]`` (S,) and ``signals["step_record"]`` (S, ...) the time and ``step_record`` values after
+        each of the ``S`` MuJoCo steps (only when ``step_record`` is given).
 
     Raises
     ------
@@ -866,6 +882,8 @@ def run_controller(
     on_diverge = choice(on_diverge, "on_diverge", ("raise", "stop"))
     if record is not None and not callable(record):
         raise ValueError("record must be None or a callable (t, data) -> values to log")
+    if step_record is not None and not callable(step_record):
+        raise ValueError("step_record must be None or a callable (t, data) -> values to log after every step")
     sub = 1.0 / (rate * model.opt.timestep)
     n_sub = int(round(sub))
     if n_sub < 1 or abs(sub - n_sub) > 1e-6 * sub:
@@ -887,22 +905,29 @@ def run_controller(
     mujoco.mj_forward(model, data)  # actuator forces of the first command in the first record
     T = t0 + np.arange(n_ticks) / rate
     Q, QD, U = np.empty((n_ticks, model.nq)), np.empty((n_ticks, model.nv)), np.empty((n_ticks, model.nu))
-    rec = []
+    rec, srec, stimes = [], [], []
     bad_before = int(data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
     k_done, stable = n_ticks, True
     for k in range(n_ticks):
         t = float(T[k])
         if record is not None:
-            r = _record_output(record(t, data), t, None if k == 0 else rec[0].shape)
+            r = _record_output(record(t, data), t, None if k == 0 else rec[0].shape, "record")
             rec.append(r)
         if k > 0:  # tick 0 was computed above
             u = callback_output(controller(t, data), "controller", (model.nu,), t=t)
             data.ctrl[:] = u
         Q[k], QD[k], U[k] = data.qpos, data.qvel, u
+        step_bad = False
         for _ in range(n_sub):
             mujoco.mj_step(model, data)
-        bad = int(data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number) > bad_before
-        if bad or not np.all(np.isfinite(data.qpos)) or np.abs(data.qacc).max(initial=0.0) > max_qacc:
+            if step_record is not None:  # native-rate log: divergence is also checked at every step
+                step_bad = _diverged(mujoco, data, bad_before, max_qacc)
+                if step_bad:
+                    break  # reported below; the steps before it are kept
+                ts = float(data.time)
+                srec.append(_record_output(step_record(ts, data), ts, srec[0].shape if srec else None, "step_record"))
+                stimes.append(ts)
+        if step_bad or _diverged(mujoco, data, bad_before, max_qacc):
             if on_diverge == "raise":
                 raise IntegrationError(
                     float(data.time),
@@ -914,6 +939,9 @@ def run_controller(
             k_done, stable = k + 1, False  # tick k's state was finite; the step after it was not
             break
     signals = {} if record is None else {"record": np.array(rec[:k_done])}
+    if step_record is not None:
+        signals["step_t"] = np.array(stimes)
+        signals["step_record"] = np.array(srec)
     return SimResult(t=T[:k_done], q=Q[:k_done], qd=QD[:k_done], u=U[:k_done], stable=np.array(stable), signals=signals)
 
 

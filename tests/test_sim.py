@@ -586,3 +586,38 @@ def test_every_keyword_is_checked():
         sim.integrate_fixed_step(lambda t, y: -y, [1.0, 0.0], dt=1e-6, t_end=1e3, method="euler")
     with pytest.raises(ValueError, match="at most"):
         sim.step_limit(-np.eye(2002), method="euler")
+
+
+def test_step_record_logs_every_mujoco_step():
+    # a 0.5 ms step under a 1 kHz controller: the tick record sees every second step, step_record all of them
+    m = sim.fivebar_model(LEG, masses=MASSES, kp=20.0, kv=0.2, timestep=5e-4)
+    d = mujoco.MjData(m)
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]).q)
+    q_cmd = LEG.ik([0.035, -0.10]).q
+    res = sim.run_controller(
+        m, d, lambda t, d: q_cmd, t_end=0.05, rate=1000, record=lambda t, d: d.qpos[:1], step_record=lambda t, d: d.qpos
+    )
+    S, T = res.signals["step_record"], res.signals["step_t"]
+    assert S.shape == (100, 4) and T.shape == (100,)
+    np.testing.assert_allclose(T, np.arange(1, 101) * 5e-4, atol=1e-12)
+    np.testing.assert_array_equal(S[1:-1:2, 0], res.signals["record"][1:, 0])  # the tick record is every other step
+    assert np.abs(np.diff(S[:, 0])).max() > 0
+    with pytest.raises(ValueError, match="step_record"):
+        sim.run_controller(m, d, lambda t, d: q_cmd, t_end=0.01, rate=1000, step_record="qpos")
+    # a diverging run keeps only the finite steps
+    m2 = sim.fivebar_model(LEG, masses=MASSES, kp=2000.0, kv=0.0, timestep=0.02, integrator="Euler")
+    d2 = mujoco.MjData(m2)
+    d2.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]).q)
+    r2 = sim.run_controller(
+        m2, d2, lambda t, d: q_cmd + 0.5, t_end=2.0, rate=50, on_diverge="stop", step_record=lambda t, d: d.qpos
+    )
+    assert not r2.stable and np.all(np.isfinite(r2.signals["step_record"]))
+
+
+def test_record_copies_live_views():
+    m = sim.fivebar_model(LEG, masses=MASSES, kp=20.0, kv=0.2)
+    d = mujoco.MjData(m)
+    d.qpos[:] = sim.fivebar_qpos(LEG, LEG.ik([0.035, -0.12]).q)
+    q_cmd = LEG.ik([0.035, -0.10]).q
+    res = sim.run_controller(m, d, lambda t, d: q_cmd, t_end=0.05, rate=1000, record=lambda t, d: d.qpos)
+    np.testing.assert_array_equal(res.signals["record"], res.q)  # each row is that tick's state, not the last one

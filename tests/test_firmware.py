@@ -12,6 +12,9 @@ called through its row loops on 1e5 random inputs per function and branch.
   bounds are first-order with a measured constant, ``EPS32 = 2**-24``: foot ``|dE| <= 8 EPS32 s / sin2`` (``s`` the
   leg's size), Jacobian and torque ``|dJ|_F / max(|J|_F, s) <= 32 EPS32 / sin2**2`` (measured constant ~16), so the
   status ``RK_SINGULAR`` trips at ``sin2 <= RK_SING_F = 1e-2``, where that bound reaches 2 % of the Jacobian.
+* UR IK (8 branches): 1e-12 rad where ``min(|sin theta3|, |sin theta5|, sqrt((r - d4) / r)) >= 0.05``, ``512 eps /
+  m`` nearer; float: every ``RK_OK`` branch is confirmed by its own FK within ``RK_POSE_F = 2e-4`` (dimensionless
+  pose residual, ``robokin.ur5.pose_residual``), the wrist singularity returns ``RK_SINGULAR``.
 * A planted transcription slip (two link lengths swapped in the generated source) fails the same comparison.
 """
 
@@ -29,6 +32,7 @@ from robokin.codegen.kinematics import fivebar_kernels, leg2_kernels
 from robokin.fivebar import FiveBar
 from robokin.leg2 import TwoLinkLeg
 from robokin.stewart import Stewart, paired_layout
+from robokin.ur5 import UR5, UR5_GEOMETRY, pose_residual
 from robokin.wheel_leg import vmc_torques
 
 pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler (install gcc) for the generated C library")
@@ -49,6 +53,7 @@ LEGP = {"l1": LEG.l1, "l2": LEG.l2}
 _B, _T = paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35)
 ST = Stewart(_B, _T, stroke=(0.35, 0.6))
 STP = {"base": _B.T.ravel(), "top": _T.T.ravel(), "lmin": 0.35, "lmax": 0.6}
+URP = dict(zip(("d1", "a2", "a3", "d4", "d5", "d6"), UR5_GEOMETRY))
 
 
 @pytest.fixture(scope="session")
@@ -266,6 +271,72 @@ def test_stewart_ik(lib, rng):
     ref = ST.leg_lengths(_f32(pose))
     ok = stf == OK
     assert np.max(np.abs(Lf[ok] - ref[ok])) < 16 * EPS32 * 1.0  # 1 m: the size of the platform's geometry
+
+
+# -------------------------------------------------------------------------------------------------------- UR
+POSE_F = float(TOLERANCES["POSE"][0]["f"].rstrip("F"))
+
+
+def _ur_rows(T):
+    return np.concatenate([T[..., :3, :3].reshape(-1, 9), T[..., :3, 3]], axis=-1)
+
+
+def _ur_conditioning(q, T):
+    """min(|sin theta3|, |sin theta5|, sqrt((r - d4) / r)): distance to the elbow, wrist and shoulder singularities."""
+    p05 = T[:, :3, 3] - UR5_GEOMETRY.d6 * T[:, :3, 2]
+    r = np.hypot(p05[:, 0], p05[:, 1])
+    m = np.minimum(np.abs(np.sin(q[:, 2])), np.abs(np.sin(q[:, 4])))
+    return np.minimum(m, np.sqrt(np.abs(r - UR5_GEOMETRY.d4) / r))
+
+
+@pytest.fixture(scope="module")
+def ur_poses(rng):
+    q = rng.uniform(-np.pi, np.pi, (N, 6))
+    T = UR5.fk(q)
+    far = T[: N // 10, :3, 3]
+    T[: N // 10, :3, 3] = 2.0 * far / np.linalg.norm(far, axis=-1, keepdims=True)  # a tenth 2 m away: beyond reach
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = UR5.ik(T, on_unreachable="nan")
+    return T, res
+
+
+@pytest.mark.parametrize("k", range(8), ids=UR5.branches)
+def test_ur_ik_every_branch(lib, ur_poses, k):
+    T, res = ur_poses
+    valid, qref = res.valid[:, k], res.q[:, k]
+    (qc,), st = lib.call("ur_ik", "d", URP, [_ur_rows(T)], k)
+    assert 0.05 < np.mean(~valid) < 0.95 and np.all(st[: N // 10] == UNREACHABLE)
+    assert np.array_equal(st == OK, valid)  # the same branches exist (no random pose is wrist-singular)
+    d = _angle_diff(qc, qref).max(-1)[valid]
+    m = _ur_conditioning(qref, T)[valid]
+    assert np.count_nonzero(m >= 0.05) > N // 2
+    assert np.max(d[m >= 0.05]) < REL64 * np.pi
+    # near the elbow / wrist / shoulder singularities both lose digits like eps / m (measured constant <= 230)
+    assert np.all(d <= 512 * EPS64 / m + REL64)
+
+    # float: every RK_OK branch reaches the pose (FK in double) within the float confirmation tolerance
+    T32 = T.astype(np.float32).astype(np.float64)
+    (qf,), stf = lib.call("ur_ik", "f", URP, [_ur_rows(T)], k)
+    ok = stf == OK
+    assert np.mean(ok != valid) < 2e-3  # refused only within the float tolerance of a singularity
+    pr = pose_residual(UR5.fk(qf[ok].astype(np.float64)), T32[ok])
+    assert np.max(pr) <= 2 * POSE_F and np.quantile(pr, 0.99) < 64 * EPS32
+
+
+def test_ur_ik_singular_and_bad_poses(lib, rng):
+    q = rng.uniform(-np.pi, np.pi, (1000, 6))
+    q[:, 4] = 0.0  # wrist singularity: theta6 free
+    rows = _ur_rows(UR5.fk(q))
+    for prec in "df":
+        calls = [lib.call("ur_ik", prec, URP, [rows], k) for k in range(8)]
+        st = np.stack([c[1] for c in calls], -1)
+        qs = np.stack([c[0][0] for c in calls], 1)
+        # the wrist branches of the original shoulder are singular; the other shoulder has a regular wrist
+        assert np.all(np.sum(st == SINGULAR, axis=-1) >= 2) and np.isnan(qs[st == SINGULAR]).all()
+        bad = rows.copy()
+        bad[:, :9] *= 1.01  # not a rotation
+        assert set(lib.call("ur_ik", prec, URP, [bad], 0)[1]) == {CODES["RK_BAD_ARGUMENT"]}
 
 
 # ---------------------------------------------------------------------------------------------------- statuses

@@ -19,10 +19,12 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from ._emit import PRECISIONS, STATUS, Kernel, emit_batch, emit_kernel, emit_params_check, emit_struct, kernel_doc
 from ._emit import params_of as _params_of
+from .arm import ur_kernels
 from .kinematics import fivebar_kernels, leg2_kernels, stewart_kernels
 
 __all__ = ["STATUS", "TOLERANCES", "Kernel", "kernels", "generate"]
@@ -37,12 +39,26 @@ TOLERANCES = {
         {"d": "1e-7", "f": "1e-2F"},
         "five-bar type II: RK_SINGULAR when |sin(CE, DE)| <= RK_SING (double: the package's warning threshold)",
     ),
+    "POSE": (
+        {"d": "1e-9", "f": "2e-4F"},
+        "UR IK: slack of the acos arguments and FK confirmation tolerance, plus 10x the pose's own error "
+        "(double: the package's tol)",
+    ),
+    "URSING": (
+        {"d": "1e-9", "f": "1e-3F"},
+        "UR IK: RK_SINGULAR at the wrist singularity |sin theta5| < RK_URSING (+ 10x the pose's error)",
+    ),
 }
 
 
 def kernels() -> list[Kernel]:
-    """Every generated kernel, in header order."""
-    return fivebar_kernels() + leg2_kernels() + stewart_kernels()
+    """Every generated kernel, in header order (derived once per process: the specs are immutable)."""
+    return list(_kernels())
+
+
+@functools.cache
+def _kernels() -> tuple[Kernel, ...]:
+    return tuple(fivebar_kernels() + leg2_kernels() + stewart_kernels() + ur_kernels())
 
 
 _HEADER_TOP = """\

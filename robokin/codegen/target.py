@@ -78,6 +78,12 @@ _PARAMS = {
 }
 
 
+def _ur_params():
+    from ..ur5 import UR5_GEOMETRY
+
+    return dict(zip(("d1", "a2", "a3", "d4", "d5", "d6"), UR5_GEOMETRY))
+
+
 def _stewart_params():
     from ..stewart import paired_layout
 
@@ -95,6 +101,15 @@ def _draw(k: Kernel, rng, n):
             x = rng.uniform([-0.2, -0.28], [0.28, 0.28], (n, 2))
         elif a.name == "p":
             x = rng.uniform(-0.45, 0.45, (n, 2))
+        elif a.name == "T":  # UR poses from the FK of random joint angles
+            from ..ur5 import UR5
+
+            Tm = UR5.fk(rng.uniform(-np.pi, np.pi, (n, 6)))
+            x = np.concatenate([Tm[:, :3, :3].reshape(n, 9), Tm[:, :3, 3]], axis=1)
+            x[1, 9:] = 2.0  # 3.5 m away: beyond the reach
+            x[0, 0] = np.nan
+            rows.append(x.astype(np.float32))
+            continue
         elif a.name == "pose":
             x = np.concatenate(
                 [rng.uniform([-0.1, -0.1, 0.3], [0.1, 0.1, 0.6], (n, 3)), rng.uniform(-0.3, 0.3, (n, 3))], 1
@@ -112,7 +127,8 @@ def cases(*, seed: int = 20261201, n: int = 32, ks: list[Kernel] | None = None) 
     rng = np.random.default_rng(seed)
     out = []
     for k in kernels() if ks is None else ks:
-        params = _stewart_params() if k.params.name == "stewart" else _PARAMS[k.params.name]
+        special = {"stewart": _stewart_params, "ur": _ur_params}
+        params = special[k.params.name]() if k.params.name in special else _PARAMS[k.params.name]
         sels = range(len(k.selector.choices)) if k.selector is not None else [None]
         for sel in sels:
             for row in zip(*_draw(k, rng, n)):

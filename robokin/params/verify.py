@@ -1,0 +1,607 @@
+"""Check a reader's own IK, FK or Jacobian against the course's, and name the mistake it looks like.
+
+``python -m robokin verify FAMILY FILE --impl SPEC [--kind ik|fk|jacobian]`` runs three checks of the chapters on the
+reader's implementation of the design in FILE (a parameter file): the residual scan (FK∘IK over reachable targets,
+special inputs included: the foot straight below the hip, targets near the boundary), the branch-consistency check
+(one working mode everywhere) and, for a Jacobian, the central finite-difference check. When a check fails it tests
+the practitioners' usual mistakes as hypotheses (each a model of the wrong code built from the course's answers)
+and reports the one that explains the failures, with the range of inputs where it bites.
+
+Implementations (``SPEC``)
+--------------------------
+``module:function`` or ``path/to/file.py:function``
+    A Python callable of one input point, all floats (rad, m):
+
+    * ``ik``: ``f(x, y) -> (theta1, theta2)``; return None or NaN for a target it cannot reach;
+    * ``fk``: ``f(theta1, theta2) -> (x, y)``;
+    * ``jacobian``: ``f(theta1, theta2) -> [[J11, J12], [J21, J22]]`` (``d(x, y) / d(theta1, theta2)``).
+``path/to/lib.so`` or ``path/to/lib.so:symbol``
+    A C shared library loaded with ctypes. Default symbol ``robokin_<kind>``. Signatures (``double`` is float64,
+    arrays row-major, the return value 0 on success and non-zero for an unreachable input)::
+
+        int robokin_ik(const double p[2], double q[2]);
+        int robokin_fk(const double q[2], double p[2]);
+        int robokin_jacobian(const double q[2], double J[4]);
+``path/to/table.csv``
+    Inputs and outputs exported from MATLAB or firmware, with a header row: ``x,y,q1,q2`` (ik), ``q1,q2,x,y``
+    (fk) or ``q1,q2,J11,J12,J21,J22`` (jacobian); an empty or NaN output marks an unreachable input. The checks
+    then run on the file's own inputs.
+``course``
+    The package's own implementation (it must pass).
+
+Families: ``two_link_leg`` (hip frame ``[x, z]``, chapter 2) and ``fivebar`` (motor frame ``[x, y]``, chapter 3,
+``down`` assembly).
+"""
+
+from __future__ import annotations
+
+import csv
+import ctypes
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import checks
+from ..fivebar import FiveBar
+from ..leg2 import TwoLinkLeg
+
+__all__ = ["Finding", "VerifyReport", "load_impl", "verify", "main", "TOL"]
+
+#: Relative tolerance of the residual scans (of the link scale) and of the Jacobian check: 1e-6, loose enough for a
+#: float32 firmware or a table printed with 7 digits, far below any of the mistakes' effects.
+TOL = 1e-6
+KINDS = ("ik", "fk", "jacobian")
+OUT_DIM = {"ik": 2, "fk": 2, "jacobian": 4}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One named mistake: what it is, the share of failing inputs it explains, where it bites and the fix."""
+
+    mistake: str
+    explained: float
+    where: str
+    fix: str
+
+
+@dataclass(frozen=True, eq=False)
+class VerifyReport:
+    """Outcome of :func:`verify`."""
+
+    family: str
+    kind: str
+    samples: int
+    max_error: float
+    passed: bool
+    lines: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def __str__(self):
+        head = f"[{'PASS' if self.passed else 'FAIL'}] {self.family} {self.kind}: {self.samples} inputs"
+        body = list(self.lines)
+        for f in self.findings:
+            body.append(
+                f"looks like: {f.mistake} (explains {100 * f.explained:.0f} % of the failing inputs); bites {f.where}. "
+                f"Fix: {f.fix}"
+            )
+        return "\n".join([head] + ["  " + b for b in body])
+
+
+# ---- implementations ------------------------------------------------------------------------------------------
+class _Impl:
+    """Uniform view of an implementation: ``__call__(inputs (N, 2)) -> outputs (N, k)``, NaN where it refuses."""
+
+    inputs: np.ndarray | None = None  # a CSV fixes its own inputs
+
+    def __init__(self, fn, k):
+        self.fn, self.k = fn, k
+
+    def __call__(self, X):
+        out = np.full((len(X), self.k), np.nan)
+        for i, x in enumerate(X):
+            out[i] = self.fn(x)
+        return out
+
+
+def _py(spec, kind):
+    mod_name, _, fn_name = spec.rpartition(":")
+    if mod_name.endswith(".py"):
+        path = Path(mod_name)
+        if not path.is_file():
+            raise ValueError(f"--impl: no such file {mod_name!r}")
+        import sys
+
+        mspec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(mspec)
+        sys.path.insert(0, str(path.resolve().parent))  # the reader's module may import its neighbours
+        try:
+            mspec.loader.exec_module(mod)
+        except Exception as exc:  # the reader's code: any failure to import is reported, not raised
+            raise ValueError(f"--impl: importing {mod_name!r} failed: {type(exc).__name__}: {exc}") from None
+        finally:
+            sys.path.remove(str(path.resolve().parent))
+    else:
+        try:
+            mod = importlib.import_module(mod_name)
+        except Exception as exc:  # noqa: BLE001 - any failure of the reader's module is reported as such
+            raise ValueError(f"--impl: cannot import {mod_name!r} ({exc})") from None
+    fn = getattr(mod, fn_name, None)
+    if not callable(fn):
+        raise ValueError(f"--impl: {mod_name!r} has no function {fn_name!r}")
+    k = OUT_DIM[kind]
+
+    def call(x):
+        try:
+            y = fn(float(x[0]), float(x[1]))
+        except (ValueError, ArithmeticError):
+            return np.full(k, np.nan)  # the reader's code refused the input
+        if y is None:
+            return np.full(k, np.nan)
+        y = np.asarray(y, dtype=float).reshape(-1)
+        if y.size != k:
+            raise ValueError(f"--impl {spec}: returned {y.size} numbers, expected {k} for {kind}")
+        return y
+
+    return _Impl(call, k)
+
+
+def _c(spec, kind):
+    path, _, sym = spec.partition(".so:") if ".so:" in spec else (spec, "", "")
+    if sym:
+        path = path + ".so"
+    sym = sym or f"robokin_{kind}"
+    try:
+        lib = ctypes.CDLL(str(Path(path).resolve()))
+        fn = getattr(lib, sym)
+    except (OSError, AttributeError) as exc:
+        raise ValueError(f"--impl: cannot load {sym!r} from {path!r} ({exc})") from None
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double)]
+    k = OUT_DIM[kind]
+
+    def call(x):
+        xin = (ctypes.c_double * 2)(float(x[0]), float(x[1]))
+        out = (ctypes.c_double * k)()
+        if fn(xin, out) != 0:
+            return np.full(k, np.nan)
+        return np.array(out[:], dtype=float)
+
+    return _Impl(call, k)
+
+
+_CSV_COLUMNS = {
+    "ik": ["x", "y", "q1", "q2"],
+    "fk": ["q1", "q2", "x", "y"],
+    "jacobian": ["q1", "q2", "J11", "J12", "J21", "J22"],
+}
+
+
+def _csv(spec, kind):
+    path = Path(spec)
+    if not path.is_file():
+        raise ValueError(f"--impl: no such CSV file {spec!r}")
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.reader(f))
+    want = _CSV_COLUMNS[kind]
+    head = [h.strip() for h in rows[0]] if rows else []
+    if head[: len(want)] != want:
+        raise ValueError(f"--impl {spec}: header must start with {','.join(want)} for {kind}, got {','.join(head)}")
+    data = np.full((len(rows) - 1, len(want)), np.nan)
+    for i, r in enumerate(rows[1:]):
+        for j in range(len(want)):
+            v = r[j].strip() if j < len(r) else ""
+            try:
+                data[i, j] = float(v) if v else np.nan
+            except ValueError:
+                raise ValueError(f"--impl {spec}: row {i + 2}, column {want[j]!r}: {v!r} is not a number") from None
+    if np.any(~np.isfinite(data[:, :2])):
+        raise ValueError(f"--impl {spec}: every row needs finite inputs ({want[0]}, {want[1]})")
+    table = {tuple(x): y for x, y in zip(map(tuple, data[:, :2]), data[:, 2:])}
+    impl = _Impl(lambda x: table[tuple(x)], len(want) - 2)
+    impl.inputs = data[:, :2]
+    return impl
+
+
+def _course(design, kind):
+    mech = design.mechanism
+    k = OUT_DIM[kind]
+
+    def call(x):
+        x = np.asarray(x, dtype=float)
+        if kind == "ik":
+            r = mech.ik(x, on_unreachable="nan")
+            return r.q if bool(r.valid) else np.full(k, np.nan)
+        if kind == "fk":
+            return mech.fk(x, on_unreachable="nan") if isinstance(mech, FiveBar) else mech.fk(x)
+        J = mech.jacobian(x, warn=False) if isinstance(mech, FiveBar) else mech.jacobian(x)
+        return J.reshape(-1)
+
+    return _Impl(call, k)
+
+
+def load_impl(spec: str, kind: str, design=None) -> Callable:
+    """An implementation from its ``SPEC`` (module docstring)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    if spec == "course":
+        return _course(design, kind)
+    if spec.endswith(".csv"):
+        return _csv(spec, kind)
+    if spec.endswith(".so") or ".so:" in spec or spec.endswith(".dylib") or spec.endswith(".dll"):
+        return _c(spec, kind)
+    if ":" in spec:
+        return _py(spec, kind)
+    raise ValueError(f"--impl must be module:function, file.py:function, a .so library or a .csv file; got {spec!r}")
+
+
+# ---- the course's side ----------------------------------------------------------------------------------------
+def _wrap(a):
+    return (a + np.pi) % (2 * np.pi) - np.pi
+
+
+def _all_ik(mech, P):
+    """Every branch of the course IK at P: (N, B, 2) with NaN where a branch does not exist."""
+    r = mech.ik(P, branch="all", on_unreachable="nan")
+    return np.where(r.valid[..., None], r.q, np.nan), list(mech.branches)
+
+
+def _fk(mech, Q):
+    if isinstance(mech, FiveBar):
+        return mech.fk(Q, on_unreachable="nan")
+    return mech._fk(Q)
+
+
+def _variants(mech):
+    """Mechanisms with swapped lengths (the 'swapped lengths' mistake)."""
+    if isinstance(mech, TwoLinkLeg):
+        return {"l1 and l2": TwoLinkLeg(mech.l2, mech.l1)}
+    return {
+        "driving and distal links (l1 <-> l3, l2 <-> l4)": FiveBar(mech.l3, mech.l4, mech.l1, mech.l2, mech.d),
+        "the two sides (l1 <-> l2, l3 <-> l4)": FiveBar(mech.l2, mech.l1, mech.l4, mech.l3, mech.d),
+    }
+
+
+def _targets(mech, rng, n):
+    """Reachable targets: FK of random configurations, plus the special ones the pitfalls hit."""
+    if isinstance(mech, TwoLinkLeg):
+        lo, hi = mech.limits
+        lo, hi = np.where(np.isfinite(lo), lo, -np.pi), np.where(np.isfinite(hi), hi, np.pi)
+        q = rng.uniform(lo, hi, (n, 2))
+        q = q[np.abs(np.sin(q[:, 1])) > 0.05]
+        P = mech.fk(q)
+        # straight below the hip (x = 0 exactly, both signs of zero): the atan-with-a-case-split pitfall
+        r = np.linspace(abs(mech.l1 - mech.l2) + 0.05 * mech.l2, 0.95 * (mech.l1 + mech.l2), 9)
+        special = np.concatenate([np.stack([np.zeros_like(r), -r], -1), np.stack([-np.zeros_like(r), -r], -1)])
+        special = special[mech.ik(special, on_unreachable="nan").valid]
+        return np.concatenate([P, special])
+    q = rng.uniform(-np.pi, np.pi, (4 * n, 2))
+    P = mech.fk(q, on_unreachable="nan")
+    ok = np.isfinite(P).all(-1)
+    P = P[ok][:n]
+    P = P[mech.ik(P, on_unreachable="nan").valid]
+    below = np.stack([np.full(9, mech.d / 2), -np.linspace(0.5, 0.9, 9) * mech.scale], -1)
+    below = below[mech.ik(below, on_unreachable="nan").valid]
+    return np.concatenate([P, below])
+
+
+def _scale(mech):
+    return mech.scale if isinstance(mech, FiveBar) else mech.l1 + mech.l2
+
+
+def _box(X, mask, names):
+    """Text of the input range where ``mask`` holds."""
+    pts = X[mask]
+    if not len(pts):
+        return "nowhere"
+    parts = []
+    for j, nm in enumerate(names):
+        lo, hi = pts[:, j].min(), pts[:, j].max()
+        parts.append(f"{nm} = {lo + 0.0:.4g}" if lo == hi else f"{nm} in [{lo:.4g}, {hi:.4g}]")
+    extra = ""
+    if pts.shape[0] and np.all(pts[:, 0] == 0.0):
+        extra = " (only at x = 0 exactly: atan with a case split instead of atan2?)"
+    return f"{int(mask.sum())} of {len(X)} inputs, {', '.join(parts)}{extra}"
+
+
+def _match(U, C, tol, *, wrap=True):
+    """Per input, the index of the candidate row of C (N, B, 2) that equals U (N, 2), or -1."""
+    d = U[:, None, :] - C
+    if wrap:
+        d = _wrap(d)
+    with np.errstate(invalid="ignore"):
+        ok = np.all(np.abs(d) <= tol, axis=-1)
+    ok &= np.isfinite(C).all(-1)
+    return np.where(ok.any(-1), np.argmax(ok, axis=-1), -1)
+
+
+# ---- the checks -----------------------------------------------------------------------------------------------
+def _verify_ik(mech, impl, rng, n):
+    X = impl.inputs if impl.inputs is not None else _targets(mech, rng, n)
+    U = impl(X)
+    scale = _scale(mech)
+    C, names = _all_ik(mech, X)
+    reach = np.isfinite(C).all(-1).any(-1)
+    with np.errstate(invalid="ignore"):
+        res = np.linalg.norm(_fk(mech, np.where(np.isfinite(U), U, 0.0)) - X, axis=-1) / scale
+    res = np.where(np.isfinite(U).all(-1), res, np.inf)
+    bad = reach & ~(res <= TOL)
+    lines = [
+        f"residual scan |FK(IK(p)) - p| / scale over {int(reach.sum())} reachable targets: max "
+        f"{np.max(np.where(reach, res, 0)):.2e} (tol {TOL:.0e}), {int(bad.sum())} fail"
+    ]
+    tolq = 1e-6
+    br = _match(U, C, tolq)
+    used = sorted({int(b) for b in br[reach & (br >= 0)]})
+    findings = []
+    wrapped_ok = reach & (br >= 0) & ~np.all(np.abs(_wrap(U) - U) <= 1e-12, axis=-1)
+    if len(used) > 1:
+        counts = [(int(np.sum(br == b)), b) for b in used]
+        main_b = max(counts)[1]
+        minority = reach & (br >= 0) & (br != main_b)
+        lines.append("branches used: " + ", ".join(f"{names[b]} ({c})" for c, b in sorted(counts, reverse=True)))
+        findings.append(
+            Finding(
+                "branch mismatch (the working mode changes between targets)",
+                1.0,
+                f"where it returns {', '.join(names[b] for b in used if b != main_b)} instead of {names[main_b]}: "
+                + _box(X, minority, ("x", "y")),
+                f"pick one branch explicitly (the course's default is {mech.default_branch!r}) and keep it",
+            )
+        )
+    elif used:
+        lines.append(f"branch: {names[used[0]]} everywhere it is right")
+    if wrapped_ok.any():
+        findings.append(
+            Finding(
+                "missing wrap (angles outside [-pi, pi))",
+                float(wrapped_ok.sum() / max(1, reach.sum())),
+                _box(X, wrapped_ok, ("x", "y")),
+                "wrap the angles with atan2 or (q + pi) % (2 pi) - pi",
+            )
+        )
+    mis = reach & (br < 0)
+    if mis.any():
+        findings += _explain_ik(mech, X, U, C, mis)
+    passed = not bad.any() and not findings and not (reach & ~np.isfinite(U).all(-1)).any()
+    refused = reach & ~np.isfinite(U).all(-1)
+    if refused.any():
+        lines.append("refuses reachable targets: " + _box(X, refused, ("x", "y")))
+    return int(len(X)), float(np.max(np.where(reach, res, 0))), passed, lines, findings
+
+
+def _explain_ik(mech, X, U, C, mis):
+    """Hypotheses for the inputs whose answer matches no course branch."""
+    hyp = []
+    if isinstance(mech, TwoLinkLeg):
+        hyp.append(
+            (
+                "atan with a case split instead of atan2 (wrong straight below the hip)",
+                X[:, 0] == 0.0,
+                "use atan2(x, -z) for the hip-foot direction",
+            )
+        )
+    deg = _match(U, np.rad2deg(C), 1e-4, wrap=False)
+    hyp.append(
+        (
+            "degrees for radians (the answer is in degrees)",
+            deg >= 0,
+            "convert at the boundary: np.deg2rad / return radians",
+        )
+    )
+    raw = U[:, None, :] - C
+    k = np.round(raw / (2 * np.pi))
+    multiple = np.all(np.abs(raw - 2 * np.pi * k) <= 1e-6, axis=-1) & np.any(k != 0, axis=-1)
+    hyp.append(("missing wrap (angles outside [-pi, pi))", multiple.any(-1), "wrap the angles into [-pi, pi)"))
+    for what, other in _variants(mech).items():
+        Cs, _ = _all_ik(other, X)
+        hyp.append((f"swapped lengths ({what})", _match(U, Cs, 1e-6) >= 0, f"swap back {what}"))
+    if isinstance(mech, TwoLinkLeg):
+        for off, name in (
+            (np.pi / 2, "measured from the forward horizontal"),
+            (-np.pi / 2, "from the backward horizontal"),
+            (np.pi, "from the upward vertical"),
+        ):
+            Cs = C.copy()
+            Cs[..., 0] = C[..., 0] - off
+            hyp.append(
+                (
+                    f"wrong sign convention of theta1 ({name})",
+                    _match(U, Cs, 1e-6) >= 0,
+                    "use the chapter's convention: theta1 from the downward vertical, positive forward",
+                )
+            )
+        Cs = -C
+        hyp.append(
+            (
+                "wrong sign convention (angles positive the other way)",
+                _match(U, Cs, 1e-6) >= 0,
+                "angles positive by the right-hand rule about the axis out of the page",
+            )
+        )
+    else:
+        hyp.append(
+            (
+                "wrong sign convention (angles positive clockwise)",
+                _match(U, -C, 1e-6) >= 0,
+                "angles from +x, positive counter-clockwise",
+            )
+        )
+        Cm, _ = _all_ik(mech, X * [1, -1])
+        hyp.append(
+            (
+                "wrong sign convention (y axis pointing down)",
+                _match(U, -Cm, 1e-6) >= 0,
+                "y up, motors on the x axis; the foot below has y < 0",
+            )
+        )
+    out, seen = [], []
+    for name, hit, fix in hyp:
+        share = float(np.sum(hit & mis) / mis.sum())
+        if share >= 0.5 and not any(np.array_equal(hit & mis, s) for s in seen):  # the first name of a pattern
+            seen.append(hit & mis)
+            out.append(Finding(name, share, _box(X, hit & mis, ("x", "y")), fix))
+    if not out:
+        out.append(
+            Finding(
+                "an error none of the usual mistakes explains",
+                1.0,
+                _box(X, mis, ("x", "y")),
+                "compare your formula with the chapter's derivation at the first failing input",
+            )
+        )
+    return sorted(out, key=lambda f: -f.explained)[:2]
+
+
+def _configs(mech, rng, n):
+    if isinstance(mech, TwoLinkLeg):
+        lo, hi = mech.limits
+        lo, hi = np.where(np.isfinite(lo), lo, -np.pi), np.where(np.isfinite(hi), hi, np.pi)
+        q = rng.uniform(lo, hi, (n, 2))
+        return q[np.abs(np.sin(q[:, 1])) > 0.05]
+    P = _targets(mech, rng, n)
+    return mech.ik(P).q
+
+
+def _verify_fk(mech, impl, rng, n):
+    X = impl.inputs if impl.inputs is not None else _configs(mech, rng, n)
+    U = impl(X)
+    ref = _fk(mech, X)
+    scale = _scale(mech)
+    with np.errstate(invalid="ignore"):
+        err = np.linalg.norm(U - ref, axis=-1) / scale
+    ok = np.isfinite(ref).all(-1)
+    err = np.where(np.isfinite(err), err, np.inf)
+    bad = ok & ~(err <= TOL)
+    lines = [
+        f"FK against the course over {int(ok.sum())} configurations: max error "
+        f"{np.max(np.where(ok, err, 0)):.2e} of the scale (tol {TOL:.0e}), {int(bad.sum())} fail"
+    ]
+    findings = []
+    if bad.any():
+        hyp = [
+            (
+                "degrees for radians (the angles are read as degrees)",
+                _fk(mech, np.deg2rad(X)),
+                "your FK takes degrees: pass radians or convert inside",
+            )
+        ]
+        for what, other in _variants(mech).items():
+            hyp.append((f"swapped lengths ({what})", _fk(other, X), f"swap back {what}"))
+        if isinstance(mech, TwoLinkLeg):
+            q = X.copy()
+            q[:, 0] += np.pi / 2
+            hyp.append(
+                (
+                    "wrong sign convention of theta1 (measured from the forward horizontal)",
+                    _fk(mech, q),
+                    "theta1 from the downward vertical, positive forward",
+                )
+            )
+        hyp.append(
+            (
+                "wrong sign convention (angles positive the other way)",
+                _fk(mech, -X) * [1, -1] if isinstance(mech, FiveBar) else _fk(mech, -X),
+                "angles positive counter-clockwise",
+            )
+        )
+        for name, pred, fix in hyp:
+            with np.errstate(invalid="ignore"):
+                hit = np.linalg.norm(U - pred, axis=-1) / scale <= TOL
+            share = float(np.sum(hit & bad) / bad.sum())
+            if share >= 0.5:
+                findings.append(Finding(name, share, _box(X, hit & bad, ("q1", "q2")), fix))
+        if not findings:
+            findings.append(
+                Finding(
+                    "an error none of the usual mistakes explains",
+                    1.0,
+                    _box(X, bad, ("q1", "q2")),
+                    "compare with the chapter's FK",
+                )
+            )
+    return int(len(X)), float(np.max(np.where(ok, err, 0))), not bad.any(), lines, findings
+
+
+def _verify_jacobian(mech, impl, rng, n):
+    X = impl.inputs if impl.inputs is not None else _configs(mech, rng, min(n, 500))
+    U = impl(X).reshape(-1, 2, 2)
+
+    def f(q):
+        return _fk(mech, q)
+
+    J_fd = checks.jacobian_fd(f, X)
+    scale = np.abs(J_fd).max(axis=(-2, -1))[:, None, None] + 1e-12
+    with np.errstate(invalid="ignore"):
+        err = (np.abs(U - J_fd) / scale).max(axis=(-2, -1))
+    err = np.where(np.isfinite(err), err, np.inf)
+    bad = ~(err <= TOL)
+    lines = [
+        f"Jacobian against central differences of the course FK over {len(X)} configurations: max "
+        f"{err.max():.2e} relative (tol {TOL:.0e}), {int(bad.sum())} fail"
+    ]
+    findings = []
+    if bad.any():
+        hyp = [
+            (
+                "transposed Jacobian (rows and columns swapped)",
+                np.swapaxes(J_fd, -1, -2),
+                "J[i, j] = d x_i / d q_j: rows are the task coordinates",
+            ),
+            ("wrong sign (the whole Jacobian negated)", -J_fd, "differentiate FK again; check the sign convention"),
+            ("degrees for radians (per degree instead of per radian)", J_fd * np.pi / 180, "differentiate in radians"),
+            ("columns swapped (joint order)", J_fd[..., ::-1], "column j belongs to joint j"),
+        ]
+        for what, other in _variants(mech).items():
+            hyp.append(
+                (f"swapped lengths ({what})", checks.jacobian_fd(lambda q, o=other: _fk(o, q), X), f"swap back {what}")
+            )
+        for name, pred, fix in hyp:
+            with np.errstate(invalid="ignore"):
+                hit = (np.abs(U - pred) / scale).max(axis=(-2, -1)) <= TOL
+            share = float(np.sum(hit & bad) / bad.sum())
+            if share >= 0.5:
+                findings.append(Finding(name, share, _box(X, hit & bad, ("q1", "q2")), fix))
+        if not findings:
+            findings.append(
+                Finding(
+                    "an error none of the usual mistakes explains",
+                    1.0,
+                    _box(X, bad, ("q1", "q2")),
+                    "compare with the chapter's Jacobian",
+                )
+            )
+    return int(len(X)), float(err.max()), not bad.any(), lines, findings
+
+
+def verify(design, impl, *, kind: str = "ik", fast: bool = False, seed: int = 30) -> VerifyReport:
+    """Run the checks of ``kind`` on ``impl`` (from :func:`load_impl`) for ``design`` (two-link leg or five-bar)."""
+    mech = design.mechanism
+    if not isinstance(mech, (TwoLinkLeg, FiveBar)):
+        raise ValueError(f"verify supports the two_link_leg and fivebar families, got {design.family!r}")
+    rng = np.random.default_rng(seed)
+    n = 500 if fast else 5000
+    fn = {"ik": _verify_ik, "fk": _verify_fk, "jacobian": _verify_jacobian}[kind]
+    samples, err, passed, lines, findings = fn(mech, impl, rng, n)
+    return VerifyReport(design.family, kind, samples, err, passed, lines, findings)
+
+
+def main(args) -> int:
+    """``python -m robokin verify``: 0 when the implementation passes, 1 when a mistake is found, 2 bad input."""
+    import sys
+
+    from . import ParameterFileError, load
+
+    try:
+        design = load(args.file, family=args.family)
+        spec = args.impl if args.symbol is None else f"{args.impl}:{args.symbol}"
+        impl = load_impl(spec, args.kind, design)
+        rep = verify(design, impl, kind=args.kind, fast=args.fast)
+    except (ParameterFileError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(rep)
+    return 0 if rep.passed else 1

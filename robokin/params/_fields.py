@@ -92,7 +92,7 @@ class Field:
         return [f"{self.name}_{u}" for u in UNITS[self.kind]]
 
     def unit_text(self) -> str:
-        return "-" if self.kind in PLAIN else " or ".join(UNITS[self.kind]).replace("_", " ")
+        return "-" if self.kind in PLAIN else " or ".join(UNITS[self.kind])
 
 
 class Section:

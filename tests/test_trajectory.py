@@ -907,3 +907,27 @@ def test_other_keywords_validated():
         tj.check_limits(tr, vmax=2.0, amax=1.0).check(name=3)
     with pytest.raises(ValueError, match="via"):
         tj.PiecewiseQuintic(tr.times, tr.coeffs, via=None)
+
+
+# ----------------------------------------------------------------------------- issue 28: one source across chapters
+def _chapter_limits(name):
+    import ast
+    import json
+    from pathlib import Path
+
+    nb = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / name).read_text(encoding="utf-8"))
+    found = []
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] != "code" or "lim = dict(" not in src:
+            continue
+        for node in ast.walk(ast.parse("\n".join(ln for ln in src.splitlines() if not ln.startswith("%")))):
+            if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["lim"]:
+                found.append({k.arg: ast.literal_eval(k.value.args[0]) for k in node.value.keywords})
+    assert len(found) == 1, f"{name}: expected one `lim = dict(...)`, found {len(found)}"
+    return found[0]
+
+
+def test_chapter_6_quotes_chapter_7_limits():
+    # chapter 6 says "the limits are those of chapter 7" (contest, seam): both chapters type them; keep them equal
+    assert _chapter_limits("06_arm_inverse_kinematics.ipynb") == _chapter_limits("07_trajectory_planning.ipynb")

@@ -15,6 +15,8 @@ called through its row loops on 1e5 random inputs per function and branch.
 * UR IK (8 branches): 1e-12 rad where ``min(|sin theta3|, |sin theta5|, sqrt((r - d4) / r)) >= 0.05``, ``512 eps /
   m`` nearer; float: every ``RK_OK`` branch is confirmed by its own FK within ``RK_POSE_F = 2e-4`` (dimensionless
   pose residual, ``robokin.ur5.pose_residual``), the wrist singularity returns ``RK_SINGULAR``.
+* Wheel-leg controller step: the scheduled LQR with saturation of ``robokin.wheel_leg.simulate`` and chapter 13's
+  leg-length loop, within ``8 eps`` (double) / ``16 eps`` (float) of the sum of the magnitudes of their terms.
 * A planted transcription slip (two link lengths swapped in the generated source) fails the same comparison.
 """
 
@@ -27,6 +29,7 @@ import numpy as np
 import pytest
 
 from robokin.codegen import TOLERANCES, kernels
+from robokin.codegen.controller import chapter_schedule
 from robokin.codegen.host import CODES, HostLibrary, build, compiler
 from robokin.codegen.kinematics import fivebar_kernels, leg2_kernels
 from robokin.fivebar import FiveBar
@@ -337,6 +340,57 @@ def test_ur_ik_singular_and_bad_poses(lib, rng):
         bad = rows.copy()
         bad[:, :9] *= 1.01  # not a rotation
         assert set(lib.call("ur_ik", prec, URP, [bad], 0)[1]) == {CODES["RK_BAD_ARGUMENT"]}
+
+
+# ------------------------------------------------------------------------------------------ wheel-leg controller
+@pytest.fixture(scope="module")
+def chapter13():
+    p = chapter_schedule()
+    return p.pop("schedule"), p
+
+
+def _wheel_leg_reference(sched, par, s, ref, leg, coeffs):
+    """robokin.wheel_leg.simulate's law (gains from ``coeffs``) and chapter 13's leg-length loop, in double."""
+    L = np.clip(leg[:, 0], sched.L_min, sched.L_max)
+    K = np.zeros((len(L), 2, 6))
+    for c in coeffs[::-1]:  # GainSchedule.__call__'s Horner
+        K = K * L[:, None, None] + c
+    if coeffs is sched.coeffs:
+        assert np.array_equal(K, sched(L))
+    u = -np.einsum("nij,nj->ni", K, s - ref)
+    cb = np.cos(s[:, 0] - s[:, 4])
+    terms = np.stack([par["f_ff"] / cb, par["kL"] * (leg[:, 2] - leg[:, 0]), par["dL"] * (leg[:, 3] - leg[:, 1])], 1)
+    size_u = np.abs(K).max(axis=2) * np.abs(s - ref).sum(1)[:, None]  # bounds |sum_j K_ij e_j| / 6
+    # a difference of two lengths (rates) rounds relative to their magnitudes, not to the difference
+    size_F = np.abs(terms[:, 0]) + par["kL"] * np.abs(leg[:, [0, 2]]).sum(1) + par["dL"] * np.abs(leg[:, [1, 3]]).sum(1)
+    return u, terms.sum(1), size_u, size_F, cb
+
+
+def test_wheel_leg_step(lib, rng, chapter13):
+    sched, par = chapter13
+    s = rng.normal(0, 0.3, (N, 6))
+    ref = rng.normal(0, 0.1, (N, 6))
+    leg = np.stack(
+        [rng.uniform(0.10, 0.36, N), rng.normal(0, 0.2, N), rng.uniform(0.12, 0.34, N), rng.normal(0, 0.2, N)], 1
+    )
+    inside = (leg[:, 0] >= sched.L_min) & (leg[:, 0] <= sched.L_max)
+    umax = np.array([par["T_max"], par["Tp_max"]])
+    for prec, eps, c in (("d", EPS64, 8), ("f", EPS32, 16)):
+        r = (lambda x: x) if prec == "d" else _f32
+        p = {k: (r(v) if k != "K" else v) for k, v in par.items()}
+        u, F, size_u, size_F, cb = _wheel_leg_reference(
+            sched, p, r(s), r(ref), r(leg), sched.coeffs if prec == "d" else _f32(sched.coeffs)
+        )
+        uc = np.clip(u, -umax, umax)
+        assert 0.05 < np.mean(np.abs(u) > umax) < 0.95  # saturation is exercised
+        (o,), st = lib.call("wheel_leg_step", prec, par, [s, ref, leg])
+        assert np.array_equal(st[~inside], np.full(np.count_nonzero(~inside), UNREACHABLE))
+        ok = st == OK
+        assert np.array_equal(st[inside] == SINGULAR, (cb < 0.05)[inside]) and np.count_nonzero(ok) > N // 2
+        assert np.all(np.abs(o[ok, :2] - uc[ok]) <= c * eps * size_u[ok]), prec
+        assert np.all(np.abs(o[ok, 2] - F[ok]) <= c * eps * size_F[ok]), prec
+        if prec == "d":
+            assert np.max(np.abs(o[ok, :2] - uc[ok]) / np.maximum(np.abs(uc[ok]), size_u[ok])) < REL64
 
 
 # ---------------------------------------------------------------------------------------------------- statuses

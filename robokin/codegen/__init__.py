@@ -25,6 +25,7 @@ from pathlib import Path
 from ._emit import PRECISIONS, STATUS, Kernel, emit_batch, emit_kernel, emit_params_check, emit_struct, kernel_doc
 from ._emit import params_of as _params_of
 from .arm import ur_kernels
+from .controller import controller_kernels
 from .kinematics import fivebar_kernels, leg2_kernels, stewart_kernels
 
 __all__ = ["STATUS", "TOLERANCES", "Kernel", "kernels", "generate"]
@@ -58,7 +59,7 @@ def kernels() -> list[Kernel]:
 
 @functools.cache
 def _kernels() -> tuple[Kernel, ...]:
-    return tuple(fivebar_kernels() + leg2_kernels() + stewart_kernels() + ur_kernels())
+    return tuple(fivebar_kernels() + leg2_kernels() + stewart_kernels() + ur_kernels() + controller_kernels())
 
 
 _HEADER_TOP = """\

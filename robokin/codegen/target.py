@@ -84,6 +84,14 @@ def _ur_params():
     return dict(zip(("d1", "a2", "a3", "d4", "d5", "d6"), UR5_GEOMETRY))
 
 
+def _wheel_leg_params():
+    from .controller import chapter_schedule
+
+    p = chapter_schedule()
+    p.pop("schedule")
+    return p
+
+
 def _stewart_params():
     from ..stewart import paired_layout
 
@@ -110,6 +118,13 @@ def _draw(k: Kernel, rng, n):
             x[0, 0] = np.nan
             rows.append(x.astype(np.float32))
             continue
+        elif a.name in ("s", "ref"):
+            x = rng.normal(0, 0.2, (n, a.size))
+        elif a.name == "leg":
+            x = np.stack(
+                [rng.uniform(0.12, 0.34, n), rng.normal(0, 0.2, n), rng.uniform(0.12, 0.34, n), rng.normal(0, 0.2, n)],
+                axis=1,
+            )
         elif a.name == "pose":
             x = np.concatenate(
                 [rng.uniform([-0.1, -0.1, 0.3], [0.1, 0.1, 0.6], (n, 3)), rng.uniform(-0.3, 0.3, (n, 3))], 1
@@ -127,7 +142,7 @@ def cases(*, seed: int = 20261201, n: int = 32, ks: list[Kernel] | None = None) 
     rng = np.random.default_rng(seed)
     out = []
     for k in kernels() if ks is None else ks:
-        special = {"stewart": _stewart_params, "ur": _ur_params}
+        special = {"stewart": _stewart_params, "ur": _ur_params, "wheel_leg": _wheel_leg_params}
         params = special[k.params.name]() if k.params.name in special else _PARAMS[k.params.name]
         sels = range(len(k.selector.choices)) if k.selector is not None else [None]
         for sel in sels:

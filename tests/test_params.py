@@ -11,8 +11,8 @@ import pytest
 
 from robokin import params, robots
 from robokin.params import ParameterFileError
-from robokin.serial import SerialArm, to_modified, to_standard
-from robokin.ur5 import UR5Arm, URArm
+from robokin.serial import SerialArm
+from robokin.ur5 import URArm
 
 EX = params.EXAMPLES
 
@@ -329,36 +329,3 @@ def test_schema_lists_units():
     assert "linkage.l1_<unit>" in keys and "motor.stall_torque_<unit>" in keys
     with pytest.raises(ValueError, match="family"):
         params.schema("tripod")
-
-
-# ---- standard <-> modified DH ------------------------------------------------------------------------------------
-def test_dh_conversion_round_trip():
-    rng = np.random.default_rng(31)
-    for _ in range(20):
-        n = int(rng.integers(1, 8))
-        arm = SerialArm.from_dh(
-            rng.uniform(-1, 1, n),
-            rng.uniform(-np.pi, np.pi, n),
-            rng.uniform(-1, 1, n),
-            offset=rng.uniform(-1, 1, n),
-            convention=str(rng.choice(["standard", "modified"])),
-        )
-        q = rng.uniform(-np.pi, np.pi, (50, n))
-        for other in (to_modified(arm), to_standard(arm), to_standard(to_modified(arm))):
-            assert np.abs(other.fk(q) - arm.fk(q)).max() < 1e-13
-            assert np.abs(other.jacobian(q) - arm.jacobian(q)).max() < 1e-13
-        z1, o1 = arm.joint_axes(q)
-        z2, _ = to_modified(arm).joint_axes(q) if arm.convention == "standard" else to_standard(arm).joint_axes(q)
-        assert np.abs(z1 - z2).max() < 1e-13
-
-
-def test_dh_conversion_is_not_the_naive_relabel():
-    # copying a standard table into the modified convention unchanged (the classic mistake) changes the FK
-    arm = robots.UR5
-    naive = SerialArm.from_dh(arm.a, arm.alpha, arm.d, convention="modified")
-    q = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
-    assert np.abs(naive.fk(q) - arm.fk(q)).max() > 0.1
-    assert np.abs(to_modified(arm).fk(q) - arm.fk(q)).max() < 1e-15
-    with pytest.raises(ValueError, match="SerialArm"):
-        to_modified("UR5")
-    assert type(UR5Arm) is type  # the UR5 class stays importable

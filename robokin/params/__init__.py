@@ -47,7 +47,9 @@ __all__ = ["ParameterFileError", "FAMILIES", "Design", "ContestTask", "load", "l
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "robots"
 
 
-def loads(text: str, *, family: str | None = None, file: str | Path = "<string>", base_dir: Path | None = None):
+def loads(
+    text: str, *, family: str | None = None, file: str | Path = "<string>", base_dir: Path | None = None
+) -> Design | ContestTask:
     """Build a design from TOML text (see :func:`load`); ``file`` is the name used in error messages."""
     if not isinstance(text, str):
         raise ParameterFileError(file, "<toml>", type(text).__name__, "TOML text (str)")
@@ -58,7 +60,7 @@ def loads(text: str, *, family: str | None = None, file: str | Path = "<string>"
     return _build(data, family=family, file=file, base_dir=Path(".") if base_dir is None else base_dir)
 
 
-def load(path: str | Path, *, family: str | None = None):
+def load(path: str | Path, *, family: str | None = None) -> Design | ContestTask:
     """Read and check a parameter file and build its design.
 
     Parameters

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import MAX_THRESHOLD, as_array, finite_scalar
+from ._validate import MAX_ABS, as_array, finite_scalar, flag, function, text, tolerance
 
 __all__ = [
     "clopper_pearson",
@@ -93,12 +93,42 @@ class CheckReport:
         }
 
 
-def _check_tol(tol):
-    """A tolerance is a finite number in ``[0, MAX_THRESHOLD]``: a larger one would let any check pass."""
-    if isinstance(tol, bool) or not (np.isscalar(tol) and np.isreal(tol) and np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"tol must be a finite non-negative number, got {tol!r}")
-    if tol > MAX_THRESHOLD:
-        raise ValueError(f"tol must be at most {MAX_THRESHOLD:g} (a larger tolerance cannot fail), got {tol!r}")
+#: Largest tolerance of an absolute check (robokin's bound on SI magnitudes): a wider band could not fail for any
+#: input robokin accepts.
+MAX_TOL = MAX_ABS
+#: Largest tolerance of a check whose error is relative to the data's own scale (a relative error of 1 is 100 %).
+MAX_REL_TOL = 0.1
+
+
+def _check_tol(tol, name="tol", max_tol=MAX_TOL):
+    """A tolerance is a finite number in ``[0, max_tol]``, as float: a larger one would let any check pass."""
+    return tolerance(tol, name, allow_zero=True, max=max_tol)
+
+
+def _labels(name, unit, raise_on_fail):
+    return text(name, "name"), text(unit, "unit"), flag(raise_on_fail, "raise_on_fail")
+
+
+def _scale(scale, tol):
+    """A positive finite scale (float or array) with ``tol * scale <= MAX_TOL``: a wider band cannot fail."""
+    sc = as_array(scale, "scale", finite=False, max_abs=None)
+    if not (sc.size and np.all(np.isfinite(sc)) and np.all(sc > 0)):
+        shown = scale if np.ndim(scale) == 0 else f"array with min {np.min(sc) if sc.size else 'none'}"
+        raise ValueError(f"scale must be positive and finite (inf would pass any comparison), got {shown}")
+    if tol * float(sc.max()) > MAX_TOL:
+        raise ValueError(
+            f"scale must keep tol * scale <= {MAX_TOL:g} (robokin's bound on SI magnitudes; a wider band cannot "
+            f"fail), got tol * scale = {tol * float(sc.max()):.3g}"
+        )
+    return sc
+
+
+def _from_callback(value, name):
+    """A user function's output as a float array: NaN/inf are kept (a check counts them as failures)."""
+    try:
+        return as_array(value, name, finite=False, max_abs=None)
+    except ValueError as exc:
+        raise ValueError(f"{name} returned an invalid value: {exc}") from None
 
 
 def check_errors(
@@ -113,11 +143,17 @@ def check_errors(
     errors : array_like
         One error per sample (any shape). NaN counts as infinitely wrong.
     tol : float
-        Pass when ``max(errors) <= tol``.
+        Pass when ``max(errors) <= tol``; in ``[0, 1e12]`` (a wider band cannot fail).
     unit : str
         Unit for printing.
     raise_on_fail : bool
         Raise :class:`CheckFailed` on failure (default) or just return.
+
+    Raises
+    ------
+    ValueError
+        Empty or complex ``errors``, a tolerance outside ``[0, 1e12]``, a non-string name or unit, a non-bool
+        ``raise_on_fail``.
 
     Examples
     --------
@@ -128,10 +164,11 @@ def check_errors(
     ...
     robokin.checks.CheckFailed: [FAIL] demo: max error 1.00e-03 over 1 samples (tol 1e-09), worst at (0,)
     """
-    _check_tol(tol)
+    tol = _check_tol(tol)
+    name, unit, raise_on_fail = _labels(name, unit, raise_on_fail)
     e = np.abs(as_array(errors, "errors", finite=False, max_abs=None))  # inf/NaN/huge are failures, not errors
     if e.size == 0:
-        raise ValueError(f"check {name!r} got no samples: an empty check cannot fail, so it is refused")
+        raise ValueError(f"errors is empty: check {name!r} got no samples (an empty check cannot fail)")
     e = np.where(np.isnan(e), np.inf, e)
     idx = np.unravel_index(int(np.argmax(e)), e.shape)
     report = CheckReport(
@@ -160,7 +197,8 @@ def check_close(
     """Compare two arrays entry-wise: error ``|actual - expected| / scale``.
 
     ``scale`` (a positive finite number or array broadcasting against the inputs) makes the error relative;
-    ``scale=inf`` or 0 would make every comparison pass or fail regardless of the data, so it is refused.
+    ``scale=inf`` or 0 would make every comparison pass or fail regardless of the data, so it is refused, and so is
+    a band ``tol * scale`` wider than 1e12 (robokin's bound on SI magnitudes: no accepted input could fail it).
 
     Examples
     --------
@@ -171,17 +209,22 @@ def check_close(
     ...
     ValueError: scale must be positive and finite (inf would pass any comparison), got inf
     """
-    sc = as_array(scale, "scale", finite=False, max_abs=None)
-    if not (sc.size and np.all(np.isfinite(sc)) and np.all(sc > 0)):
-        shown = scale if np.ndim(scale) == 0 else f"array with min {np.min(sc) if sc.size else 'none'}"
-        raise ValueError(f"scale must be positive and finite (inf would pass any comparison), got {shown}")
+    tol = _check_tol(tol)
+    name, unit, raise_on_fail = _labels(name, unit, raise_on_fail)
+    sc = _scale(scale, tol)
     a = as_array(actual, "actual", finite=False, max_abs=None)
     b = as_array(expected, "expected", finite=False, max_abs=None)
     try:
-        a, b = np.broadcast_arrays(a, b)
-    except ValueError as exc:
-        raise ValueError(f"{name}: shapes {a.shape} and {b.shape} do not match") from exc
-    return check_errors(name, np.abs(a - b) / sc, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
+        a, b, sc = np.broadcast_arrays(a, b, sc)
+    except ValueError:
+        raise ValueError(
+            f"actual, expected and scale must broadcast together: shapes {a.shape}, {b.shape}, {sc.shape}"
+        ) from None
+    if a.size == 0:
+        raise ValueError(f"actual and expected are empty: check {name!r} got no samples (an empty check cannot fail)")
+    with np.errstate(all="ignore"):  # inf - inf and overflow are failures (NaN -> inf below), not warnings
+        err = np.abs(a - b) / sc
+    return check_errors(name, err, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
 
 
 def _rate_lower(k, n, alpha):
@@ -275,15 +318,20 @@ def check_rate(
     ...
     robokin.checks.CheckFailed: [FAIL] demo (10 of 1000 failed; error = lower 99.9% confidence bound of the rate, one-sided binomial test): max error 2.97e-03 over 1000 samples (tol 1e-03)
     """
-    f = np.asarray(failed)
+    name, _, raise_on_fail = _labels(name, "", raise_on_fail)
+    try:
+        f = np.asarray(failed)
+    except ValueError:
+        raise ValueError(f"failed must be a boolean array, got {type(failed).__name__}") from None
     if f.dtype != bool:
         raise ValueError(f"failed must be a boolean array (True where a sample failed), got dtype {f.dtype}")
     if f.size == 0:
-        raise ValueError(f"check {name!r} got no samples: an empty check cannot fail, so it is refused")
+        raise ValueError(f"failed is empty: check {name!r} got no samples (an empty check cannot fail)")
     if isinstance(max_rate, bool) or not (np.isscalar(max_rate) and np.isreal(max_rate) and 0 <= max_rate < 1):
         raise ValueError(f"max_rate must be a number in [0, 1), got {max_rate!r}")
     if isinstance(alpha, bool) or not (np.isscalar(alpha) and np.isreal(alpha) and 0 < alpha <= 0.5):
         raise ValueError(f"alpha must be a number in (0, 0.5], got {alpha!r}")
+    max_rate, alpha = float(max_rate), float(alpha)
     n, k = int(f.size), int(np.count_nonzero(f))
     lower = _rate_lower(k, n, alpha)
     report = CheckReport(
@@ -312,11 +360,19 @@ def jacobian_fd(
     x : array_like, shape (..., n)
         Points at which to differentiate.
     eps : float
-        Step; the error is ``O(eps^2)`` truncation plus ``O(1e-16 / eps)`` round-off.
+        Step, in ``(0, 0.1]`` and large enough not to round away at ``x``; the error is ``O(eps^2)`` truncation
+        plus ``O(1e-16 / eps)`` round-off.
+    vectorized : bool
+        Whether ``f`` accepts a batch.
 
     Returns
     -------
     ndarray, shape (..., m, n)
+
+    Raises
+    ------
+    ValueError
+        A bad step, or ``f`` returning a complex, non-finite, ragged or wrongly shaped value.
 
     Examples
     --------
@@ -324,19 +380,44 @@ def jacobian_fd(
     >>> np.allclose(J, [[2.0, 1.0], [np.cos(1.0), 0.0]])
     True
     """
+    return _jacobian_fd(f, x, eps, vectorized, finite=True)
+
+
+def _fd_step(eps, x):
+    """Validated finite-difference step: positive, at most 0.1, and not lost to rounding at ``x``."""
+    eps = tolerance(eps, "eps", max=0.1)
+    if x.size and np.any((x + eps) - x < 0.5 * eps):
+        raise ValueError(f"eps = {eps:g} rounds away at |x| = {float(np.abs(x).max()):.3g}: use a larger step")
+    return eps
+
+
+def _jacobian_fd(f, x, eps, vectorized, *, finite):  # finite: refuse NaN/inf/huge outputs (else they fail a check)
+    function(f, "f")
+    vectorized = flag(vectorized, "vectorized")
     x = as_array(x, "x", trailing=(None,))
+    if x.shape[-1] == 0 or x.size == 0:
+        raise ValueError(f"x must have at least one point and one coordinate, got shape {x.shape}")
+    eps = _fd_step(eps, x)
     n = x.shape[-1]
     E = eps * np.eye(n)
     pts = np.concatenate([x[..., None, :] + E, x[..., None, :] - E], axis=-2)  # (..., 2n, n)
     if vectorized:
-        y = np.asarray(f(pts), dtype=float)
+        y = _from_callback(f(pts), "f")
     else:
         flat = pts.reshape(-1, n)
-        y = np.stack([np.asarray(f(p), dtype=float) for p in flat])
+        ys = [_from_callback(f(p), "f") for p in flat]
+        if len({v.shape for v in ys}) != 1:
+            raise ValueError("f returned outputs of different shapes at different points")
+        y = np.stack(ys)
         y = y.reshape(pts.shape[:-1] + y.shape[1:])
-    if y.ndim != pts.ndim:
+    if y.ndim != pts.ndim or y.shape[:-1] != pts.shape[:-1]:
         raise ValueError(f"f must map (..., n) to (..., m); it returned shape {y.shape} for input {pts.shape}")
-    J = (y[..., :n, :] - y[..., n:, :]) / (2 * eps)  # (..., n, m)
+    if finite and not (np.all(np.isfinite(y)) and np.all(np.abs(y) <= MAX_ABS)):
+        raise ValueError("f returned an invalid value: non-finite (NaN or inf) or above 1e12 in magnitude near x")
+    with np.errstate(all="ignore"):  # huge outputs overflow to inf: reported by the caller or as a failure
+        J = (y[..., :n, :] - y[..., n:, :]) / (2 * eps)  # (..., n, m)
+    if finite and not np.all(np.isfinite(J)):
+        raise ValueError("f returned an invalid value: its differences overflow (outputs near the float64 limit)")
     return np.swapaxes(J, -1, -2)
 
 
@@ -355,7 +436,7 @@ def check_jacobian(
     """Compare an analytic Jacobian with central differences of ``f``.
 
     The error per sample is ``max|J - J_fd| / (max|J_fd| + atol)``: relative to
-    the Jacobian's own scale, with ``atol`` guarding all-zero Jacobians.
+    the Jacobian's own scale, with ``atol`` guarding all-zero Jacobians. A NaN in ``jac`` or ``f`` is a failure.
 
     Parameters
     ----------
@@ -365,6 +446,13 @@ def check_jacobian(
         ``f(x)``: ``(..., n) -> (..., m)``.
     x : array_like, shape (..., n)
         Sample points.
+    eps : float
+        Finite-difference step (see :func:`jacobian_fd`).
+    tol : float
+        Relative tolerance, in ``[0, 0.1]``: a relative error of 1 would pass a zero Jacobian.
+    atol : float
+        Floor of the scale, in ``[0, 1e-3 * max(1, max|J_fd|)]``: a larger floor divides every error away
+        (``atol=inf`` would pass a Jacobian 5x wrong).
 
     Examples
     --------
@@ -374,14 +462,30 @@ def check_jacobian(
     >>> check_jacobian(jac, f, np.random.default_rng(0).normal(size=(100, 2))).passed
     True
     """
+    function(jac, "jac")
+    tol = _check_tol(tol, max_tol=MAX_REL_TOL)
+    name, _, raise_on_fail = _labels(name, "", raise_on_fail)
+    atol = _check_tol(atol, "atol")
     x = as_array(x, "x", trailing=(None,))
-    J = np.asarray(jac(x), dtype=float)
-    Jfd = jacobian_fd(f, x, eps=eps, vectorized=vectorized)
+    if x.shape[-1] == 0 or x.size == 0:
+        raise ValueError(f"x must have at least one point and one coordinate, got shape {x.shape}")
+    J = _from_callback(jac(x), "jac")
+    Jfd = _jacobian_fd(f, x, eps, vectorized, finite=False)
     if J.shape != Jfd.shape:
-        raise ValueError(f"{name}: analytic Jacobian has shape {J.shape}, finite differences {Jfd.shape}")
-    diff = np.abs(J - Jfd).max(axis=(-2, -1))
-    scale = np.abs(Jfd).max(axis=(-2, -1)) + atol
-    return check_errors(name, diff / scale, tol=tol, raise_on_fail=raise_on_fail)
+        raise ValueError(
+            f"jac returned shape {J.shape} at x of shape {x.shape}; the finite differences of f have shape {Jfd.shape}"
+        )
+    with np.errstate(all="ignore"):  # NaN/inf/overflow are failures (check_errors maps NaN to inf)
+        size = np.abs(Jfd).max(axis=(-2, -1))
+        bound = 1e-3 * max(1.0, float(np.nanmax(np.where(np.isfinite(size), size, np.nan), initial=0.0)))
+        if atol > bound:
+            raise ValueError(
+                f"atol must be at most 1e-3 * max(1, max|J_fd|) = {bound:.3g} (a larger floor divides every "
+                f"error away), got {atol!r}"
+            )
+        diff = np.abs(J - Jfd).max(axis=(-2, -1))
+        err = diff / (size + atol)
+    return check_errors(name, err, tol=tol, raise_on_fail=raise_on_fail)
 
 
 def _first(result):
@@ -412,7 +516,11 @@ def residual_scan(
     tol : float
         Tolerance on the scaled Euclidean residual.
     scale : float
-        Length scale (e.g. ``l1 + l2``) so that the residual is relative.
+        Length scale (e.g. ``l1 + l2``) so that the residual is relative: positive, finite, with
+        ``tol * scale <= 1e12`` (a wider band cannot fail).
+
+    A NaN from ``forward`` or ``inverse`` (e.g. an unreachable target) is a failure; a complex, ragged or wrongly
+    shaped output raises ``ValueError`` naming the function.
 
     Examples
     --------
@@ -420,9 +528,29 @@ def residual_scan(
     >>> rep.samples
     50
     """
+    return _residual_scan(forward, inverse, targets, tol, scale, unit, name, raise_on_fail, ("forward", "inverse"))
+
+
+def _residual_scan(forward, inverse, targets, tol, scale, unit, name, raise_on_fail, names):
+    fwd, inv = names
+    function(forward, fwd)
+    function(inverse, inv)
+    tol = _check_tol(tol)
+    name, unit, raise_on_fail = _labels(name, unit, raise_on_fail)
+    sc = _scale(scale, tol)
+    if sc.ndim:
+        raise ValueError(f"scale must be a scalar here, got shape {sc.shape}")
     p = as_array(targets, "targets", trailing=(None,))
-    back = np.asarray(forward(_first(inverse(p))), dtype=float)
-    err = np.linalg.norm((back - p).reshape(p.shape[0], -1) if p.ndim > 1 else back - p, axis=-1) / scale
+    if p.size == 0:
+        raise ValueError(f"targets is empty: check {name!r} got no samples (an empty check cannot fail)")
+    q = _from_callback(_first(inverse(p)), inv)
+    if np.any(np.isinf(q)) or np.any(np.abs(np.where(np.isnan(q), 0.0, q)) > MAX_ABS):
+        raise ValueError(f"{inv} returned an invalid value: inf or magnitudes above 1e12 (NaN marks a failure)")
+    back = _from_callback(forward(q), fwd)
+    if back.shape != p.shape:
+        raise ValueError(f"{fwd}({inv}(targets)) returned shape {back.shape}; the targets have shape {p.shape}")
+    with np.errstate(all="ignore"):  # overflow and NaN are failures (NaN -> inf in check_errors)
+        err = np.linalg.norm((back - p).reshape(p.shape[0], -1) if p.ndim > 1 else back - p, axis=-1) / float(sc)
     return check_errors(name, err, tol=tol, unit=unit, raise_on_fail=raise_on_fail)
 
 
@@ -441,14 +569,21 @@ def fk_ik_roundtrip(
 
     Examples
     --------
+    Options as in :func:`residual_scan`; ``fk`` must give finite targets at ``q``.
+
     >>> rep = fk_ik_roundtrip(np.sin, np.arcsin, np.linspace(-1, 1, 11)[:, None], tol=1e-12)
     >>> rep.passed
     True
     """
+    function(fk, "fk")
+    function(ik, "ik")
     q = as_array(q, "q", trailing=(None,))
-    return residual_scan(
-        fk, ik, np.asarray(fk(q), dtype=float), tol=tol, scale=scale, unit=unit, name=name, raise_on_fail=raise_on_fail
-    )
+    if q.size == 0:
+        raise ValueError("q is empty: the round trip got no samples (an empty check cannot fail)")
+    p = _from_callback(fk(q), "fk")
+    if not np.all(np.isfinite(p)) or np.any(np.abs(p) > MAX_ABS):
+        raise ValueError("fk returned an invalid value: non-finite (NaN or inf) or above 1e12 in magnitude")
+    return _residual_scan(fk, ik, p, tol, scale, unit, name, raise_on_fail, ("fk", "ik"))
 
 
 def check_rigid(
@@ -456,17 +591,21 @@ def check_rigid(
 ) -> CheckReport:
     """Check that transforms are rigid: ``R^T R = I``, ``det R = 1``, bottom row ``[0 0 0 1]``.
 
-    Accepts ``(..., 4, 4)`` transforms or ``(..., 3, 3)`` rotations.
+    Accepts ``(..., 4, 4)`` transforms or ``(..., 3, 3)`` rotations; ``tol`` in ``[0, 0.1]`` (a larger one
+    accepts matrices that are not rotations at all).
 
     Examples
     --------
     >>> print(check_rigid(np.eye(4)))
     [PASS] rigid transform validity: max error 0.00e+00 over 1 samples (tol 1e-09)
     """
-    _check_tol(tol)
+    tol = _check_tol(tol, max_tol=MAX_REL_TOL)
+    name, _, raise_on_fail = _labels(name, "", raise_on_fail)
     T = as_array(T, "T", finite=False, max_abs=None)  # NaN, inf and huge entries are failures, reported below
     if T.ndim < 2 or T.shape[-2:] not in ((4, 4), (3, 3)):
         raise ValueError(f"T must have shape (..., 4, 4) or (..., 3, 3), got {T.shape}")
+    if T.size == 0:
+        raise ValueError("T is empty: the check got no samples (an empty check cannot fail)")
     bad = (
         ~np.all(np.isfinite(T) & (np.abs(T) <= 2.0), axis=(-2, -1))
         if T.shape[-1] == 3
@@ -516,7 +655,8 @@ def check_answer(
     value, expected : array_like
         Your answer and the reference.
     rtol, atol : float
-        Tolerances as in ``numpy.allclose``.
+        Tolerances as in ``numpy.allclose``: ``rtol`` in ``[0, 0.1]``, ``atol`` in
+        ``[0, max(0.1 * max|expected|, 1e-6)]``: looser bars would accept wrong answers.
     quiet : bool
         Do not print on success.
 
@@ -535,8 +675,15 @@ def check_answer(
     ...
     AssertionError: yaw: not yet: looks like degrees: robokin works in radians (use np.deg2rad)
     """
+    name = text(name, "name")
+    quiet = flag(quiet, "quiet")
+    rtol = _check_tol(rtol, "rtol", max_tol=MAX_REL_TOL)
     v = as_array(value, "value", finite=False, max_abs=None)  # complex refused; NaN/inf diagnosed below
-    e = as_array(expected, "expected", finite=False, max_abs=None)
+    e = as_array(expected, "expected")  # the reference must be a finite answer
+    if e.size == 0:
+        raise ValueError("expected is empty: there is nothing to compare the answer with")
+    ref = float(np.abs(e).max())
+    atol = _check_tol(atol, "atol", max_tol=max(MAX_REL_TOL * ref, 1e-6))
     if v.shape == e.shape and np.all(np.isfinite(v)) and np.allclose(v, e, rtol=rtol, atol=atol):
         if not quiet:
             print(f"{name}: correct.")

@@ -25,7 +25,18 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._primitives import smoothed_friction
-from ._validate import as_array, choice, finite_scalar, positive
+from ._validate import (
+    MAX_ABS,
+    as_array,
+    choice,
+    count,
+    finite_scalar,
+    function,
+    ivp_options,
+    positive,
+    solve_ivp_guarded,
+    tolerance,
+)
 from .dynamics import TwoLinkArm, _two_link_regressor_rows
 from .results import SimResult
 from .trajectory import quintic_step
@@ -67,7 +78,7 @@ def quintic_reference(
     q0, qf : array_like, shape (n,)
         Start and goal (rad).
     T : float
-        Duration of the move (s).
+        Duration of the move (s), at least 1e-6 s.
 
     Examples
     --------
@@ -79,10 +90,10 @@ def quintic_reference(
     ([0.0, 0.5, 1.0], [0.0, 0.9375, 0.0])
     """
     q0 = as_array(q0, "q0", trailing=(None,))
-    qf = as_array(qf, "qf", trailing=(q0.shape[-1],))
-    if q0.ndim != 1 or qf.ndim != 1:
-        raise ValueError(f"q0 and qf must have shape (n,), got {q0.shape} and {qf.shape}")
-    T = positive(T, "T")
+    qf = as_array(qf, "qf", trailing=(None,))
+    if q0.ndim != 1 or qf.ndim != 1 or q0.shape != qf.shape or q0.size == 0:
+        raise ValueError(f"q0 and qf must have the same shape (n,) with n >= 1, got {q0.shape} and {qf.shape}")
+    T = tolerance(T, "T", min=1e-6, max=MAX_ABS)  # shorter moves overflow the quintic's 1 / T^5
     return lambda t: quintic_step(t, t0=0.0, t1=T, v0=q0, v1=qf)
 
 
@@ -106,6 +117,12 @@ def friction_torque(qd: ArrayLike, fv: ArrayLike, fc: ArrayLike, *, v_eps: float
     """
     qd = as_array(qd, "qd", trailing=(2,))
     fv, fc = _friction(fv, fc)
+    try:
+        np.broadcast_shapes(qd.shape, fv.shape, fc.shape)
+    except ValueError:
+        raise ValueError(
+            f"qd, fv and fc must broadcast together, got shapes {qd.shape}, {fv.shape}, {fc.shape}"
+        ) from None
     return smoothed_friction(qd, fv, fc, positive(v_eps, "v_eps"))
 
 
@@ -114,6 +131,11 @@ def _friction(fv, fc):
     fc = as_array(fc, "fc")
     if np.any(fv < 0) or np.any(fc < 0):
         raise ValueError("friction coefficients fv and fc must be non-negative")
+    for name, f in (("fv", fv), ("fc", fc)):
+        if f.ndim and f.shape[-1] != 2:
+            raise ValueError(
+                f"{name} must be a scalar or have shape (..., 2) (one coefficient per joint), got {f.shape}"
+            )
     return fv, fc
 
 
@@ -354,7 +376,9 @@ class AdaptiveController:
         p = 9 if self.friction else 5
         g = as_array(self.gamma, "gamma")
         if g.shape not in ((), (p,)):
-            raise ValueError(f"gamma must be a scalar or shape ({p},), got shape {g.shape}")
+            raise ValueError(
+                f"gamma must be a scalar or shape ({p},) with friction={self.friction}, got shape {g.shape}"
+            )
         if np.any(g < 0):
             raise ValueError(f"gamma must be non-negative, got {g}")
         g = np.broadcast_to(g, (p,)).copy()
@@ -471,6 +495,11 @@ def _batch_shape(plant, fv, fc):
     return (S,) if batched else ()
 
 
+#: Cap on the number of fixed steps of one :func:`simulate` run, and on the plants of one Monte Carlo.
+MAX_STEPS = 10**8
+MAX_PLANTS = 10**6
+
+
 def _step_count(t_end, dt, record_every):
     """Number of RK4 steps; the horizon must be a whole number of steps and of recording intervals.
 
@@ -478,6 +507,11 @@ def _step_count(t_end, dt, record_every):
     result claims ``t_end`` (and ``dt > t_end`` would take no step at all), so both raise.
     """
     ratio = t_end / dt
+    if ratio > MAX_STEPS:
+        raise ValueError(
+            f"dt = {dt:g} s gives {ratio:.3g} steps over t_end = {t_end:g} s, more than {MAX_STEPS:.0e} "
+            "(a cap on time and memory); use a larger dt"
+        )
     nsteps = int(round(ratio))
     if nsteps < 1:
         raise ValueError(f"dt = {dt:g} s is longer than the horizon t_end = {t_end:g} s: no step would be taken")
@@ -570,7 +604,7 @@ def simulate(
     ValueError: dt = 10 s is longer than the horizon t_end = 1 s: no step would be taken
     """
     q0, qd0, t_end, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc)
-    if not callable(ref):
+    if not callable(ref) or isinstance(ref, type):
         raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
     if isinstance(record_every, bool) or not isinstance(record_every, (int, np.integer)) or record_every < 1:
         raise ValueError(f"record_every must be a positive integer, got {record_every!r}")
@@ -650,12 +684,19 @@ def simulate_ivp(
     rtol: float = 1e-10,
     atol: float = 1e-10,
     method: str = "DOP853",
+    max_nfev: int = 2_000_000,
 ) -> SimResult:
     """Reference simulation of ONE plant with adaptive ``scipy.integrate.solve_ivp``.
 
     Same model as :func:`simulate` (used to validate it and as the per-sample baseline of the
-    benchmark). ``t_eval`` (s) are the recorded times, within ``[0, t_end]``. Returns a
-    :class:`robokin.results.SimResult` with the same fields and signals as :func:`simulate`.
+    benchmark). ``t_eval`` (s) are the recorded times: a non-empty increasing 1-D array (at most 10**6 entries)
+    within ``[0, t_end]``. Returns a :class:`robokin.results.SimResult` with the same fields and signals as
+    :func:`simulate`.
+
+    The integration is guarded (:func:`robokin._validate.solve_ivp_guarded`): ``rtol`` must lie in
+    ``[100 eps, 0.1]`` and ``atol`` in ``(0, 1]``; more than ``max_nfev`` right-hand-side evaluations, a
+    non-finite derivative or a solver failure (e.g. ``atol=1e-300``, which no step can meet) raise
+    :class:`~robokin.errors.IntegrationError`.
 
     Examples
     --------
@@ -667,17 +708,23 @@ def simulate_ivp(
     >>> bool(np.abs(a.q - b.q[1:]).max() < 1e-8)
     True
     """
-    from scipy.integrate import solve_ivp
-
     q0, qd0, t_end, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_end, 1.0, fv, fc)
     _check_arm(plant, "plant", scalar=True)
+    rtol, atol, method = ivp_options(rtol, atol, method)
+    max_nfev = count(max_nfev, "max_nfev")
     t_eval = as_array(t_eval, "t_eval")
+    if t_eval.ndim != 1 or not 1 <= t_eval.size <= 10**6:
+        raise ValueError(f"t_eval must be a 1-D array of 1 to 10**6 recording times (s), got shape {t_eval.shape}")
+    if np.any(np.diff(t_eval) <= 0) or t_eval[0] < 0 or t_eval[-1] > t_end:
+        raise ValueError(f"t_eval must increase strictly within [0, t_end = {t_end:g}] s")
+    for nm, f in (("fv", fv), ("fc", fc)):
+        if f.shape not in ((), (2,)):
+            raise ValueError(f"{nm} must be a scalar or shape (2,) for one plant; got shape {f.shape}")
     fv = np.broadcast_to(fv, (2,))
     fc = np.broadcast_to(fc, (2,))
 
-    if not callable(ref):
-        raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
-    _call_ref(ref, np.asarray(t_eval, dtype=float).ravel())  # fail fast before integrating
+    function(ref, "ref")
+    _call_ref(ref, t_eval)  # fail fast before integrating
 
     def rhs(t, x):
         qr, qdr, qddr = ref(t)
@@ -689,9 +736,17 @@ def simulate_ivp(
         return np.r_[x[2:4], qdd, dxs]
 
     x0 = np.r_[q0, qd0, controller._state0()]
-    sol = solve_ivp(rhs, (0.0, t_end), x0, method=method, rtol=rtol, atol=atol, t_eval=t_eval)
-    if not sol.success:  # pragma: no cover - only for pathological gains
-        raise RuntimeError(f"solve_ivp failed: {sol.message}")
+    sol = solve_ivp_guarded(
+        rhs,
+        (0.0, t_end),
+        x0,
+        name="simulate_ivp",
+        max_nfev=max_nfev,
+        method=method,
+        rtol=rtol,
+        atol=atol,
+        t_eval=t_eval,
+    )
     rec = sol.y.reshape(x0.size, -1)
     return _result(controller, sol.t, rec, [np.asarray(x, dtype=float) for x in ref(sol.t)])
 
@@ -763,8 +818,7 @@ def sample_arms(
     (100, (100, 2), True)
     """
     _check_arm(nominal, "nominal", scalar=True)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+    n = count(n, "n", minimum=2, max=MAX_PLANTS)
     if not isinstance(rng, np.random.Generator):
         raise ValueError("rng must be a numpy.random.Generator (seeded), e.g. np.random.default_rng(0)")
     rel = finite_scalar(rel, "rel")
@@ -808,11 +862,13 @@ def tracking_metrics(res: SimResult, *, q_start: ArrayLike, band: float = 0.02) 
     """
     e = tracking_error(res)
     q_start = as_array(q_start, "q_start", trailing=(2,))
+    if q_start.shape != (2,):
+        raise ValueError(f"q_start must have shape (2,), got {q_start.shape}")
     band = positive(band, "band")
     goal = res.signals["q_ref"][-1]
     step = goal - q_start
     if np.any(np.abs(step) < 1e-9):
-        raise ValueError("tracking_metrics needs a non-zero step on both joints")
+        raise ValueError("tracking_metrics needs a non-zero step on both joints: q_start equals the goal")
     with np.errstate(invalid="ignore"):
         err = np.abs(e)
         max_error = np.max(np.where(np.isfinite(err), err, np.inf), axis=(-2, -1))
@@ -915,8 +971,12 @@ def monte_carlo(
     >>> mc.stability_rate, mc.metrics["max_error"].shape
     (1.0, (20,))
     """
-    arms, fv, fc = sample_arms(nominal, n, rng=rng, rel=rel, fv_max=fv_max, fc_max=fc_max)
     q0 = as_array(q0, "q0", trailing=(2,))
+    qf = as_array(qf, "qf", trailing=(2,))
+    t_move = tolerance(t_move, "t_move", min=1e-6, max=MAX_ABS)
+    if qf.shape != (2,) or np.any(np.abs(qf - q0) < 1e-9):
+        raise ValueError(f"qf must have shape (2,) and differ from q0 on both joints, got {qf.tolist()}")
+    arms, fv, fc = sample_arms(nominal, n, rng=rng, rel=rel, fv_max=fv_max, fc_max=fc_max)
     sim = simulate(
         arms,
         controller,

@@ -32,7 +32,16 @@ from numpy.typing import ArrayLike
 
 from . import _kernels as _k
 from ._primitives import dh_rotation_origin
-from ._validate import as_array, check_inertias, choice, integer, positive, solve_ivp_guarded
+from ._validate import (
+    as_array,
+    broadcast,
+    check_inertias,
+    choice,
+    count,
+    ivp_options,
+    positive,
+    solve_ivp_guarded,
+)
 from .errors import SingularityError
 from .serial import SerialArm
 
@@ -41,7 +50,11 @@ __all__ = ["TwoLinkArm", "SerialDynamics", "energy_drift"]
 
 def _param(value, name, *, allow_zero=False):
     """Scalar or 1-D batch of positive parameters (a batch of arms, e.g. a Monte Carlo)."""
-    if np.ndim(value) == 0:
+    try:
+        nd = np.ndim(value)
+    except ValueError:  # a ragged list
+        raise ValueError(f"{name} must be a scalar or a 1-D array (a batch of arms), got a ragged sequence") from None
+    if nd == 0:
         if (
             allow_zero
             and isinstance(value, (int, float, np.integer, np.floating))
@@ -245,6 +258,12 @@ class TwoLinkArm:
         qd = self._q(qd, "qd")
         _, _, _, h, _, _ = self._terms(q[..., 0], q[..., 1])
         a, b = qd[..., 0], qd[..., 1]
+        try:
+            h, a, b = np.broadcast_arrays(h, a, b)
+        except ValueError:
+            raise ValueError(
+                f"q and qd must broadcast against each other and the arm batch, got shapes {q.shape} and {qd.shape}"
+            ) from None
         return np.stack([np.stack([h * b, h * (a + b)], -1), np.stack([-h * a, 0 * h], -1)], -2)
 
     def bias(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
@@ -260,7 +279,7 @@ class TwoLinkArm:
         """
         q = self._q(q)
         qd = self._q(qd, "qd")
-        q, qd = np.broadcast_arrays(q, qd)
+        q, qd = broadcast([q, qd], ("q", "qd"))
         return np.stack(self._velocity_terms(-self._p[2] * np.sin(q[..., 1]), qd[..., 0], qd[..., 1]), -1)
 
     def gravity(self, q: ArrayLike) -> np.ndarray:
@@ -446,7 +465,7 @@ class TwoLinkArm:
         if min_sin >= 1:
             raise ValueError(f"min_sin must be in (0, 1), got {min_sin}")
         choice(on_singular, "on_singular", ("raise", "nan"))
-        q, tau = np.broadcast_arrays(q, tau)
+        q, tau = broadcast([q, tau], ("q", "tau"))
         a, b, c, d = self._tip_jacobian_entries(q[..., 0], q[..., 1])
         sing = np.abs(np.sin(q[..., 1])) < min_sin
         if on_singular == "raise" and np.any(sing):
@@ -676,7 +695,7 @@ class SerialDynamics:
             c, s = _k.cos_sin(fast[0], self.arm._offsets)
             return None, self._kernel(kind, arrays=False, terms=terms, K=K)(K, c, s, *fast[1:])
         names = ("q", "qd", "qdd", "tau")
-        arrs = np.broadcast_arrays(*[self._joint(x, nm) for x, nm in zip(args, names)])
+        arrs = broadcast([self._joint(x, nm) for x, nm in zip(args, names)], names[: len(args)])
         lead = arrs[0].shape[:-1]
         if not lead:
             c, s = _k.cos_sin(arrs[0].tolist(), self.arm._offsets)
@@ -765,7 +784,9 @@ class SerialDynamics:
         robokin.errors.SingularityError
             (a ``ValueError``) where ``M`` is not numerically positive definite (e.g. massless distal links).
         """
-        q, qd, tau = np.broadcast_arrays(self._joint(q, "q"), self._joint(qd, "qd"), self._joint(tau, "tau"))
+        q, qd, tau = broadcast(
+            [self._joint(q, "q"), self._joint(qd, "qd"), self._joint(tau, "tau")], ("q", "qd", "tau")
+        )
         M = self.mass_matrix(q)
         rhs = tau - self._bias(q, qd, self._K)  # C qd + G in one pass
         try:
@@ -798,7 +819,7 @@ def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, co
     gravity = as_array(gravity, "gravity", trailing=(3,))
     if gravity.ndim != 1:
         raise ValueError(f"gravity must have shape (3,), got {gravity.shape}")
-    q, qd, qdd = np.broadcast_arrays(q, qd, qdd)
+    q, qd, qdd = broadcast([q, qd, qdd], ("q", "qd", "qdd"))
     batch = q.shape[:-1]
     R, p = dh_rotation_origin(a, alpha, d, q + offset, convention == "standard")  # (..., n, 3, 3), (..., n, 3)
     Rt = np.swapaxes(R, -1, -2)
@@ -892,7 +913,8 @@ def energy_drift(
     The drift is ``max_t |E(t) - E(0)| / (E(0) - V_min)``: relative to the mechanical energy
     measured above the lowest potential (arm hanging down), which is always positive.
 
-    The integration is guarded: more than ``max_nfev`` right-hand-side evaluations, a
+    The integration is guarded: ``rtol`` must lie in ``[100 eps, 0.1]``, ``atol`` in ``(0, 1]`` and
+    ``max_nfev`` in ``[1, 1e8]``; more than ``max_nfev`` right-hand-side evaluations, a
     non-finite derivative or a solver failure raise :class:`~robokin.errors.IntegrationError`.
 
     Returns
@@ -914,9 +936,8 @@ def energy_drift(
     if q0.ndim != 1 or qd0.ndim != 1:
         raise ValueError("energy_drift simulates one initial state: q0 and qd0 must have shape (2,)")
     t_end = positive(t_end, "t_end")
-    rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
-    choice(method, "method", ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"))
-    max_nfev = integer(max_nfev, "max_nfev", minimum=1)
+    rtol, atol, method = ivp_options(rtol, atol, method)
+    max_nfev = count(max_nfev, "max_nfev")
     arm.forward_dynamics(q0, qd0, [0.0, 0.0])  # a singular mass matrix fails here, with a clear error
 
     def rhs(t, x):

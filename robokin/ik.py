@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import MAX_ABS, as_array, choice, positive
+from ._validate import _real_scalar, as_array, choice, count, flag, generator, tolerance
 from .errors import ConvergenceError
 from .results import IKResult
 from .serial import SerialArm, _pose_error
@@ -34,6 +34,11 @@ FADE = 1e-2  #: e_0 of the damping law: the error (m, rad) below which the dampi
 #: The ``branch`` of every :func:`ik_dls` result: a numerical solver finds the solution its seed leads to, not a
 #: named branch of a closed form.
 BRANCH = "seeded"
+#: Largest ``tol`` of :func:`ik_dls` (m and rad): a looser bar would call a pose 1 mm or 1 mrad off "converged".
+MAX_TOL = 1e-3
+#: Caps on the iteration budget (per attempt) and on the number of restarts: time grows with both.
+MAX_ITER = 100_000
+MAX_RESTARTS = 1_000
 
 
 def ik_dls(
@@ -62,22 +67,24 @@ def ik_dls(
     q0 : array_like, shape (..., n)
         Initial guesses (rad), broadcast against ``T``.
     tol : float
-        Success when ``|e| <= tol`` with ``e`` the 6-D pose error (m and rad).
+        Success when ``|e| <= tol`` with ``e`` the 6-D pose error (m and rad); in ``(0, 1e-3]``
+        (:data:`MAX_TOL`: a looser bar would call a pose 1 mm off "converged").
     max_iter : int
-        Iteration cap per attempt.
+        Iteration cap per attempt, ``1 <= max_iter <= 100000``.
     damping : float
-        ``lambda_max``: damping used at an exact singularity (m or rad scale).
+        ``lambda_max``: damping used at an exact singularity (m or rad scale), in ``(0, 10]``.
     sigma_threshold : float
-        ``eps``: damping starts when the smallest singular value of ``J`` drops below it.
+        ``eps``: damping starts when the smallest singular value of ``J`` drops below it; in ``[1e-12, 1e3]``.
     max_step : float
-        Largest joint step per iteration (rad); longer steps are scaled down (a trust region).
+        Largest joint step per iteration (rad), in ``[1e-9, 2 pi]``; longer steps are scaled down (a trust
+        region).
     adaptive : bool
         True (default): the damping law above. False: constant ``lambda = damping`` at every
         step (the textbook DLS, for comparison).
     qlim : array_like, shape (n, 2), optional
         Joint limits; default ``arm.qlim``. Iterates are clipped into them.
     restarts : int
-        Number of random restarts (uniform inside ``qlim`` or ``[-pi, pi)``) for failed poses.
+        Number of random restarts (uniform inside ``qlim`` or ``[-pi, pi)``) for failed poses, at most 1000.
     rng : numpy.random.Generator, optional
         Source of restart seeds; required when ``restarts > 0``.
     on_fail : {"report", "raise"}
@@ -103,18 +110,23 @@ def ik_dls(
     >>> ik_dls(UR5, UR5.fk(q_true), q0=q_true, max_iter=0)
     Traceback (most recent call last):
     ...
-    ValueError: max_iter must be a positive integer, got 0
+    ValueError: max_iter must be an integer >= 1, got 0
+    >>> ik_dls(UR5, UR5.fk(q_true), q0=q_true, tol=1e300)
+    Traceback (most recent call last):
+    ...
+    ValueError: tol must be at most 0.001 (a larger value makes the result meaningless), got 1e+300
     """
     if not isinstance(arm, SerialArm):
         raise ValueError(f"arm must be a robokin.serial.SerialArm, got {type(arm).__name__}")
     choice(on_fail, "on_fail", ("report", "raise"))
-    for name, v in (("tol", tol), ("damping", damping), ("sigma_threshold", sigma_threshold), ("max_step", max_step)):
-        if isinstance(v, bool) or not (np.isscalar(v) and np.isfinite(v) and v > 0):
-            raise ValueError(f"{name} must be a positive finite number, got {v!r}")
-    for name, v, lo in (("max_iter", max_iter, 1), ("restarts", restarts, 0)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            kind = "positive" if lo else "non-negative"
-            raise ValueError(f"{name} must be a {kind} integer, got {v!r}")
+    tol = tolerance(tol, "tol", max=MAX_TOL)
+    damping = tolerance(damping, "damping", max=10.0)
+    sigma_threshold = tolerance(sigma_threshold, "sigma_threshold", min=1e-12, max=1e3)
+    max_step = tolerance(max_step, "max_step", min=1e-9, max=2 * np.pi)
+    max_iter = count(max_iter, "max_iter", max=MAX_ITER)
+    restarts = count(restarts, "restarts", minimum=0, max=MAX_RESTARTS)
+    rng = generator(rng, "rng")
+    adaptive = flag(adaptive, "adaptive")
     if restarts and not isinstance(rng, np.random.Generator):
         raise ValueError("restarts > 0 needs rng=np.random.default_rng(seed) (no hidden global seed)")
     n = arm.n
@@ -130,8 +142,6 @@ def ik_dls(
     if lim is not None and np.any((q < lim[:, 0]) | (q > lim[:, 1])):
         raise ValueError("q0 lies outside the joint limits qlim; start inside them")
 
-    if not isinstance(adaptive, (bool, np.bool_)):
-        raise ValueError(f"adaptive must be True or False, got {adaptive!r}")
     eps = sigma_threshold if adaptive else np.inf
     fade = FADE  # unused with constant damping
     q, it, reason = _solve(arm, Tf, q, tol, max_iter, damping, eps, max_step, lim, fade)
@@ -175,7 +185,8 @@ def damping_squared(
     """The damping law of :func:`ik_dls`: ``lambda^2`` per sample (:eq:`eq-ch06-dls`).
 
     ``lambda^2 = (1 - (sigma_min / eps)^2) lambda_max^2 min(1, |e| / e_0)^2`` when ``sigma_min < eps``, else 0;
-    with ``sigma_threshold = inf`` (``adaptive=False``) the constant ``lambda_max^2``. The first factor switches
+    with ``sigma_threshold = inf`` (``adaptive=False``) the constant ``lambda_max^2``. ``damping`` lies in
+    ``(0, 1e3]``, ``sigma_threshold`` and ``fade`` in ``[1e-12, 1e3]`` (smaller ones overflow the ratios). The first factor switches
     the damping on smoothly as the smallest singular value drops below ``eps``; the second lets it fade as the
     error shrinks, so the last steps are Gauss-Newton steps. Squaring that fade matters near singular targets:
     with the linear fade a step keeps a fraction ``lambda^2 / (sigma^2 + lambda^2)`` of the error along a small
@@ -193,17 +204,18 @@ def damping_squared(
     err = as_array(err, "err")
     if np.any(smin < 0) or np.any(err < 0):
         raise ValueError("sigma_min and err must be non-negative (a singular value and an error norm)")
-    damping = positive(damping, "damping")
-    fade = positive(fade, "fade")
-    if not (
-        isinstance(sigma_threshold, (int, float, np.floating))
-        and not isinstance(sigma_threshold, bool)
-        and sigma_threshold > 0
-        and (np.isinf(sigma_threshold) or sigma_threshold <= MAX_ABS)
-    ):
+    try:
+        np.broadcast_shapes(smin.shape, err.shape)
+    except ValueError:
         raise ValueError(
-            f"sigma_threshold must be a positive number (inf for constant damping), got {sigma_threshold!r}"
-        )
+            f"sigma_min and err must broadcast together, got shapes {smin.shape} and {err.shape}"
+        ) from None
+    damping = tolerance(damping, "damping", max=1e3)
+    fade = tolerance(fade, "fade", min=1e-12, max=1e3)
+    what = "a number in [1e-12, 1e3] or inf (constant damping)"
+    sigma_threshold = _real_scalar(sigma_threshold, "sigma_threshold", what)
+    if not (sigma_threshold == np.inf or 1e-12 <= sigma_threshold <= 1e3):
+        raise ValueError(f"sigma_threshold must be {what}, got {sigma_threshold!r}")
     if np.isinf(sigma_threshold):  # constant damping (textbook DLS)
         return np.full(np.broadcast_shapes(smin.shape, err.shape), damping**2)
     on = np.where(smin < sigma_threshold, (1 - (smin / sigma_threshold) ** 2) * damping**2, 0.0)

@@ -34,7 +34,7 @@ from scipy.optimize import least_squares, root
 from scipy.signal import savgol_filter
 
 from ._primitives import wrap
-from ._validate import MAX_THRESHOLD, as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
+from ._validate import MAX_COND, as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
 from .checks import CheckReport, check_errors
 from .errors import SingularityWarning, UnreachableError
 from .results import IKResult
@@ -229,7 +229,7 @@ class TwoLinkLeg:
         """
         q = as_array(q, "q", trailing=(2,))
         v = as_array(v, "v", trailing=(2,))
-        cond_warn = positive(cond_warn, "cond_warn", max_abs=MAX_THRESHOLD)
+        cond_warn = positive(cond_warn, "cond_warn", max_abs=MAX_COND)
         J = self.jacobian(q)
         J, v = np.broadcast_arrays(J, v[..., None, :])
         v = v[..., 0, :]
@@ -475,7 +475,7 @@ def calibrate(
     n = q_enc.shape[0]
     if n < 3:
         raise ValueError(f"calibration needs at least 3 poses (4 unknowns, 2 equations each), got {n}")
-    cond_max = positive(cond_max, "cond_max", max_abs=MAX_THRESHOLD)
+    cond_max = positive(cond_max, "cond_max", max_abs=MAX_COND)
     span = float(np.abs(q_enc).max())
     if span > 2 * np.pi:
         raise ValueError(
@@ -494,8 +494,9 @@ def calibrate(
     sv = np.linalg.svd(J0, compute_uv=False)
     if sv[-1] == 0 or sv[0] / sv[-1] > cond_max:
         raise ValueError(
-            f"the {n} poses do not separate l1, l2 and the two offsets (fit Jacobian condition "
-            f"{sv[0] / max(sv[-1], 1e-300):.3g} > cond_max={cond_max:g}); use poses with varied theta1 and theta2"
+            f"the {n} poses q_enc do not separate l1, l2 and the two offsets at guess l1={l0[0]:.4g} m, "
+            f"l2={l0[1]:.4g} m (fit Jacobian condition {sv[0] / max(sv[-1], 1e-300):.3g} > cond_max={cond_max:g}); "
+            "use poses with varied theta1 and theta2"
         )
     sol = least_squares(
         _calib_residual, x0, jac=_calib_jac, args=(q_enc, p_meas), method="lm", xtol=1e-15, ftol=1e-15, gtol=1e-15
@@ -619,6 +620,7 @@ def foot_offset(phase: ArrayLike, *, duty: float, period: float, v_body: float, 
            [-0.05,  0.  ],
            [ 0.  ,  0.05]])
     """
+    duty = finite_scalar(duty, "duty")  # a Python float: a float32 duty must give the float64 answer
     stance, s = gait_state(phase, duty=duty)
     period = positive(period, "period")
     v = finite_scalar(v_body, "v_body")
@@ -905,7 +907,12 @@ def hold_commands(
     deadline = dt if deadline is None else positive(deadline, "deadline")
     if deadline > dt:
         raise ValueError(f"deadline must be in (0, dt] = (0, {dt:g}] s, got {deadline:g}")
-    late = as_array(lateness, "lateness", trailing=(n,))
+    try:
+        late = as_array(lateness, "lateness", trailing=(n,))
+    except ValueError as exc:
+        raise ValueError(f"{exc} (one lateness per row of q_cmd)") from None
+    if late.size == 0:
+        raise ValueError(f"lateness must have shape (R..., {n}) with at least one row, got {late.shape}")
     if np.any(late < 0):
         raise ValueError("lateness must be >= 0 s (a command cannot be applied before its tick)")
     t = as_array(t, "t")

@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import least_squares
 
 from ._primitives import wrap
-from ._validate import as_array, choice, finite_scalar, on_unreachable_mode, positive
+from ._validate import as_array, broadcast, choice, finite_scalar, on_unreachable_mode, positive
 from .errors import SingularityWarning, UnreachableError
 from .results import IKResult
 
@@ -526,7 +526,7 @@ def integrate_twist(
     twist = as_array(twist, "twist", trailing=(3,))
     dt = positive(dt, "dt")
     method = choice(method, "method", ("exact", "euler"))
-    pose, twist = np.broadcast_arrays(pose, twist)
+    pose, twist = broadcast([pose, twist], ("pose", "twist"))
     dx, dy, dth = _increments(pose[..., 2], twist, dt, method)
     return np.stack([pose[..., 0] + dx, pose[..., 1] + dy, wrap(pose[..., 2] + dth)], axis=-1)
 
@@ -574,6 +574,17 @@ def odometry(
     x = p0[..., 0:1] + np.concatenate([zero, np.cumsum(dx, axis=-1)], axis=-1)
     y = p0[..., 1:2] + np.concatenate([zero, np.cumsum(dy, axis=-1)], axis=-1)
     return np.stack([x, y, wrap(th_all)], axis=-1)
+
+
+def _initial(value, name, lead):
+    """An initial value (scalar, or one per batch element of shape ``lead``) broadcast to ``lead``."""
+    a = as_array(value, name)
+    try:
+        return np.broadcast_to(a, lead)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a scalar or have shape {lead} (one per batch element), got {a.shape}"
+        ) from None
 
 
 def fuse_heading(
@@ -638,11 +649,14 @@ def fuse_heading(
     if trusted is None:
         ok = np.ones(g.shape, dtype=bool)
     else:
-        ok = np.asarray(trusted)
+        try:
+            ok = np.asarray(trusted)
+        except ValueError:
+            raise ValueError(f"trusted must be a boolean array of shape {g.shape}, got a ragged sequence") from None
         if ok.dtype != bool or ok.shape != g.shape:
             raise ValueError(f"trusted must be a boolean array of shape {g.shape}, got {ok.dtype} {ok.shape}")
-    th0 = np.broadcast_to(as_array(theta0, "theta0"), g.shape[:-1])
-    b = np.array(np.broadcast_to(as_array(bias0, "bias0"), g.shape[:-1]), dtype=float)
+    th0, b = (_initial(v, nm, g.shape[:-1]) for v, nm in ((theta0, "theta0"), (bias0, "bias0")))
+    b = np.array(b, dtype=float)
     n = g.shape[-1]
     bias = np.empty(g.shape[:-1] + (n + 1,))
     bias[..., 0] = b

@@ -39,15 +39,17 @@ from numpy.typing import ArrayLike
 from ._primitives import cross, hat, rpy_matrix, smoothed_friction, zyx_rate_world
 from ._validate import (
     MAX_ABS,
-    MAX_THRESHOLD,
+    MAX_COND,
     as_array,
+    broadcast,
     callback_output,
     check_inertias,
     choice,
+    count,
     finite_scalar,
-    integer,
     on_unreachable_mode,
     positive,
+    tolerance,
 )
 from .errors import ConvergenceError, SingularityError, SingularityWarning, UnreachableError
 from .results import IKResult
@@ -170,11 +172,16 @@ class FKResult:
     pose : ndarray, shape (..., 6)
         Last Newton iterate ``[x, y, z, roll, pitch, yaw]`` (m, rad); where ``valid`` is False it is not a solution.
     valid : ndarray of bool, shape (...)
-        True where Newton converged: ``residual <= tol``.
+        True where Newton converged (``residual <= tol``), the lengths lie within the platform's ``stroke`` and the
+        pose is not near a singularity (``cond(Jq) <= SINGULAR_COND``: there, other poses share the same leg
+        lengths, so the answer is ambiguous).
     residual : ndarray, shape (...)
         ``max_i |L_i(pose) - L_i|`` (m), the leg-length error of ``pose``.
     iterations : ndarray of int, shape (...)
         Newton steps taken per sample.
+    reason : ndarray of str, shape (...), optional
+        ``"converged"`` where valid, otherwise why not: ``"no convergence"``, ``"lengths outside stroke [a, b] m"``
+        or ``"near-singular (cond(Jq) = c): other poses share these leg lengths"``.
 
     Examples
     --------
@@ -187,6 +194,7 @@ class FKResult:
     valid: np.ndarray
     residual: np.ndarray
     iterations: np.ndarray
+    reason: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -477,7 +485,7 @@ class Stewart:
         lam = finite_scalar(damping, "damping")
         if lam < 0:
             raise ValueError(f"damping must be >= 0, got {damping!r}")
-        warn_cond = positive(warn_cond, "warn_cond", max_abs=MAX_THRESHOLD)
+        warn_cond = positive(warn_cond, "warn_cond", max_abs=MAX_COND)
         J = self.jacobian(q)
         J, ld = np.broadcast_arrays(J, ld[..., None])
         if lam > 0:
@@ -515,8 +523,8 @@ class Stewart:
         L = as_array(lengths, "lengths", trailing=(6,))
         if np.any(L <= 0):
             raise ValueError("lengths must be positive (m)")
-        tol = positive(tol, "tol")
-        max_iter = integer(max_iter, "max_iter", minimum=1)
+        tol = tolerance(tol, "tol", max=1e-3)
+        max_iter = count(max_iter, "max_iter", max=10_000)
         g = self._home_guess(L) if guess is None else as_array(guess, "guess", trailing=(6,))
         shape = np.broadcast_shapes(L.shape, g.shape)
         L = np.broadcast_to(L, shape).reshape(-1, 6)
@@ -540,9 +548,22 @@ class Stewart:
             iters[act] += 1
             r[act] = L[act] - self._legs(q[act])[2]
             res[act] = np.abs(r[act]).max(axis=-1)
-        ok = np.isfinite(res) & (res <= tol)
+        conv = np.isfinite(res) & (res <= tol)
+        reason = np.full(len(q), "no convergence", dtype=object)
+        reason[conv] = "converged"
+        if self.stroke is not None:
+            out = conv & ~np.all((L >= self.stroke[0]) & (L <= self.stroke[1]), axis=-1)
+            reason[out] = f"lengths outside stroke [{self.stroke[0]:g}, {self.stroke[1]:g}] m"
+        ok = reason == "converged"
+        if np.any(ok):  # a converged pose at a singularity is not locally unique: other poses share its lengths
+            with np.errstate(all="ignore"):
+                c = np.linalg.cond(self._jq(q[ok]))
+            bad = ~np.isfinite(c) | (c > SINGULAR_COND)
+            idx = np.flatnonzero(ok)[bad]
+            reason[idx] = [f"near-singular (cond(Jq) = {v:.3g}): other poses share these leg lengths" for v in c[bad]]
+            ok[idx] = False
         lead = shape[:-1]
-        return q.reshape(shape), ok.reshape(lead), res.reshape(lead), iters.reshape(lead)
+        return q.reshape(shape), ok.reshape(lead), res.reshape(lead), iters.reshape(lead), reason.reshape(lead)
 
     def fk(
         self, lengths: ArrayLike, *, guess: ArrayLike | None = None, tol: float = 1e-10, max_iter: int = 50
@@ -566,6 +587,11 @@ class Stewart:
         max_iter : int
             Newton steps allowed.
 
+        tol : float
+            In ``(0, 1e-3]`` m.
+        max_iter : int
+            At most 10000.
+
         Returns
         -------
         ndarray, shape (..., 6)
@@ -573,8 +599,17 @@ class Stewart:
 
         Raises
         ------
+        ValueError
+            If the platform has a ``stroke`` and some lengths lie outside it (no pose of the real platform has
+            them; :meth:`fk_solve` marks them invalid instead).
         robokin.errors.ConvergenceError
             If any sample did not converge; carries the worst residual (m) and the iteration count.
+
+        Warns
+        -----
+        robokin.errors.SingularityWarning
+            If a solution is near a singularity (``cond(Jq) > SINGULAR_COND``): other poses then have the same leg
+            lengths (on the architecturally singular uniform layout, always), so the pose returned is ambiguous.
 
         Examples
         --------
@@ -583,14 +618,34 @@ class Stewart:
         >>> np.allclose(st.fk(st.leg_lengths(q)), q, atol=1e-9)
         True
         """
-        q, ok, res, iters = self._newton(lengths, guess, tol, max_iter)
-        if not np.all(ok):
+        if self.stroke is not None:  # fail fast: no pose of this platform has such lengths
+            L = as_array(lengths, "lengths", trailing=(6,))
+            out = ~np.all((L >= self.stroke[0]) & (L <= self.stroke[1]), axis=-1)
+            if np.any(out):
+                first = L.reshape(-1, 6)[int(np.argmax(out.ravel()))]
+                raise ValueError(
+                    f"lengths outside the stroke [{self.stroke[0]:g}, {self.stroke[1]:g}] m in {int(out.sum())} of "
+                    f"{out.size} samples (first: {np.round(first, 6).tolist()}); fk_solve marks them invalid"
+                )
+        q, ok, res, iters, reason = self._newton(lengths, guess, tol, max_iter)
+        conv = np.isfinite(res) & (res <= tol)
+        if not np.all(conv):
             worst = np.max(np.where(np.isfinite(res), res, np.inf))
             raise ConvergenceError(
                 worst,
                 int(iters.max()),
-                f"Newton FK ({np.count_nonzero(~ok)} of {ok.size} samples); "
+                f"Newton FK ({np.count_nonzero(~conv)} of {conv.size} samples); "
                 "try another guess, or check that the lengths are assemblable",
+            )
+        if not np.all(ok):
+            with np.errstate(all="ignore"):
+                c = np.linalg.cond(self._jq(q.reshape(-1, 6)[~ok.ravel()]))
+            warnings.warn(
+                SingularityWarning(
+                    float(np.max(np.where(np.isfinite(c), c, np.inf))),
+                    f"Stewart.fk ({int((~ok).sum())} of {ok.size} samples): other poses share these leg lengths",
+                ),
+                stacklevel=2,
             )
         return q
 
@@ -610,7 +665,9 @@ class Stewart:
         Returns
         -------
         FKResult
-            ``pose`` (..., 6), ``valid`` (...), ``residual`` (..., m) and ``iterations`` (...).
+            ``pose`` (..., 6), ``valid`` (...), ``residual`` (..., m), ``iterations`` (...) and ``reason`` (...):
+            ``valid`` is False where Newton did not converge, where the lengths lie outside the ``stroke`` and at
+            near-singular (ambiguous) solutions.
 
         Examples
         --------
@@ -689,7 +746,9 @@ def leg_friction(
     fs, vst = finite_scalar(static, "static"), positive(stribeck_speed, "stribeck_speed")
     if fs < fc:
         raise ValueError(f"static friction must be >= coulomb friction ({fc!r} N), got {fs!r}")
-    return f + (fs - fc) * np.exp(-((ld / vst) ** 2)) * np.tanh(ld / vs)
+    with np.errstate(over="ignore"):  # (ld / vst)^2 -> inf far above the Stribeck speed: exp(-inf) = 0, exact
+        peak = np.exp(-((ld / vst) ** 2))
+    return f + (fs - fc) * peak * np.tanh(ld / vs)
 
 
 @dataclass(frozen=True, eq=False)
@@ -907,7 +966,7 @@ class StewartDynamics:
         """
         q = as_array(q, "q", trailing=(6,))
         qd = as_array(qd, "qd", trailing=(6,))
-        q, qd = np.broadcast_arrays(q, qd)
+        q, qd = broadcast([q, qd], ("q", "qd"))
         return self._terms(q, qd)["h"]
 
     def gravity(self, q: ArrayLike) -> np.ndarray:
@@ -935,7 +994,7 @@ class StewartDynamics:
         """
         q = as_array(q, "q", trailing=(6,))
         qd = as_array(qd, "qd", trailing=(6,))
-        q, qd = np.broadcast_arrays(q, qd)
+        q, qd = broadcast([q, qd], ("q", "qd"))
         return self._terms(q, qd)["fric"]
 
     def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
@@ -1049,7 +1108,7 @@ class StewartDynamics:
     @staticmethod
     def _states(**arrays):
         """Check (..., 6) arrays and broadcast them against each other."""
-        return np.broadcast_arrays(*(as_array(v, k, trailing=(6,)) for k, v in arrays.items()))
+        return broadcast([as_array(v, k, trailing=(6,)) for k, v in arrays.items()], tuple(arrays))
 
     def _accel(self, q, qd, f=None, *, tau=None):
         """``qdd`` of checked states under leg forces ``f`` or a generalised force ``tau`` (exactly one given)."""
@@ -1080,7 +1139,7 @@ class StewartDynamics:
         """
         q = as_array(q, "q", trailing=(6,))
         qd = as_array(qd, "qd", trailing=(6,))
-        q, qd = np.broadcast_arrays(q, qd)
+        q, qd = broadcast([q, qd], ("q", "qd"))
         t = self._terms(q)
         T = 0.5 * np.einsum("...i,...ij,...j->...", qd, t["M"], qd)
         return T + t["m"] * self.params.gravity * (q[..., 2] + t["cw"][..., 2])

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _primitives as _p
-from ._validate import as_array, choice
+from ._validate import as_array, choice, text, tolerance
 
 __all__ = [
     "wrap_to_pi",
@@ -50,7 +50,15 @@ __all__ = [
 ]
 
 ROTATION_TOL = 1e-6  # default tolerance for "is this a rotation matrix?"
+#: Largest ``tol`` of a rotation check: a looser one would accept matrices that are not rotations (a reflection
+#: has ``|det R - 1| = 2``, a 10 % scaling ``max|R^T R - I| = 0.21``).
+MAX_ROTATION_TOL = 1e-2
 _CHUNK = 8192  # items per chunk for large batches (bounded temporaries; see benchmarks/bench_memory.py)
+
+
+def _tol(tol):
+    """A rotation-check tolerance in ``(0, MAX_ROTATION_TOL]``, as float."""
+    return tolerance(tol, "tol", max=MAX_ROTATION_TOL)
 
 
 def _chunks(n):
@@ -213,7 +221,7 @@ def matrix_to_rpy(R: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     >>> matrix_to_rpy(rpy_to_matrix([0.1, -0.2, 0.3]))
     array([ 0.1, -0.2,  0.3])
     """
-    R = check_rotation(R, "R", tol=tol)
+    R = _check_rotation(R, "R", _tol(tol))
     r20 = np.clip(R[..., 2, 0], -1.0, 1.0)
     cp = np.hypot(R[..., 0, 0], R[..., 1, 0])
     pitch = np.arctan2(-r20, cp)
@@ -391,8 +399,16 @@ def so3_log(R: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     --------
     >>> so3_log(rotz(0.5))
     array([0. , 0. , 0.5])
+    >>> so3_log(np.diag([1.0, 1.0, -1.0]), tol=np.inf)
+    Traceback (most recent call last):
+    ...
+    ValueError: tol must be a finite positive number, got inf
     """
-    R = check_rotation(R, "R", tol=tol)
+    return _so3_log(R, _tol(tol))
+
+
+def _so3_log(R, tol):
+    R = _check_rotation(R, "R", tol)
     q = _quat_from_matrix(R)
     v = q[..., 1:]
     n = np.linalg.norm(v, axis=-1)
@@ -412,9 +428,10 @@ def rotation_distance(R1: ArrayLike, R2: ArrayLike, *, tol: float = ROTATION_TOL
     >>> round(float(rotation_distance(rotz(0.1), rotz(0.4))), 12)
     0.3
     """
-    R1 = check_rotation(R1, "R1", tol=tol)
-    R2 = check_rotation(R2, "R2", tol=tol)
-    return np.linalg.norm(so3_log(np.swapaxes(R1, -1, -2) @ R2, tol=10 * tol), axis=-1)
+    tol = _tol(tol)
+    R1 = _check_rotation(R1, "R1", tol)
+    R2 = _check_rotation(R2, "R2", tol)
+    return np.linalg.norm(_so3_log(np.swapaxes(R1, -1, -2) @ R2, 10 * tol), axis=-1)
 
 
 def is_rotation(R: ArrayLike, *, tol: float = ROTATION_TOL) -> np.bool_ | np.ndarray:
@@ -424,7 +441,8 @@ def is_rotation(R: ArrayLike, *, tol: float = ROTATION_TOL) -> np.bool_ | np.nda
     ----------
     R : array_like, shape (..., 3, 3)
     tol : float
-        Max abs entry of ``R^T R - I`` and of ``det R - 1``.
+        Max abs entry of ``R^T R - I`` and of ``det R - 1``; in ``(0, 1e-2]`` (a looser test accepts
+        reflections and scalings).
 
     Returns
     -------
@@ -435,6 +453,7 @@ def is_rotation(R: ArrayLike, *, tol: float = ROTATION_TOL) -> np.bool_ | np.nda
     >>> bool(is_rotation(rotx(0.3))), bool(is_rotation(np.diag([1.0, 1.0, -1.0])))
     (True, False)
     """
+    tol = _tol(tol)
     R = as_array(R, "R", trailing=(3, 3))
     orth, det_err = _rotation_errors(R)
     return (orth <= tol) & (det_err <= tol)
@@ -463,6 +482,10 @@ def check_rotation(R: ArrayLike, name: str = "R", *, tol: float = ROTATION_TOL) 
     ...
     ValueError: R is not a rotation matrix (R^T R != I or det R != 1 within tol=1e-06); 1 of 1 fail, worst orthogonality error 3
     """
+    return _check_rotation(R, text(name, "name"), _tol(tol))
+
+
+def _check_rotation(R, name, tol):
     R = as_array(R, name, trailing=(3, 3))
     orth, det_err = _rotation_errors(R)
     ok = (orth <= tol) & (det_err <= tol)
@@ -494,7 +517,7 @@ def make_transform(R: ArrayLike, p: ArrayLike, *, tol: float = ROTATION_TOL) -> 
     >>> make_transform(np.eye(3), [1, 2, 3])[:3, 3]
     array([1., 2., 3.])
     """
-    R = check_rotation(R, "R", tol=tol)
+    R = _check_rotation(R, "R", _tol(tol))
     p = as_array(p, "p", trailing=(3,))
     lead = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
     T = np.zeros(lead + (4, 4))
@@ -506,11 +529,12 @@ def make_transform(R: ArrayLike, p: ArrayLike, *, tol: float = ROTATION_TOL) -> 
 
 def _check_transform(T, name, tol):
     """``T`` as float64 ``(..., 4, 4)``, or ValueError unless bottom row ``[0, 0, 0, 1]`` and rotation block hold."""
+    tol = _tol(tol)
     T = as_array(T, name, trailing=(4, 4))
     bottom = np.abs(T[..., 3, :] - [0, 0, 0, 1]).max() if T.size else 0.0
     if not bottom <= tol:
         raise ValueError(f"{name} is not homogeneous: bottom row differs from [0, 0, 0, 1] by {bottom:.3g}")
-    check_rotation(T[..., :3, :3], f"{name}[..., :3, :3]", tol=tol)
+    _check_rotation(T[..., :3, :3], f"{name}[..., :3, :3]", tol)
     return T
 
 
@@ -592,8 +616,9 @@ def se3_log(T: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
     >>> np.allclose(se3_log(se3_exp(xi)), xi)
     True
     """
+    tol = _tol(tol)
     T = _check_transform(T, "T", tol)
-    w = so3_log(T[..., :3, :3], tol=tol)
+    w = _so3_log(T[..., :3, :3], tol)
     theta = np.linalg.norm(w, axis=-1)
     A, B, _ = _sinc_terms(theta)
     # V^-1 = I - W/2 + D W^2 with D = (1 - A / (2B)) / theta^2 -> 1/12 near 0. B without cancellation keeps
@@ -640,6 +665,7 @@ def interpolate_pose(
     (True, array([0.5, 0. , 0. ]))
     """
     choice(method, "method", ("decoupled", "screw"))
+    tol = _tol(tol)
     T0 = _check_transform(T0, "T0", tol)
     T1 = _check_transform(T1, "T1", tol)
     s = as_array(s, "s")
@@ -647,7 +673,12 @@ def interpolate_pose(
         xi = se3_log(transform_inverse(T0) @ T1)
         return T0 @ se3_exp(s[..., None] * xi)
     R0, R1 = T0[..., :3, :3], T1[..., :3, :3]
-    w = so3_log(np.swapaxes(R0, -1, -2) @ R1, tol=10 * tol)
+    w = _so3_log(np.swapaxes(R0, -1, -2) @ R1, 10 * tol)
     R = R0 @ so3_exp(s[..., None] * w)
     p = (1 - s[..., None]) * T0[..., :3, 3] + s[..., None] * T1[..., :3, 3]
-    return make_transform(R, p, tol=10 * tol)
+    lead = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
+    T = np.zeros(lead + (4, 4))
+    T[..., :3, :3] = R
+    T[..., :3, 3] = p
+    T[..., 3, 3] = 1.0
+    return T

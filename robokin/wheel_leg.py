@@ -37,7 +37,21 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, callback_output, choice, integer, positive, solve_ivp_guarded
+from ._validate import (
+    MAX_ABS,
+    MAX_COND,
+    as_array,
+    broadcast,
+    callback_output,
+    choice,
+    count,
+    flag,
+    integer,
+    ivp_options,
+    positive,
+    solve_ivp_guarded,
+    tolerance,
+)
 from .fivebar import FiveBar
 from .results import SimResult
 
@@ -147,10 +161,18 @@ PARAM_UNITS = {
 }
 
 
+#: Shortest leg length accepted, m. Below it the leg-pitch terms degenerate: at 1e-9 m the LQR gain no longer
+#: stabilises the linear model, at 1e-12 m the Riccati solver fails and at 1e-300 m the dynamics overflow.
+MIN_LEG_LENGTH = 1e-3
+
+
 def _length(L0, name="L0"):
     L = as_array(L0, name)
-    if np.any(L <= 0):
-        raise ValueError(f"{name} must be positive (leg length in metres), got min {L.min():.3g}")
+    if L.size and L.min() < MIN_LEG_LENGTH:
+        raise ValueError(
+            f"{name} must be positive and at least {MIN_LEG_LENGTH:g} m (leg length in metres; shorter legs make "
+            f"the model degenerate), got min {L.min():.3g}"
+        )
     return L
 
 
@@ -547,7 +569,7 @@ def to_state(q: ArrayLike, qd: ArrayLike) -> np.ndarray:
     >>> to_state([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]).tolist()
     [2.0, 5.0, 1.0, 4.0, 3.0, 6.0]
     """
-    q, qd = np.broadcast_arrays(as_array(q, "q", trailing=(3,)), as_array(qd, "qd", trailing=(3,)))
+    q, qd = broadcast([as_array(q, "q", trailing=(3,)), as_array(qd, "qd", trailing=(3,))], ("q", "qd"))
     return np.stack([q[..., 1], qd[..., 1], q[..., 0], qd[..., 0], q[..., 2], qd[..., 2]], axis=-1)
 
 
@@ -630,6 +652,11 @@ def _weights(Q, R):
         raise ValueError("Q must be symmetric positive semi-definite")
     if not np.allclose(R, R.T) or np.linalg.eigvalsh(R).min() <= 0:
         raise ValueError("R must be symmetric positive definite")
+    ev = np.linalg.eigvalsh(R)
+    if ev.max() > MAX_COND * ev.min():  # the Riccati solver inverts R
+        raise ValueError(
+            f"R must be well conditioned (condition number at most {MAX_COND:g}), got {ev.max() / ev.min():.3g}"
+        )
     return Q, R
 
 
@@ -708,8 +735,8 @@ class GainSchedule:
 
         Raises ``ValueError`` outside ``[L_min, L_max]`` unless ``extrapolate=True``.
         """
-        L = as_array(L0, "L0")
-        if not extrapolate:
+        L = _length(L0)
+        if not flag(extrapolate, "extrapolate"):
             span = 1e-9 * (self.L_max - self.L_min)
             if np.any(L < self.L_min - span) or np.any(L > self.L_max + span):
                 raise ValueError(
@@ -788,12 +815,15 @@ def _profile(L0):
 
         def prof(t):
             out = callback_output(L0(t), "L0", (3,), t=t)
-            if not out[0] > 0:
-                raise ValueError(f"L0(t={t:g}) returned a non-positive leg length {out[0]!r} m")
+            if not out[0] >= MIN_LEG_LENGTH:
+                what = "a non-positive leg length" if out[0] <= 0 else f"a leg length below {MIN_LEG_LENGTH:g} m:"
+                raise ValueError(f"L0(t={t:g}) returned {what} {float(out[0])!r} m")
             return out
 
         return prof
     L = positive(L0, "L0")
+    if L < MIN_LEG_LENGTH:
+        raise ValueError(f"L0 must be at least {MIN_LEG_LENGTH:g} m (leg length in metres), got {L!r}")
     return lambda t: (L, 0.0, 0.0)
 
 
@@ -850,13 +880,13 @@ def simulate(
     u_max : array_like, shape (2,), optional
         Torque limits ``[T_max, Tp_max]``, N m.
     max_step : float
-        Largest solver step, s (keep short pushes from being stepped over).
+        Largest solver step, s (keep short pushes from being stepped over); ``t_end / max_step <= 1e7``.
     n_out : int
-        Number of output samples.
+        Number of output samples, ``2 <= n_out <= 1e6``.
     rtol, atol : float
-        Solver tolerances.
+        Solver tolerances, ``rtol`` in ``[100 eps, 0.1]`` and ``atol`` in ``(0, 1]``.
     max_nfev : int, optional
-        Budget of right-hand-side evaluations; default ``120 (t_end / max_step + 1) + 10000``,
+        Budget of right-hand-side evaluations (at most 1e8); default ``120 (t_end / max_step + 1) + 10000``,
         twenty times what RK45 needs at its largest step.
 
     Returns
@@ -893,12 +923,15 @@ def simulate(
     m = _model(model)
     x0 = to_state(_vector(q0, "q0", 3), _vector(qd0, "qd0", 3))
     t_end = positive(t_end, "t_end")
-    max_step = positive(max_step, "max_step")
-    rtol, atol = positive(rtol, "rtol"), positive(atol, "atol")
-    n_out = integer(n_out, "n_out", minimum=2)
-    budget = (
-        int(120 * (t_end / max_step + 1)) + 10_000 if max_nfev is None else integer(max_nfev, "max_nfev", minimum=1)
-    )
+    max_step = tolerance(max_step, "max_step", max=MAX_ABS)
+    if t_end / max_step > 1e7:
+        raise ValueError(
+            f"max_step = {max_step:g} s allows {t_end / max_step:.3g} steps over t_end = {t_end:g} s, more than 1e7 "
+            "(a cap on time); use a larger max_step"
+        )
+    rtol, atol, _ = ivp_options(rtol, atol, "RK45")
+    n_out = count(n_out, "n_out", minimum=2, max=10**6)
+    budget = int(120 * (t_end / max_step + 1)) + 10_000 if max_nfev is None else count(max_nfev, "max_nfev")
     prof = _profile(L0)
     if isinstance(controller, GainSchedule):
         gains = controller
@@ -911,7 +944,7 @@ def simulate(
     if umax is not None and (umax.shape != (2,) or np.any(umax <= 0)):
         raise ValueError(f"u_max must be two positive torque limits [T_max, Tp_max] (N m), got {u_max!r}")
     for name, f in (("ref", ref), ("push", push)):
-        if f is not None and not callable(f):
+        if f is not None and (not callable(f) or isinstance(f, type)):
             raise ValueError(f"{name} must be a callable of time t (s) or None, got {type(f).__name__}")
     zero6 = np.zeros(6)
 

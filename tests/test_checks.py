@@ -227,3 +227,90 @@ def test_clopper_pearson_and_check_rate_share_one_bound():
     k, n, alpha = 7, 500, 0.01
     rep = checks.check_rate("x", np.arange(n) < k, max_rate=0.5, alpha=alpha)
     assert rep.max_error == pytest.approx(checks.clopper_pearson(k, n, confidence=1 - 2 * alpha)[0], rel=1e-12)
+
+
+# ------------------------------------------------------------------ issue 29: options that made a verdict vacuous
+def _f(x):
+    return np.stack([x[..., 0] * x[..., 1], np.sin(x[..., 0])], -1)
+
+
+def _jac(x):
+    return np.stack([np.stack([x[..., 1], x[..., 0]], -1), np.stack([np.cos(x[..., 0]), 0 * x[..., 0]], -1)], -2)
+
+
+X29 = np.random.default_rng(3).normal(size=(20, 2))
+
+
+def test_check_jacobian_refuses_an_atol_that_divides_the_error_away():
+    wrong = lambda x: 5 * _jac(x)  # noqa: E731 - a Jacobian 5x wrong
+    with pytest.raises(checks.CheckFailed):
+        checks.check_jacobian(wrong, _f, X29)
+    for atol in (np.inf, 1e300, 10.0):  # atol=inf used to pass it
+        with pytest.raises(ValueError, match="atol"):
+            checks.check_jacobian(wrong, _f, X29, atol=atol)
+    assert checks.check_jacobian(_jac, _f, X29, atol=1e-3).passed  # within the bound: still a real check
+    with pytest.raises(ValueError, match="tol must be at most 0.1"):
+        checks.check_jacobian(wrong, _f, X29, tol=4.0)  # a relative bar above 1 passes a zero Jacobian
+
+
+@pytest.mark.parametrize("scale", [1e300, np.inf, 1e13])
+def test_check_close_and_residual_scan_refuse_a_scale_that_passes_anything(scale):
+    with pytest.raises(ValueError, match="scale"):
+        checks.check_close("c", [1.0], [1e6], tol=1e-9 if scale != 1e13 else 1.0, scale=scale)
+    with pytest.raises(ValueError, match="scale"):
+        checks.residual_scan(np.exp, lambda p: np.log(p) + 5.0, [[1.5], [2.0]], tol=1.0, scale=scale)
+
+
+def test_residual_scan_still_fails_a_wrong_inverse_at_a_legal_scale():
+    with pytest.raises(checks.CheckFailed):
+        checks.residual_scan(np.exp, lambda p: np.log(p) + 5.0, [[1.5], [2.0]], tol=1e-9, scale=100.0)
+
+
+def test_jacobian_fd_eps_zero_or_rounding_away_is_refused_not_nan():
+    with pytest.raises(ValueError, match="eps"):
+        checks.jacobian_fd(_f, [1.0, 2.0], eps=0)
+    with pytest.raises(ValueError, match="eps = 1e-06 rounds away"):
+        checks.jacobian_fd(_f, [1e11, 2.0])
+    with pytest.raises(ValueError, match="f returned an invalid value"):
+        checks.jacobian_fd(lambda x: x * np.nan, [1.0, 2.0])
+
+
+def test_float32_tolerance_gives_no_overflow_warning():
+    # pytest runs with filterwarnings=error: tol > 1e100 in float32 used to overflow
+    rep = checks.check_errors("e", [1e-12], tol=np.float32(1e-9))
+    assert type(rep.tol) is float and rep.passed
+
+
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(name=3.0), "name"),
+        (dict(unit=None), "unit"),
+        (dict(raise_on_fail="no"), "raise_on_fail"),
+    ],
+)
+def test_labels_and_flags_are_validated(kw, name):
+    with pytest.raises(ValueError, match=name):
+        checks.check_errors(**(dict(name="e", errors=[1.0], tol=1e-9) | kw))
+
+
+def test_callbacks_are_validated_with_their_names():
+    with pytest.raises(ValueError, match="forward must be a callable"):
+        checks.residual_scan(None, np.log, [[1.0]], tol=1e-9)
+    with pytest.raises(ValueError, match="ik returned an invalid value"):
+        checks.fk_ik_roundtrip(np.sin, lambda p: None, [[0.1]], tol=1e-9)
+    with pytest.raises(ValueError, match="jac returned an invalid value"):
+        checks.check_jacobian(lambda x: "abc", _f, X29)
+    with pytest.raises(checks.CheckFailed):  # a NaN from the Jacobian is a failure, as documented
+        checks.check_jacobian(lambda x: _jac(x) * np.nan, _f, X29)
+
+
+def test_check_answer_bars_and_reference():
+    with pytest.raises(ValueError, match="atol"):
+        checks.check_answer("a", 10.0, 0.5, atol=100.0, quiet=True)
+    with pytest.raises(ValueError, match="rtol"):
+        checks.check_answer("a", 10.0, 0.5, rtol=np.inf, quiet=True)
+    with pytest.raises(ValueError, match="expected"):
+        checks.check_answer("a", 0.5, np.nan, quiet=True)
+    with pytest.raises(ValueError, match="quiet"):
+        checks.check_answer("a", 0.5, 0.5, quiet="yes")

@@ -609,3 +609,75 @@ def test_adaptive_controller_needs_one_arm_and_no_steady_state_formula():
     ctl = adaptive_controller(NOM, lam=1.0, kd=1.0, gamma=1.0)
     with pytest.raises(ValueError, match="Controller"):
         steady_state_error(PLANT, ctl, QF)
+
+
+# ------------------------------------------------------------------ issue 29: simulate_ivp goes through the guard
+def _ivp_case():
+    from robokin.dynamics import TwoLinkArm
+
+    arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
+    return arm, ctl, dict(q0=[0, 0], qd0=[0, 0], ref=quintic_reference([0, 0], [1, -1], 0.2), t_end=0.2)
+
+
+def test_simulate_ivp_huge_atol_is_refused_at_once():
+    import time
+
+    from robokin.errors import IntegrationError
+
+    arm, ctl, kw = _ivp_case()
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="atol must be at most 1"):  # ran past 120 s before
+        simulate_ivp(arm, ctl, t_eval=[0.1, 0.2], atol=1e13, **kw)
+    assert time.perf_counter() - t0 < 1.0
+    with pytest.raises(IntegrationError, match="simulate_ivp: solve_ivp failed"):  # a bare RuntimeError before
+        simulate_ivp(arm, ctl, t_eval=[0.1, 0.2], atol=1e-300, **kw)
+    with pytest.raises(IntegrationError, match="max_nfev=50"):
+        simulate_ivp(arm, ctl, t_eval=[0.1, 0.2], max_nfev=50, **kw)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(t_eval=[]), "t_eval must be a 1-D array of 1"),  # AttributeError before
+        (dict(t_eval=[0.2, 0.1]), "t_eval must increase"),
+        (dict(t_eval=[0.1, 0.3]), r"within \[0, t_end"),
+        (dict(atol=1e-9 + 1e-9j), "atol .*complex"),
+        (dict(rtol=-1e-9), "rtol"),
+        (dict(rtol=1e-17), "rtol must be at least"),
+        (dict(method="Euler"), "method"),
+        (dict(fv=np.zeros(3)), "fv"),
+    ],
+)
+def test_simulate_ivp_refuses_bad_options(kw, match):
+    arm, ctl, base = _ivp_case()
+    with pytest.raises(ValueError, match=match):
+        simulate_ivp(arm, ctl, **(dict(t_eval=[0.1, 0.2]) | base | kw))
+
+
+def test_simulate_ivp_float32_tolerance_is_the_float64_one():
+    arm, ctl, kw = _ivp_case()
+    a = simulate_ivp(arm, ctl, t_eval=[0.1, 0.2], atol=np.float32(1e-9), **kw)
+    b = simulate_ivp(arm, ctl, t_eval=[0.1, 0.2], atol=float(np.float32(1e-9)), **kw)
+    np.testing.assert_array_equal(a.q, b.q)
+
+
+def test_step_and_plant_counts_are_capped():
+    arm, ctl, kw = _ivp_case()
+    with pytest.raises(ValueError, match="dt = 1e-300 s gives"):
+        simulate(arm, ctl, dt=1e-300, **kw)
+    with pytest.raises(ValueError, match="n must be at most"):
+        sample_arms(arm, 10**30, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="T must be at least 1e-06"):
+        quintic_reference([0, 0], [1, 1], 1e-300)
+
+
+def test_friction_and_metric_shapes_name_the_argument():
+    with pytest.raises(ValueError, match="fv must be a scalar or have shape"):
+        friction_torque([1.0, -1.0], np.zeros(3), 0.5)
+    arm, ctl, kw = _ivp_case()
+    res = simulate(arm, ctl, **kw)
+    with pytest.raises(ValueError, match="q_start must have shape"):
+        tracking_metrics(res, q_start=np.zeros((4, 2)))
+    with pytest.raises(ValueError, match="qf must have shape"):
+        monte_carlo(arm, ctl, n=3, rng=np.random.default_rng(0), q0=[0, 0], qf=[0, 0], t_move=0.1, t_end=0.2)

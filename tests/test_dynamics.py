@@ -503,3 +503,22 @@ def test_jacobian_bad_inputs():
         ARM.jacobian([0.1])
     with pytest.raises(ValueError, match="q"):
         ARM.jacobian([np.nan, 0.1])
+
+
+# ------------------------------------------------------------------ issue 29: shapes bias accepts
+def test_coriolis_matrix_accepts_what_bias_accepts_and_names_mismatches():
+    q, qd = np.array([0.3, 0.2]), np.ones((5, 2))
+    C = ARM.coriolis_matrix(q, qd)  # np.stack failed inside numpy before
+    np.testing.assert_allclose(np.einsum("...ij,...j->...i", C, qd), ARM.bias(q, qd), atol=1e-15)
+    for fn in (ARM.coriolis_matrix, ARM.bias):
+        with pytest.raises(ValueError, match="q and qd must broadcast"):
+            fn(np.zeros((3, 2)), np.zeros((4, 2)))
+
+
+def test_arm_parameters_ragged_and_energy_drift_options():
+    with pytest.raises(ValueError, match="m1 must be a scalar or a 1-D array"):
+        TwoLinkArm([[1.0, 2.0], [1.0]], 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    with pytest.raises(ValueError, match="rtol must be at least"):
+        energy_drift(ARM, [0.3, 0.5], [0, 1], t_end=0.05, rtol=1e-300)
+    with pytest.raises(ValueError, match="max_nfev must be at most"):
+        energy_drift(ARM, [0.3, 0.5], [0, 1], t_end=0.05, max_nfev=10**30)

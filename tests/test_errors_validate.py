@@ -213,3 +213,89 @@ def test_new_error_types():
     e = IntegrationError(0.5, 2.0, 7)
     assert isinstance(e, RuntimeError) and (e.t, e.t_end, e.nfev) == (0.5, 2.0, 7)
     assert str(e) == "stopped at t = 0.5 s of 2 s after 7 right-hand-side evaluations"
+
+
+# ------------------------------------------------------------------ issue 29: one validator per kind
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -1.0, 0.0, 1j, "1e-9", None, True, np.array([1e-9]), 10**400])
+def test_tolerance_refuses_with_the_argument_name(bad):
+    with pytest.raises(ValueError, match="^tol "):
+        v.tolerance(bad, "tol")
+
+
+def test_tolerance_bounds_and_float32_become_python_floats():
+    out = v.tolerance(np.float32(1e-9), "tol")
+    assert type(out) is float and out == float(np.float32(1e-9))
+    assert v.tolerance(0.0, "tol", allow_zero=True) == 0.0
+    with pytest.raises(ValueError, match="at most 0.1"):
+        v.tolerance(0.2, "tol", max=0.1)
+    with pytest.raises(ValueError, match="at least 1e-06"):
+        v.tolerance(1e-7, "eps", min=1e-6)
+
+
+def test_count_caps_time_and_memory():
+    assert v.count(np.int64(7), "n") == 7 and type(v.count(np.int64(7), "n")) is int
+    for bad in (0, 2.0, True, "3", None, 10**30):
+        with pytest.raises(ValueError, match="^n must"):
+            v.count(bad, "n")
+    assert v.count(0, "n", minimum=0) == 0
+
+
+def test_flag_text_function_generator():
+    assert v.flag(np.bool_(False), "quiet") is False
+    for bad in (0, 1, "yes", None, np.array([True])):
+        with pytest.raises(ValueError, match="quiet"):
+            v.flag(bad, "quiet")
+    with pytest.raises(ValueError, match="name must be a string"):
+        v.text(np.nan, "name")
+    with pytest.raises(ValueError, match="f must be a callable"):
+        v.function(float, "f")
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        v.generator(np.random.RandomState(0), "rng")
+
+
+def test_huge_python_int_is_a_value_error_not_a_type_error():
+    # np.isfinite(10**30) raises TypeError inside numpy; the validators convert first
+    with pytest.raises(ValueError, match="l1"):
+        v.positive(10**400, "l1")
+    with pytest.raises(ValueError, match="magnitude at most"):
+        v.finite_scalar(10**30, "d")
+
+
+def test_bool_message_does_not_call_it_complex():
+    with pytest.raises(ValueError, match="got bool True"):
+        v.finite_scalar(True, "duty")
+
+
+def test_ivp_options_bounds():
+    assert v.ivp_options(1e-10, 1e-300, "RK45") == (1e-10, 1e-300, "RK45")  # tiny atol: IntegrationError later
+    for kw, name in ((dict(rtol=1e-16), "rtol"), (dict(atol=1e13), "atol"), (dict(atol=-1.0), "atol")):
+        args = dict(rtol=1e-10, atol=1e-10, method="RK45") | kw
+        with pytest.raises(ValueError, match=name):
+            v.ivp_options(args["rtol"], args["atol"], args["method"])
+    with pytest.raises(ValueError, match="method"):
+        v.ivp_options(1e-10, 1e-10, "Euler")
+
+
+def test_guard_failure_path_with_t_eval_raises_integration_error():
+    # scipy returns sol.t as a list when it fails with t_eval given; the guard used to crash with AttributeError
+    # (issue 29's example: the arm's error norm overflows with atol=1e-300 and the step collapses)
+    from robokin.dynamics import TwoLinkArm, energy_drift
+    from robokin.errors import IntegrationError
+
+    arm = TwoLinkArm(m1=1.2, m2=0.8, l1=0.5, l2=0.4, lc1=0.22, lc2=0.17, I1=0.03, I2=0.012)
+    with pytest.raises(IntegrationError, match="energy_drift: solve_ivp failed") as e:
+        energy_drift(arm, [0.3, 0.5], [0, 1], t_end=0.2, rtol=1e-10, atol=1e-300)
+    assert e.value.t == 0.0 and e.value.t_end == 0.2
+
+
+def test_guard_keeps_the_callers_warnings_for_the_model():
+    # the solver's own arithmetic is silenced (tiny atol overflows its error norm), the model's is not
+    with pytest.raises(RuntimeWarning):
+        v.solve_ivp_guarded(
+            lambda t, y: np.array([1.0]) / np.array([0.0]) * 0 + [1.0], (0.0, 1.0), [0.0], name="m", max_nfev=100
+        )
+
+
+def test_broadcast_names_the_arguments():
+    with pytest.raises(ValueError, match="q and qd must broadcast"):
+        v.broadcast([np.zeros((3, 2)), np.zeros((4, 2))], ("q", "qd"))

@@ -658,3 +658,14 @@ def test_link_clearance_bad_q_and_assembly(bad):
         LEG.link_clearance(bad)
     with pytest.raises(ValueError):
         LEG.link_clearance([np.pi, 0.0], assembly="sideways")
+
+
+# ------------------------------------------------------------------ issue 29: numerical IK options
+def test_ik_numeric_options():
+    p = np.array([0.035, -0.12])
+    with pytest.raises(ValueError, match="tol must be at most 0.001"):  # tol=1e12 called any answer converged
+        FIVEBAR.ik_numeric(p, q0=np.array([-2.0, -1.0]), tol=1e12)
+    with pytest.raises(ValueError, match="max_nfev must be at most"):  # OverflowError from scipy before
+        FIVEBAR.ik_numeric(p, q0=np.array([-2.0, -1.0]), max_nfev=10**30)
+    with pytest.raises(ValueError, match="^p: a target sits exactly on a motor axis"):
+        FIVEBAR.clamp_to_workspace(np.zeros(2))

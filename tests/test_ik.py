@@ -251,3 +251,53 @@ def test_ik_module_does_not_import_ur5():
     assert names and not [m for m in names if "ur5" in m or "robots" in m or "validation" in m]
     assert not hasattr(robokin.ik, "validate") and "IKResult" not in robokin.ik.__all__
     assert robokin.ik.IKResult is IKResult  # the one shared result type, not a second one
+
+
+# ------------------------------------------------------------------ issue 29: every option validated
+Q29 = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
+
+
+def test_a_vacuous_tolerance_cannot_call_a_wrong_pose_converged():
+    T = UR5.fk(Q29)
+    far = Q29 + 0.8
+    res = ik_dls(UR5, T, q0=far, max_iter=1)
+    assert not res.valid  # one step from far away: not converged
+    with pytest.raises(ValueError, match="tol must be at most 0.001"):  # tol=1e300 gave valid=True before
+        ik_dls(UR5, T, q0=far, tol=1e300, max_iter=1)
+
+
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(tol=1 + 1j), "tol"),
+        (dict(tol="1e-9"), "tol"),
+        (dict(damping=1e300), "damping"),
+        (dict(damping=0.0), "damping"),
+        (dict(sigma_threshold=1e-300), "sigma_threshold"),
+        (dict(sigma_threshold=np.inf), "sigma_threshold"),
+        (dict(max_step=1e300), "max_step"),
+        (dict(max_step=0.0), "max_step"),
+        (dict(max_iter=10**30), "max_iter"),
+        (dict(max_iter=2.0), "max_iter"),
+        (dict(restarts=10**6), "restarts"),
+        (dict(rng=np.nan), "rng"),
+        (dict(adaptive=1), "adaptive"),
+    ],
+)
+def test_ik_dls_options(kw, name):
+    with pytest.raises(ValueError, match=f"^{name} "):
+        ik_dls(UR5, UR5.fk(Q29), q0=Q29 + 0.1, **kw)
+
+
+def test_numpy_scalar_options_behave_like_python_ones():
+    T = UR5.fk(Q29)
+    a = ik_dls(UR5, T, q0=Q29 + 0.1, max_iter=np.int64(50), tol=np.float32(1e-10))
+    b = ik_dls(UR5, T, q0=Q29 + 0.1, max_iter=50, tol=float(np.float32(1e-10)))
+    np.testing.assert_array_equal(a.q, b.q)
+
+
+def test_damping_squared_bounds():
+    with pytest.raises(ValueError, match="sigma_threshold"):
+        damping_squared([0.1], [1.0], damping=0.1, sigma_threshold=1e-300)  # overflowed (s / eps)^2 before
+    with pytest.raises(ValueError, match="sigma_min and err must broadcast"):
+        damping_squared([0.1, 0.2], [1.0, 1.0, 1.0], damping=0.1, sigma_threshold=0.01)

@@ -915,3 +915,36 @@ def test_hold_commands_bad_input(kw, match):
     q_cmd = args.pop("q_cmd")
     with pytest.raises(ValueError, match=match):
         hold_commands(q_cmd, **args)
+
+
+# ------------------------------------------------------------------ issue 29: numpy scalar options at the boundary
+def test_float32_duty_gives_the_float64_answer():
+    from robokin.leg2 import foot_offset, foot_targets
+
+    ph = np.linspace(0, 1, 17, endpoint=False)
+    kw = dict(period=0.4, v_body=0.5, height=0.05)
+    a = foot_offset(ph, duty=np.float32(0.5), **kw)
+    b = foot_offset(ph, duty=0.5, **kw)
+    np.testing.assert_array_equal(a, b)  # differed before: half = 0.5 v duty period was computed in float32
+    assert a.dtype == np.float64
+    c, _ = foot_targets(0.1, neutral=np.array([0.0, -0.3]), duty=np.float32(0.5), **kw)
+    d, _ = foot_targets(0.1, neutral=np.array([0.0, -0.3]), duty=0.5, **kw)
+    np.testing.assert_array_equal(c, d)
+
+
+def test_condition_thresholds_are_bounded_and_float32_safe():
+    q = np.array([0.0, 1.5])
+    LEG.joint_rates(q, [0.1, 0.0], cond_warn=np.float32(1e6))  # overflow warning (an error here) before
+    with pytest.raises(ValueError, match="cond_warn must be at most 1e\\+16"):
+        LEG.joint_rates(q, [0.1, 0.0], cond_warn=10**30)
+    qc, pc = _cal_data()
+    with pytest.raises(ValueError, match="cond_max"):
+        calibrate(qc, pc, guess=LEG, cond_max=1e17)
+    calibrate(qc, pc, guess=LEG, cond_max=np.float32(1e8))
+
+
+def test_hold_commands_lateness_messages_name_q_cmd_rows():
+    with pytest.raises(ValueError, match="lateness .*one lateness per row of q_cmd"):
+        hold_commands(np.zeros((3, 2)), dt=0.01, lateness=np.zeros(4), t=0.0)
+    with pytest.raises(ValueError, match="lateness must have shape"):
+        hold_commands(np.zeros((3, 2)), dt=0.01, lateness=np.zeros((0, 3)), t=0.0)

@@ -581,3 +581,14 @@ def test_arc_terms_exact_just_above_series_threshold():
     with mpmath.workdps(40):  # the reference must not cancel either
         ref = np.array([float((1 - mpmath.cos(mpmath.mpf(p))) / mpmath.mpf(p)) for p in phi])
     assert np.max(np.abs(b - ref) / ref) < 1e-14
+
+
+# ------------------------------------------------------------------ issue 29: initial values
+@pytest.mark.parametrize("kw", [dict(theta0=[0.0]), dict(bias0=[0.0, 0.0]), dict(theta0=np.zeros((2, 3)))])
+def test_fuse_heading_initial_values_of_the_wrong_shape_name_the_argument(kw):
+    # "cannot broadcast a non-scalar to a scalar array" came from inside numpy before
+    name = next(iter(kw))
+    with pytest.raises(ValueError, match=f"{name} must be a scalar or have shape"):
+        fuse_heading(np.full(5, 0.02), np.zeros(5), dt=0.01, tau=1.0, **kw)
+    with pytest.raises(ValueError, match="trusted"):
+        fuse_heading(np.full(5, 0.02), np.zeros(5), dt=0.01, tau=1.0, trusted=[[True], [True, False]])

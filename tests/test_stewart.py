@@ -615,7 +615,7 @@ def test_old_names_are_gone():
 
     for name in ("default_platform", "validate"):
         assert not hasattr(m, name) and name not in m.__all__
-    assert [f for f in FKResult.__dataclass_fields__] == ["pose", "valid", "residual", "iterations"]
+    assert [f for f in FKResult.__dataclass_fields__] == ["pose", "valid", "residual", "iterations", "reason"]
 
 
 def test_ik_always_returns_an_ikresult():
@@ -870,3 +870,38 @@ def test_leg_friction_stribeck_bad_input():
     for bad in (0.0, -1e-3, np.nan):
         with pytest.raises(ValueError):
             leg_friction(np.zeros(6), **kw, static=8.0, stribeck_speed=bad)
+
+
+# ------------------------------------------------------------------ issue 29: physics outside the tested range
+def test_fk_flags_lengths_outside_the_stroke():
+    L = np.full(6, 10.0)  # every leg at 10 m; the stroke is 0.40-0.66 m
+    res = STEWART.fk_solve(L)
+    assert not res.valid and res.reason == "lengths outside stroke [0.4, 0.66] m"  # valid=True before
+    with pytest.raises(ValueError, match="lengths outside the stroke"):
+        STEWART.fk(L)
+    ok = STEWART.fk_solve(STEWART.ik([0, 0, 0.5, 0, 0, 0.1]).q)
+    assert ok.valid and ok.reason == "converged"
+
+
+def test_fk_on_the_singular_uniform_layout_is_not_called_valid():
+    st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0), stroke=(0.40, 0.66))
+    q = np.array([0, 0, 0.45, 0, 0, 1e-3])
+    res = st.fk_solve(st.leg_lengths(q))
+    # Newton lands on another pose with the same lengths (yaw 0, other height); it was marked valid before
+    assert res.residual <= 1e-10 and np.abs(res.pose - q).max() > 1e-4
+    assert not res.valid and str(res.reason).startswith("near-singular")
+    with pytest.warns(SingularityWarning, match="other poses share these leg lengths"):
+        st.fk(st.leg_lengths(q))
+
+
+def test_fk_options_are_validated():
+    L = STEWART.ik([0, 0, 0.5, 0, 0, 0]).q
+    with pytest.raises(ValueError, match="max_iter must be at most"):
+        STEWART.fk_solve(L, max_iter=10**30)
+    with pytest.raises(ValueError, match="tol must be at most"):
+        STEWART.fk_solve(L, tol=1.0)
+
+
+def test_stribeck_peak_far_above_the_stribeck_speed_is_zero_without_overflow():
+    f = leg_friction(np.full(6, 1.0), viscous=0.0, coulomb=5.0, coulomb_speed=1e-3, static=8.0, stribeck_speed=1e-300)
+    np.testing.assert_allclose(f, 5.0 * np.tanh(1e3))

@@ -443,3 +443,34 @@ def test_closed_form_rpy_kernels_equal_the_generic_products():
     w = np.random.default_rng(26).normal(size=(50, 3))
     v = np.random.default_rng(27).normal(size=(50, 3))
     np.testing.assert_allclose(tf.hat(w) @ v[..., None], np.cross(w, v)[..., None], atol=1e-15)
+
+
+# ------------------------------------------------------------------ issue 29: the rotation tolerance is validated
+REFLECTION = np.diag([1.0, 1.0, -1.0])
+
+
+@pytest.mark.parametrize("tol", [np.inf, 1e300, 2.0, 0.5, np.nan, -1e-6, 0.0, 1j, "1e-6", None])
+def test_no_tolerance_lets_a_reflection_pass(tol):
+    # so3_log(reflection, tol=inf) returned the identity's log before
+    for fn in (tf.so3_log, tf.is_rotation, tf.matrix_to_rpy, lambda R, tol: tf.check_rotation(R, tol=tol)):
+        with pytest.raises(ValueError, match="^tol "):
+            fn(REFLECTION, tol=tol)
+    T = np.eye(4)
+    T[:3, :3] = REFLECTION
+    for fn in (tf.se3_log, tf.transform_inverse, lambda T, tol: tf.transform_points(T, [1.0, 0, 0], tol=tol)):
+        with pytest.raises(ValueError, match="^tol "):
+            fn(T, tol=tol)
+
+
+def test_loosest_allowed_tolerance_still_refuses_a_reflection():
+    assert not tf.is_rotation(REFLECTION, tol=tf.MAX_ROTATION_TOL)
+    with pytest.raises(ValueError, match="not a rotation"):
+        tf.so3_log(REFLECTION, tol=tf.MAX_ROTATION_TOL)
+    np.testing.assert_allclose(tf.so3_log(tf.rotz(0.4), tol=np.float32(1e-6)), [0, 0, 0.4], atol=1e-15)
+
+
+def test_interpolation_and_distance_keep_their_internal_slack():
+    R = tf.rotz(0.3) + 2e-3  # off by a few 1e-3: within tol=1e-2
+    assert float(tf.rotation_distance(R, R, tol=1e-2)) < 1e-2
+    with pytest.raises(ValueError, match="name must be a string"):
+        tf.check_rotation(np.eye(3), 3.0)

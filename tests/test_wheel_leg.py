@@ -697,3 +697,39 @@ def test_joint_handover_bad_inputs():
     short = dataclasses.replace(FB, l3=0.1, l4=0.1)  # shanks too short for thighs spread out
     with pytest.raises(UnreachableError):
         wl.joint_handover(short, [np.pi, 0.0], np.zeros(2), **ok)
+
+
+# ------------------------------------------------------------------ issue 29: leg lengths outside the model's range
+@pytest.mark.parametrize("L0", [1e-300, 1e-12, 1e-9, 1e-4])
+def test_degenerate_leg_lengths_are_refused(L0):
+    # L0=1e-300 gave silent 1e302 accelerations, 1e-12 a LinAlgError, 1e-9 an LQR gain that does not stabilise
+    with pytest.raises(ValueError, match="L0 must be positive and at least 0.001 m"):
+        MODEL.forward_dynamics(np.array([0, 0.1, 0]), np.zeros(3), np.zeros(2), L0=L0, L0_dot=0.1)
+    with pytest.raises(ValueError, match="L0"):
+        wl.lqr_gain(MODEL, L0=L0)
+
+
+def test_shortest_accepted_leg_still_gives_a_stabilising_gain():
+    L = wl.MIN_LEG_LENGTH
+    assert wl.closed_loop_eigs(MODEL, L, wl.lqr_gain(MODEL, L0=L)).real.max() < 0
+
+
+def test_lqr_weights_and_schedule_options():
+    with pytest.raises(ValueError, match="R must be well conditioned"):
+        wl.lqr_gain(MODEL, L0=0.2, R=[1.0, 1e-300])
+    sched = wl.gain_schedule(MODEL, GRID, degree=2)
+    with pytest.raises(ValueError, match="extrapolate must be True or False"):
+        sched(0.2, extrapolate="no")
+
+
+def test_simulate_options_are_capped():
+    sched = wl.gain_schedule(MODEL, GRID, degree=2)
+    kw = dict(q0=np.zeros(3), qd0=np.zeros(3), t_end=0.1, L0=0.2)
+    for bad, match in (
+        (dict(max_step=1e-300), "max_step = 1e-300 s allows"),
+        (dict(n_out=10**30), "n_out must be at most"),
+        (dict(rtol=1e-300), "rtol must be at least"),
+        (dict(max_nfev=10**30), "max_nfev must be at most"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            wl.simulate(MODEL, sched, **kw, **bad)

@@ -8,7 +8,7 @@ inputs (a NaN row and an out-of-reach row included); outputs are printed as IEEE
 * Statuses agree on every call.
 * Arithmetic is IEEE single on both sides with no fused multiply-add (``-ffp-contract=off``), so outputs differ
   only where the two C libraries' ``sinf``/``cosf``/``atan2f``/``acosf`` round differently (newlib vs glibc): the
-  kernels that call no ``sinf``/``cosf`` (the IK kernels of this input set) are asserted bit-exact, the others
+  kernels that call no ``sinf``/``cosf`` (five-bar and two-link IK) are asserted bit-exact, the others
   within ``64`` float32 ulps of their largest output on the set (measured: 28 for the five-bar Jacobian, whose
   near-singular rows amplify a 1-ulp ``sinf`` difference, <= 3 for the others; tests/test_firmware.py bounds the
   float error against double).

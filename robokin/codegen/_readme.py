@@ -50,7 +50,7 @@ _ACCURACY = """
 * float, UR IK: every `RK_OK` branch reaches the pose within 2 `RK_POSE_F` (its own FK check), 99 % within 64 eps.
 * float, controller step: within 16 eps of the sum of the magnitudes of the terms of each output.
 * On a Cortex-M4F (QEMU mps2-an386, newlib) the statuses equal the host's on every call of a fixed set; the
-  kernels that call no `sinf`/`cosf` (the IK kernels) equal it bit for bit, the others within 64 float ulps of their
+  kernels that call no `sinf`/`cosf` (five-bar and two-link IK) equal it bit for bit, the others within 64 float ulps of their
   largest output (the two C libraries round `sinf`/`cosf` differently; tests/test_firmware_target.py).
 """
 

@@ -30,6 +30,14 @@ WRONG = [
     (LEG, f"{M}:jacobian_transposed", "jacobian", "transposed Jacobian", ""),
     (FIVEBAR, f"{FIX / 'fivebar_ik.py'}:ik_branch", "ik", "branch mismatch", "x in [0.035"),
 ]
+ARM = params.load(params.EXAMPLES / "contest_arm_mdh.toml")
+AC = FIX / "arm_contest.py"
+WRONG += [
+    (ARM, f"{AC}:fk_standard_wrong", "fk", "convention mix-up (the modified-DH table used with standard-DH", ""),
+    (ARM, f"{AC}:fk_no_tool_wrong", "fk", "tool transform ignored", "500 of 500"),
+    (ARM, f"{AC}:fk_degrees_wrong", "fk", "degrees for radians", ""),
+    (ARM, f"{AC}:ik_flange_wrong", "ik", "tool transform ignored", ""),
+]
 RIGHT = [
     (LEG, "course", "ik"),
     (LEG, "course", "fk"),
@@ -40,6 +48,10 @@ RIGHT = [
     (FIVEBAR, "course", "ik"),
     (FIVEBAR, "course", "jacobian"),
     (FIVEBAR, f"{FIX / 'fivebar_ik.py'}:ik", "ik"),
+    (ARM, "course", "fk"),
+    (ARM, "course", "ik"),
+    (ARM, f"{AC}:fk", "fk"),
+    (ARM, f"{AC}:ik", "ik"),
 ]
 
 
@@ -53,6 +65,8 @@ def test_checker_names_the_mistake(design, spec, kind, mistake, where):
     assert any(n.startswith(mistake) for n in names), (names, str(rep))
     hit = next(f for f in rep.findings if f.mistake.startswith(mistake))
     assert where in hit.where and hit.explained >= 0.5 and hit.fix
+    # the one named is the best explanation: no other finding explains more
+    assert hit.explained >= max(f.explained for f in rep.findings)
     assert mistake in str(rep)
 
 
@@ -143,5 +157,5 @@ def test_bad_impl_specs_are_clear_errors(tmp_path):
         load_impl(f"{tmp_path / 'boom.py'}:ik", "ik", LEG)
     with pytest.raises(ValueError, match="kind"):
         load_impl("course", "hessian", LEG)
-    with pytest.raises(ValueError, match="two_link_leg and fivebar"):
+    with pytest.raises(ValueError, match="two_link_leg, fivebar and serial_arm"):
         verify(params.load(params.EXAMPLES / "mecanum_ch08.toml"), None)

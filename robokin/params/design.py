@@ -936,9 +936,56 @@ def wheel_leg(design, *, fast=False, rng=None, progress=None):
             "a stronger hip motor, or avoid the longest leg lengths",
         )
     )
-    wheel_T = float(np.abs(K_exact[:, 0, :]).max())
+    # balance and push on the nonlinear planar model (chapter 4): a push of 15 % of the weight for 0.2 s at the
+    # middle and the longest leg length; the robot must stay up and the wheel torque stay within its motors
+    from ..wheel_leg import simulate
+
+    total = p.m_b + p.m_l + p.m_w
+    F = 0.15 * total * p.g
+    peaks, ends, ok = [], [], True
+    for L in (0.5 * (lmin + lmax), lmax):
+        sim = simulate(
+            model,
+            sched,
+            q0=np.zeros(3),
+            qd0=np.zeros(3),
+            t_end=2.0 if fast else 4.0,
+            L0=float(L),
+            push=lambda t: F if 0.2 <= t < 0.4 else 0.0,
+            n_out=201 if fast else 801,
+        )
+        ok = ok and bool(sim.stable)
+        peaks.append(float(np.abs(sim.u[:, 0]).max()))
+        ends.append(float(np.abs(sim.q[-1, 1]) + np.abs(sim.q[-1, 2])))
     rows.append(
-        Row("largest wheel-torque gain entry (information for the MuJoCo run)", wheel_T, "info", np.nan, "", "")
+        Row(
+            f"push {F:.0f} N for 0.2 s (nonlinear planar model): stays up at mid and longest leg",
+            float(ok),
+            ">=",
+            1.0,
+            "",
+            "raise the LQR weights on the pitch angles or lower the body",
+        )
+    )
+    rows.append(
+        Row(
+            "push: leg and body angles at the end of the run, |theta| + |phi| (worst leg length)",
+            max(ends),
+            "<=",
+            0.02,
+            "rad",
+            "the balance is too slow to recover: raise the LQR state weights",
+        )
+    )
+    rows.append(
+        Row(
+            "push: peak wheel torque (both wheels) against twice the wheel-motor limit",
+            max(peaks),
+            "<=",
+            2 * motor["wheel_torque_max"],
+            "N m",
+            "stronger wheel motors or softer LQR gains (larger R)",
+        )
     )
     return Outcome("wheel_leg", design.name, rows, {"L": fine, "K": K_exact, "K_fit": K_fit, "eig": eig, "tau": tau})
 

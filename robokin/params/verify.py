@@ -30,7 +30,13 @@ Implementations (``SPEC``)
     The package's own implementation (it must pass).
 
 Families: ``two_link_leg`` (hip frame ``[x, z]``, chapter 2) and ``fivebar`` (motor frame ``[x, y]``, chapter 3,
-``down`` assembly).
+``down`` assembly), both for ik, fk and jacobian; ``serial_arm`` for fk and, on a UR-family arm, ik. For an arm the
+Python callables are ``fk(q) -> 4x4`` (``q`` a list of n angles) and ``ik(T) -> q`` (``T`` a 4x4 array, one
+solution or None); the C signatures ``int robokin_fk(const double q[n], double T[16])`` and
+``int robokin_ik(const double T[16], double q[n])`` (row-major); the CSV columns ``q1..qn,x,y,z,roll,pitch,yaw``
+(fk) or ``x,y,z,roll,pitch,yaw,q1..qn`` (ik), with ZYX roll-pitch-yaw in rad. The arm's mistakes: the convention
+mix-up (a modified table with standard formulas or the reverse), the tool or base transform ignored, joint offsets
+ignored, degrees for radians and, for IK, a branch mismatch.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ import numpy as np
 from .. import checks
 from ..fivebar import FiveBar
 from ..leg2 import TwoLinkLeg
+from ..serial import SerialArm
 
 __all__ = ["Finding", "VerifyReport", "load_impl", "verify", "main", "TOL"]
 
@@ -93,7 +100,7 @@ class VerifyReport:
 
 # ---- implementations ------------------------------------------------------------------------------------------
 class _Impl:
-    """Uniform view of an implementation: ``__call__(inputs (N, 2)) -> outputs (N, k)``, NaN where it refuses."""
+    """Uniform view of an implementation: ``__call__(inputs (N, m)) -> outputs (N, k)``, NaN where it refuses."""
 
     inputs: np.ndarray | None = None  # a CSV fixes its own inputs
 
@@ -107,14 +114,36 @@ class _Impl:
         return out
 
 
-def _py(spec, kind):
-    mod_name, _, fn_name = spec.rpartition(":")
+@dataclass(frozen=True)
+class _Shape:
+    """What crosses the boundary: input and output sizes, and whether the design is an arm (poses as 4x4)."""
+
+    kind: str
+    m: int
+    k: int
+    arm: bool
+    n: int = 2
+
+
+def _shape(design, kind):
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    mech = design.mechanism if design is not None else None
+    if isinstance(mech, SerialArm):
+        n = mech.n
+        if kind == "jacobian":
+            raise ValueError("verify checks an arm's fk and ik; its Jacobian check is in the report")
+        return _Shape(kind, n if kind == "fk" else 16, 16 if kind == "fk" else n, True, n)
+    return _Shape(kind, 2, OUT_DIM[kind], False)
+
+
+def _load_module(mod_name):
     if mod_name.endswith(".py"):
+        import sys
+
         path = Path(mod_name)
         if not path.is_file():
             raise ValueError(f"--impl: no such file {mod_name!r}")
-        import sys
-
         mspec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(mspec)
         sys.path.insert(0, str(path.resolve().parent))  # the reader's module may import its neighbours
@@ -124,36 +153,45 @@ def _py(spec, kind):
             raise ValueError(f"--impl: importing {mod_name!r} failed: {type(exc).__name__}: {exc}") from None
         finally:
             sys.path.remove(str(path.resolve().parent))
-    else:
-        try:
-            mod = importlib.import_module(mod_name)
-        except Exception as exc:  # noqa: BLE001 - any failure of the reader's module is reported as such
-            raise ValueError(f"--impl: cannot import {mod_name!r} ({exc})") from None
+        return mod
+    try:
+        return importlib.import_module(mod_name)
+    except Exception as exc:  # noqa: BLE001 - any failure of the reader's module is reported as such
+        raise ValueError(f"--impl: cannot import {mod_name!r} ({exc})") from None
+
+
+def _py(spec, sh):
+    mod_name, _, fn_name = spec.rpartition(":")
+    mod = _load_module(mod_name)
     fn = getattr(mod, fn_name, None)
     if not callable(fn):
         raise ValueError(f"--impl: {mod_name!r} has no function {fn_name!r}")
-    k = OUT_DIM[kind]
 
     def call(x):
         try:
-            y = fn(float(x[0]), float(x[1]))
+            if not sh.arm:
+                y = fn(float(x[0]), float(x[1]))
+            elif sh.kind == "fk":
+                y = fn([float(v) for v in x])
+            else:
+                y = fn(np.array(x, dtype=float).reshape(4, 4))
         except (ValueError, ArithmeticError):
-            return np.full(k, np.nan)  # the reader's code refused the input
+            return np.full(sh.k, np.nan)  # the reader's code refused the input
         if y is None:
-            return np.full(k, np.nan)
+            return np.full(sh.k, np.nan)
         y = np.asarray(y, dtype=float).reshape(-1)
-        if y.size != k:
-            raise ValueError(f"--impl {spec}: returned {y.size} numbers, expected {k} for {kind}")
+        if y.size != sh.k:
+            raise ValueError(f"--impl {spec}: returned {y.size} numbers, expected {sh.k} for {sh.kind}")
         return y
 
-    return _Impl(call, k)
+    return _Impl(call, sh.k)
 
 
-def _c(spec, kind):
+def _c(spec, sh):
     path, _, sym = spec.partition(".so:") if ".so:" in spec else (spec, "", "")
     if sym:
         path = path + ".so"
-    sym = sym or f"robokin_{kind}"
+    sym = sym or f"robokin_{sh.kind}"
     try:
         lib = ctypes.CDLL(str(Path(path).resolve()))
         fn = getattr(lib, sym)
@@ -161,35 +199,48 @@ def _c(spec, kind):
         raise ValueError(f"--impl: cannot load {sym!r} from {path!r} ({exc})") from None
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double)]
-    k = OUT_DIM[kind]
 
     def call(x):
-        xin = (ctypes.c_double * 2)(float(x[0]), float(x[1]))
-        out = (ctypes.c_double * k)()
+        xin = (ctypes.c_double * sh.m)(*(float(v) for v in x))
+        out = (ctypes.c_double * sh.k)()
         if fn(xin, out) != 0:
-            return np.full(k, np.nan)
+            return np.full(sh.k, np.nan)
         return np.array(out[:], dtype=float)
 
-    return _Impl(call, k)
+    return _Impl(call, sh.k)
 
 
-_CSV_COLUMNS = {
-    "ik": ["x", "y", "q1", "q2"],
-    "fk": ["q1", "q2", "x", "y"],
-    "jacobian": ["q1", "q2", "J11", "J12", "J21", "J22"],
-}
+POSE6 = ["x", "y", "z", "roll", "pitch", "yaw"]
 
 
-def _csv(spec, kind):
+def _csv_columns(sh):
+    if not sh.arm:
+        return {
+            "ik": ["x", "y", "q1", "q2"],
+            "fk": ["q1", "q2", "x", "y"],
+            "jacobian": ["q1", "q2", "J11", "J12", "J21", "J22"],
+        }[sh.kind]
+    qs = [f"q{j + 1}" for j in range(sh.n)]
+    return qs + POSE6 if sh.kind == "fk" else POSE6 + qs
+
+
+def _pose16(v):
+    """xyz + ZYX rpy (m, rad) to a flattened 4x4 pose."""
+    from ..transforms import make_transform, rpy_to_matrix
+
+    return make_transform(rpy_to_matrix(v[3:6]), v[:3]).reshape(16)
+
+
+def _csv(spec, sh):
     path = Path(spec)
     if not path.is_file():
         raise ValueError(f"--impl: no such CSV file {spec!r}")
     with open(path, newline="", encoding="utf-8-sig") as f:
         rows = list(csv.reader(f))
-    want = _CSV_COLUMNS[kind]
+    want = _csv_columns(sh)
     head = [h.strip() for h in rows[0]] if rows else []
     if head[: len(want)] != want:
-        raise ValueError(f"--impl {spec}: header must start with {','.join(want)} for {kind}, got {','.join(head)}")
+        raise ValueError(f"--impl {spec}: header must start with {','.join(want)} for {sh.kind}, got {','.join(head)}")
     data = np.full((len(rows) - 1, len(want)), np.nan)
     for i, r in enumerate(rows[1:]):
         for j in range(len(want)):
@@ -198,43 +249,60 @@ def _csv(spec, kind):
                 data[i, j] = float(v) if v else np.nan
             except ValueError:
                 raise ValueError(f"--impl {spec}: row {i + 2}, column {want[j]!r}: {v!r} is not a number") from None
-    if np.any(~np.isfinite(data[:, :2])):
-        raise ValueError(f"--impl {spec}: every row needs finite inputs ({want[0]}, {want[1]})")
-    table = {tuple(x): y for x, y in zip(map(tuple, data[:, :2]), data[:, 2:])}
-    impl = _Impl(lambda x: table[tuple(x)], len(want) - 2)
-    impl.inputs = data[:, :2]
+    m_in = 6 if (sh.arm and sh.kind == "ik") else sh.m
+    if np.any(~np.isfinite(data[:, :m_in])):
+        raise ValueError(f"--impl {spec}: every row needs finite inputs ({', '.join(want[:m_in])})")
+    X, Y = data[:, :m_in], data[:, m_in:]
+    if sh.arm and sh.kind == "ik":
+        X = np.array([_pose16(x) for x in X])
+    if sh.arm and sh.kind == "fk":
+        Y = np.array([_pose16(y) if np.all(np.isfinite(y)) else np.full(16, np.nan) for y in Y])
+    table = {tuple(x): y for x, y in zip(map(tuple, X), Y)}
+    impl = _Impl(lambda x: table[tuple(x)], sh.k)
+    impl.inputs = X
     return impl
 
 
-def _course(design, kind):
+def _course(design, sh):
     mech = design.mechanism
-    k = OUT_DIM[kind]
 
     def call(x):
         x = np.asarray(x, dtype=float)
-        if kind == "ik":
+        if sh.arm:
+            if sh.kind == "fk":
+                return mech.fk(x).reshape(16)
+            return _arm_course_ik(mech, x.reshape(4, 4))
+        if sh.kind == "ik":
             r = mech.ik(x, on_unreachable="nan")
-            return r.q if bool(r.valid) else np.full(k, np.nan)
-        if kind == "fk":
+            return r.q if bool(r.valid) else np.full(sh.k, np.nan)
+        if sh.kind == "fk":
             return mech.fk(x, on_unreachable="nan") if isinstance(mech, FiveBar) else mech.fk(x)
         J = mech.jacobian(x, warn=False) if isinstance(mech, FiveBar) else mech.jacobian(x)
         return J.reshape(-1)
 
-    return _Impl(call, k)
+    return _Impl(call, sh.k)
+
+
+def _arm_course_ik(arm, T):
+    from ..ur5 import URArm
+
+    if not isinstance(arm, URArm):
+        raise ValueError("the course's arm IK here is the UR-family closed form; this arm has none")
+    r = arm.ik(T, branch=arm.branches[0], on_unreachable="nan", warn=False)
+    return r.q if bool(r.valid) else np.full(arm.n, np.nan)
 
 
 def load_impl(spec: str, kind: str, design=None) -> Callable:
     """An implementation from its ``SPEC`` (module docstring)."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    sh = _shape(design, kind)
     if spec == "course":
-        return _course(design, kind)
+        return _course(design, sh)
     if spec.endswith(".csv"):
-        return _csv(spec, kind)
+        return _csv(spec, sh)
     if spec.endswith(".so") or ".so:" in spec or spec.endswith(".dylib") or spec.endswith(".dll"):
-        return _c(spec, kind)
+        return _c(spec, sh)
     if ":" in spec:
-        return _py(spec, kind)
+        return _py(spec, sh)
     raise ValueError(f"--impl must be module:function, file.py:function, a .so library or a .csv file; got {spec!r}")
 
 
@@ -577,13 +645,168 @@ def _verify_jacobian(mech, impl, rng, n):
     return int(len(X)), float(err.max()), not bad.any(), lines, findings
 
 
+# ---- serial arms ----------------------------------------------------------------------------------------------
+def _arm_variants(design):
+    """The wrong arms a reader's code often implements: other convention, no tool, no base, no offsets."""
+    arm, w = design.mechanism, design.extra.get("as_written", design.mechanism)
+    other = "standard" if w.convention == "modified" else "modified"
+    out = {
+        f"convention mix-up (the {w.convention}-DH table used with {other}-DH formulas)": SerialArm.from_dh(
+            w.a, w.alpha, w.d, offset=w.offset, convention=other, base=w.base, tool=w.tool
+        ),
+    }
+    if not np.array_equal(arm.tool, np.eye(4)):
+        out["tool transform ignored (the flange solved or reported instead of the tool point)"] = SerialArm(
+            w.a, w.alpha, w.d, w.offset, w.convention, None, w.base, np.eye(4)
+        )
+    if not np.array_equal(arm.base, np.eye(4)):
+        out["base transform ignored"] = SerialArm(w.a, w.alpha, w.d, w.offset, w.convention, None, np.eye(4), w.tool)
+    if np.any(w.offset):
+        out["joint offsets ignored"] = SerialArm(w.a, w.alpha, w.d, np.zeros(w.n), w.convention, None, w.base, w.tool)
+    return out
+
+
+def _pose_err(A, B, reach):
+    """Per-pose error of flattened poses: position / reach + rotation Frobenius / sqrt(2)."""
+    A, B = A.reshape(-1, 4, 4), B.reshape(-1, 4, 4)
+    with np.errstate(invalid="ignore"):
+        e = np.linalg.norm(A[:, :3, 3] - B[:, :3, 3], axis=-1) / reach + np.sqrt(
+            np.sum((A[:, :3, :3] - B[:, :3, :3]) ** 2, axis=(-2, -1)) / 2
+        )
+    return np.where(np.isfinite(e), e, np.inf)
+
+
+def _verify_arm(design, impl, kind, rng, n):
+    arm = design.mechanism
+    reach = float(np.sum(np.abs(arm.a)) + np.sum(np.abs(arm.d)) + np.linalg.norm(arm.tool[:3, 3]))
+    lim = arm.qlim if arm.qlim is not None else np.tile([-np.pi, np.pi], (arm.n, 1))
+    lo, hi = np.maximum(lim[:, 0], -np.pi), np.minimum(lim[:, 1], np.pi)
+    findings, lines = [], []
+    wrong = _arm_variants(design)
+    if kind == "fk":
+        X = impl.inputs if impl.inputs is not None else rng.uniform(lo, hi, (min(n, 500), arm.n))
+        U = impl(X)
+        ref = arm.fk(X).reshape(-1, 16)
+        err = _pose_err(U, ref, reach)
+        bad = ~(err <= TOL)
+        lines.append(
+            f"FK against the course over {len(X)} configurations: max {err.max():.2e} (position / reach + "
+            f"rotation; tol {TOL:.0e}), {int(bad.sum())} fail"
+        )
+        hyp = [("degrees for radians (the angles are read as degrees)", arm.fk(np.deg2rad(X)))]
+        hyp += [(name, other.fk(X)) for name, other in wrong.items()]
+        for name, pred in hyp:
+            hit = _pose_err(U, pred.reshape(-1, 16), reach) <= TOL
+            share = float(np.sum(hit & bad) / max(1, bad.sum()))
+            if bad.any() and share >= 0.5:
+                findings.append(
+                    Finding(
+                        name,
+                        share,
+                        f"{int((hit & bad).sum())} of {len(X)} configurations",
+                        "build the chain as the file states it (robokin.serial.SerialArm.fk)",
+                    )
+                )
+        return len(X), float(err.max()), not bad.any(), lines, findings
+    from ..ur5 import URArm
+
+    if impl.inputs is not None:
+        X = impl.inputs
+    else:
+        q = rng.uniform(lo, hi, (min(n, 300), arm.n))
+        T = arm.fk(q)
+        if isinstance(arm, URArm):  # interior targets, where every branch exists
+            full = arm.ik(T, on_unreachable="nan", warn=False).valid.all(-1)
+            T = T[full]
+        X = T.reshape(-1, 16)
+    U = impl(X)
+    fin = np.isfinite(U).all(-1)
+    F = np.full((len(X), 16), np.nan)
+    F[fin] = arm.fk(U[fin]).reshape(-1, 16)
+    err = _pose_err(F, X, reach)
+    bad = ~(err <= TOL)
+    lines.append(
+        f"residual scan FK(IK(T)) vs T over {len(X)} targets: max {err.max():.2e} (tol {TOL:.0e}), "
+        f"{int(bad.sum())} fail"
+    )
+    if isinstance(arm, URArm):
+        C = arm.ik(X.reshape(-1, 4, 4), on_unreachable="nan", warn=False)
+        Cq = np.where(C.valid[..., None], C.q, np.nan)
+        with np.errstate(invalid="ignore"):
+            d = np.abs(_wrap(U[:, None, :] - Cq)).max(-1)
+        br = np.where(
+            np.nanmin(np.where(np.isfinite(d), d, np.inf), -1) < 1e-6,
+            np.nanargmin(np.where(np.isfinite(d), d, np.inf), -1),
+            -1,
+        )
+        used = sorted({int(b) for b in br[br >= 0]})
+        if len(used) > 1:
+            counts = sorted(((int(np.sum(br == b)), b) for b in used), reverse=True)
+            lines.append("branches used: " + ", ".join(f"{arm.branches[b]} ({c})" for c, b in counts))
+            findings.append(
+                Finding(
+                    "branch mismatch (the IK branch changes between targets)",
+                    1.0,
+                    f"{len(X) - counts[0][0]} of {len(X)} targets leave {arm.branches[counts[0][1]]}",
+                    "choose the branch by name (robokin.ur5.URArm.branches) and keep it",
+                )
+            )
+        elif used:
+            lines.append(f"branch: {arm.branches[used[0]]} everywhere it is right")
+        with np.errstate(invalid="ignore"):
+            dd = np.abs(U[:, None, :] - np.rad2deg(Cq)).max(-1)
+        deg = np.where(np.isfinite(dd), dd, np.inf).min(-1) <= 1e-4
+        if bad.any() and np.sum(deg & bad) >= 0.5 * bad.sum():
+            findings.append(
+                Finding(
+                    "degrees for radians (the answer is in degrees)",
+                    float(np.sum(deg & bad) / bad.sum()),
+                    f"{int((deg & bad).sum())} of {len(X)} targets",
+                    "return radians",
+                )
+            )
+    for name, other in wrong.items():
+        if not bad.any():
+            break
+        Fo = np.full((len(X), 16), np.nan)
+        Fo[fin] = other.fk(U[fin]).reshape(-1, 16)
+        hit = _pose_err(Fo, X, reach) <= TOL
+        share = float(np.sum(hit & bad) / bad.sum())
+        if share >= 0.5:
+            findings.append(
+                Finding(
+                    name,
+                    share,
+                    f"{int((hit & bad).sum())} of {len(X)} targets",
+                    "solve for the arm as the file states it (base @ chain @ tool)",
+                )
+            )
+    if bad.any() and not findings:
+        findings.append(
+            Finding(
+                "an error none of the usual mistakes explains",
+                1.0,
+                f"{int(bad.sum())} targets",
+                "compare with robokin.ur5.URArm.ik at the first failing target",
+            )
+        )
+    return len(X), float(err.max()), not bad.any() and not findings, lines, findings
+
+
 def verify(design, impl, *, kind: str = "ik", fast: bool = False, seed: int = 30) -> VerifyReport:
-    """Run the checks of ``kind`` on ``impl`` (from :func:`load_impl`) for ``design`` (two-link leg or five-bar)."""
+    """Run the checks of ``kind`` on ``impl`` (from :func:`load_impl`) for ``design``.
+
+    Families: ``two_link_leg`` and ``fivebar`` (ik, fk, jacobian), ``serial_arm`` (fk; ik for UR-family arms, whose
+    branches the course knows).
+    """
     mech = design.mechanism
-    if not isinstance(mech, (TwoLinkLeg, FiveBar)):
-        raise ValueError(f"verify supports the two_link_leg and fivebar families, got {design.family!r}")
     rng = np.random.default_rng(seed)
     n = 500 if fast else 5000
+    if isinstance(mech, SerialArm):
+        samples, err, passed, lines, findings = _verify_arm(design, impl, kind, rng, n)
+        return VerifyReport(design.family, kind, samples, err, passed, lines, findings)
+    if not isinstance(mech, (TwoLinkLeg, FiveBar)):
+        raise ValueError(f"verify supports the two_link_leg, fivebar and serial_arm families, got {design.family!r}")
     fn = {"ik": _verify_ik, "fk": _verify_fk, "jacobian": _verify_jacobian}[kind]
     samples, err, passed, lines, findings = fn(mech, impl, rng, n)
     return VerifyReport(design.family, kind, samples, err, passed, lines, findings)

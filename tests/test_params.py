@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import zlib
 
 import numpy as np
 import pytest
@@ -329,3 +330,32 @@ def test_schema_lists_units():
     assert "linkage.l1_<unit>" in keys and "motor.stall_torque_<unit>" in keys
     with pytest.raises(ValueError, match="family"):
         params.schema("tripod")
+
+
+# ---- fuzz: whatever the damage, the documented error or a valid design ---------------------------------------------
+_DAMAGE = ("", "-1", "0", "1e300", '"x"', "true", "[1, 2]", "[[1], [2, 3]]", "{ a = 1 }", "1979-05-27", "nan", "[")
+
+
+@pytest.mark.parametrize("path", params.examples(), ids=lambda p: p.name)
+def test_random_damage_raises_only_the_documented_error(path, tmp_path):
+    rng = np.random.default_rng(zlib.crc32(path.name.encode()))
+    lines = path.read_text().splitlines()
+    for extra in ("ur5_ch05.toml", "contest_arm_mdh.toml"):
+        (tmp_path / extra).write_text((EX / extra).read_text())
+    raised = 0
+    for _ in range(40):
+        out = list(lines)
+        i = int(rng.integers(len(out)))
+        if "=" in out[i] and rng.random() < 0.8:
+            key = out[i].split("=", 1)[0]
+            out[i] = f"{key}= {_DAMAGE[int(rng.integers(len(_DAMAGE)))]}"
+        else:
+            del out[i]
+        target = tmp_path / ("damaged_" + path.name)
+        target.write_text("\n".join(out) + "\n")
+        try:
+            params.load(target)
+        except ParameterFileError as exc:
+            raised += 1
+            assert exc.field and str(target) in str(exc)
+    assert raised >= 10  # most damage is caught (a deleted comment or optional field is not damage)

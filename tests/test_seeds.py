@@ -8,6 +8,9 @@ or ``-m seeds`` (tests/conftest.py). Each chapter runs in a fresh kernel under `
   with ``ROBOKIN_CI_SEED=<n>`` (all chapters). ``make seeds`` (tools/seeds.py) runs five seeds per chapter.
 - Native rate: each chapter with ``[[native]]`` entries in tests/truth/native.toml runs with and without
   ``ROBOKIN_FINE=1``; the listed keys must print the same at the Markdown's formats, and the fine run must pass.
+- Causes by intervention: each ``[[cause]]`` of tests/truth/causes/NN.toml with an ``expect`` expression over its
+  keys (the intervention's effect, e.g. "the gap stays with a finer step, goes with the impedance") is evaluated on
+  the chapter's glued values; the fast test only checks that the keys exist.
 - One source: each ``[[quote]]`` of tests/truth/quotes.toml runs the quoting and the quoted chapter and requires the
   two glued values to print the same at the quoting sentence's format.
 Each is shown failing on a fixture of a case issue 28 lists (tests/truth/fixtures/).
@@ -165,3 +168,28 @@ def test_quotes_catch_the_old_ch13_gear_band_value():
     found = [quote_mismatch(q, FIXTURES / "13_gear_band_old.ipynb", _chapter(3)) for q in registry["quote"]]
     assert found[0] and "ch13_static_lo:g = 5," in found[0] and "= 5.75" in found[0], found
     assert found[1] and "ch13_static_hi:g = 17.25," in found[1] and "= 18" in found[1], found
+
+
+# --- causes by intervention ------------------------------------------------------------------------------------------
+
+CAUSES = [
+    (truth.chapter_of(p), e)
+    for p in truth.NOTEBOOKS
+    for e in truth.load_toml(ROOT / "tests" / "truth" / "causes" / f"{truth.chapter_of(p):02d}.toml").get("cause", [])
+    if e.get("expect")
+]
+
+
+def intervention_holds(path: Path, entry: dict) -> bool:
+    r = run(path)
+    assert r.ok, r.summary()
+    missing = [k for k in entry["keys"] if k not in r.glued]
+    assert not missing, f"not glued by the run: {missing}"
+    return bool(eval(entry["expect"], {"__builtins__": {"abs": abs, "min": min, "max": max}}, dict(r.glued)))
+
+
+@pytest.mark.parametrize(("chapter", "entry"), CAUSES, ids=[f"ch{c:02d}-{e['keys'][0]}" for c, e in CAUSES])
+def test_interventions_show_the_stated_effect(chapter, entry):
+    assert intervention_holds(_chapter(chapter), entry), (
+        f"ch{chapter:02d} {entry['match']!r}: the intervention does not show {entry['expect']!r}"
+    )

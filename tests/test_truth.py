@@ -77,7 +77,19 @@ def cause_problems(nb, chapter: int, registry: dict) -> list[str]:
             problems.append(f"{e['match']!r}: no cell is tagged {e['tag']!r}")
         if not e.get("keys") and not e.get("tag"):
             problems.append(f"{e['match']!r}: a cause needs the keys or tag of its intervention cell")
+        if e.get("expect"):
+            try:
+                names = {n.id for n in ast.walk(ast.parse(e["expect"], mode="eval")) if isinstance(n, ast.Name)}
+            except SyntaxError:
+                problems.append(f"{e['match']!r}: expect is not a Python expression: {e['expect']!r}")
+                continue
+            if names - set(e.get("keys", [])) - set(_EXPECT_FUNCS):
+                problems.append(f"{e['match']!r}: expect uses {sorted(names - set(e['keys']))}, not among its keys")
     return problems
+
+
+#: functions an ``expect`` expression may call (tests/test_seeds.py evaluates it on the run's glued values)
+_EXPECT_FUNCS = ("abs", "min", "max")
 
 
 def _causes(chapter: int) -> dict:

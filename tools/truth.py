@@ -435,7 +435,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 def _short_error(exc: Exception) -> str:
     lines = [ln for ln in _ANSI.sub("", str(exc)).splitlines() if ln.strip()]
     tail = [ln for ln in lines if re.match(r"^\w*(Error|Exception|Failed)\b", ln)]
-    where = [ln.strip() for ln in lines if ln.lstrip().startswith("---->")]  # the failing line of the cell
+    where = [ln.strip() for ln in lines if re.match(r"\s*-{2,}> ", ln)]  # the failing line of the cell
     text = tail[-1] if tail else lines[-1] if lines else type(exc).__name__
     return (text + (f" at {where[-1]}" if where else ""))[:400]
 

@@ -1247,6 +1247,7 @@ def sweep_variants(value, default_none=False):
         ("complex", 1.0 + 1.0j, "hostile"),
         ("huge", 1e300, "hostile"),
         ("hugeint", 10**30, "hostile"),
+        ("1e13", 1e13, "plausible"),  # just above robokin's SI bound: issue 29's atol=1e13 ran past 120 s
         ("tiny", 1e-300, "plausible"),
         ("zero", 0.0, "plausible"),
         ("negative", -1.0, "plausible"),

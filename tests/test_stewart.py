@@ -905,3 +905,12 @@ def test_fk_options_are_validated():
 def test_stribeck_peak_far_above_the_stribeck_speed_is_zero_without_overflow():
     f = leg_friction(np.full(6, 1.0), viscous=0.0, coulomb=5.0, coulomb_speed=1e-3, static=8.0, stribeck_speed=1e-300)
     np.testing.assert_allclose(f, 5.0 * np.tanh(1e3))
+
+
+def test_warn_cond_float32_and_bound():
+    q = np.array([0.0, 0, 0.42, 0, 0, 0])
+    st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+    a = st.twist_from_leg_rates(q, np.full(6, 0.01), warn_cond=np.float32(1e8))  # overflow warning before
+    np.testing.assert_array_equal(a, st.twist_from_leg_rates(q, np.full(6, 0.01)))
+    with pytest.raises(ValueError, match="warn_cond must be at most 1e\\+16"):
+        st.twist_from_leg_rates(q, np.full(6, 0.01), warn_cond=1e17)

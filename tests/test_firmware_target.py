@@ -26,6 +26,7 @@ from robokin.codegen.host import CODES, compiler
 from robokin.codegen.target import (
     build_host_selftest,
     build_m4,
+    calls,
     cases,
     cross_tools,
     parse,
@@ -104,5 +105,13 @@ def test_code_size_per_function(runs):
     for k in KS:
         assert f"rk_{k.name}_f" in sz, k.name
         assert 0 < sz[f"rk_{k.name}_f"] < 4096, (k.name, sz[f"rk_{k.name}_f"])  # fits any Cortex-M4 flash
+    # every float kernel runs on the single-precision FPU: no software double, no double libm
+    soft = {"sin", "cos", "atan2", "acos", "sqrt", "floor", "fmax", "fmin", "fabs"}
+    called = calls(obj)
+    assert {f"rk_{k.name}_f" for k in KS} <= set(called)
+    for fn, used in called.items():
+        if fn.endswith("_f"):  # kernels and their parameter checks
+            assert not {c for c in used if c.startswith("__aeabi_d")} and not used & soft, (fn, sorted(used))
+    assert any(c.startswith("__aeabi_d") for c in called["rk_fivebar_fk_d"])  # the check sees double code
     sec = section_sizes(obj)
     assert sec["data"] == 0 and sec["bss"] == 0, sec  # no global state: no writable static data at all

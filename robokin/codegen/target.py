@@ -55,6 +55,8 @@ M4_FLAGS = (
     "-Werror",
     "-O2",
     "-ffp-contract=off",
+    "-Wdouble-promotion",  # a float kernel that silently computes in (software) double fails the build
+    "-Wfloat-conversion",
     "-ffunction-sections",
     "-fdata-sections",
 )
@@ -269,6 +271,7 @@ def cross_tools() -> dict[str, str] | None:
         "gcc": "arm-none-eabi-gcc",
         "size": "arm-none-eabi-size",
         "nm": "arm-none-eabi-nm",
+        "objdump": "arm-none-eabi-objdump",
         "qemu": "qemu-system-arm",
     }
     found = {k: shutil.which(v) for k, v in names.items()}
@@ -318,6 +321,25 @@ def sizes(obj: str | Path) -> dict[str, int]:
         parts = line.split()
         if len(parts) == 4 and parts[3].startswith("rk_") and parts[2] in "tT":
             out[parts[3]] = int(parts[1], 16)
+    return out
+
+
+def calls(obj: str | Path) -> dict[str, set[str]]:
+    """External symbols each ``rk_*`` function of an object refers to (its relocations; needs -ffunction-sections)."""
+    tools = cross_tools()
+    if tools is None:
+        raise RuntimeError("arm-none-eabi-objdump not found")
+    text = _run([tools["objdump"], "-r", str(Path(obj).resolve())], Path(obj).resolve().parent)
+    out: dict[str, set[str]] = {}
+    current = None
+    for line in text.splitlines():
+        m = re.match(r"RELOCATION RECORDS FOR \[\.text\.(rk_\w+)\]:", line)
+        if m:
+            current = out.setdefault(m.group(1), set())
+        elif line.startswith("RELOCATION RECORDS"):
+            current = None
+        elif current is not None and len(line.split()) == 3 and line[0] in "0123456789abcdef":
+            current.add(line.split()[2].split("+")[0])
     return out
 
 

@@ -79,6 +79,24 @@ def test_chapter_holds_under_another_seed(path, seed):
     )
 
 
+BOUND_TODO = {(e["chapter"], e["key"]): e["note"] for e in NATIVE.get("bound_todo", [])}
+
+
+@pytest.mark.parametrize(("path", "seed"), CASES, ids=[f"ch{truth.chapter_of(p):02d}-seed{s}" for p, s in CASES])
+def test_bounds_are_rounded_on_the_safe_side(path, seed):
+    """ "at least X" / "at most X" / "stays below X": the printed X is on the safe side of the value (same runs)."""
+    r = run(path, ROBOKIN_SEED=str(seed))
+    if not r.ok:
+        pytest.skip("the run failed (reported by test_chapter_holds_under_another_seed)")
+    chapter = truth.chapter_of(path)
+    bad = [
+        b
+        for b in truth.unsafe_bounds(truth.read(path), r.glued)
+        if not any(f" {k}:" in b for (c, k) in BOUND_TODO if c == chapter)
+    ]
+    assert not bad, f"{path.name} under ROBOKIN_SEED={seed}: bounds printed on the wrong side:\n  " + "\n  ".join(bad)
+
+
 def test_seed_check_catches_the_old_ch8_coverage_test():
     """Issue 28: ch 8's three 95 % coverage tests, uncorrected, fail for some seeds (5 of 40)."""
     path = FIXTURES / "08_pwm_coverage_old.ipynb"

@@ -401,3 +401,13 @@ def test_truth_library_doctests():
 
     result = doctest.testmod(truth)
     assert result.failed == 0 and result.attempted > 5
+
+
+def test_bound_check_catches_the_old_ch13_wheel_load():
+    """Issue 28: "the wheels keep at least 90 N" printed 89.93 N (read from a 100 Hz log) rounded up."""
+    nb = truth.read(FIXTURES / "13_wheel_unload_old.ipynb")
+    old_run = {"ch13_jump_Nmin": 89.934014848993, "ch13_Nmin_red_cs": 26.69365486452915}  # the old chapter's glue
+    assert truth.unsafe_bounds(nb, old_run) == [
+        "'keeps at least' ch13_Nmin_red_cs:.0f prints 27 for 26.6937",  # the reduced model's bound, rounded up too
+        "'keep at least' ch13_jump_Nmin:.0f prints 90 for 89.934",
+    ]

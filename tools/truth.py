@@ -452,3 +452,51 @@ def claim_changes(nb, base: dict[str, object], other: dict[str, object]) -> list
             if a != b:
                 out.append(f"{key}:{fmt} {a} -> {b}")
     return out
+
+
+# --- bounds rounded on the safe side ---------------------------------------------------------------------------------
+
+_LOWER = r"at least|no less than|never less than|stays? above|keeps? at least"
+_UPPER = r"at most|no more than|never more than|stays? below"
+_BOUND = re.compile(rf"\b(?P<word>{_LOWER}|{_UPPER})\s+(?:\$[^$]*\$\s*)?" + EVAL.pattern, re.I)
+
+
+def _as_number(text: str) -> float | None:
+    t = text.strip().replace(",", "")
+    scale = 0.01 if t.endswith("%") else 1.0
+    try:
+        return float(t.rstrip("%")) * scale
+    except ValueError:
+        return None
+
+
+def unsafe_bounds(nb, glued: dict[str, object]) -> list[str]:
+    """Bounds in prose ("at least X", "at most X", "stays below X") whose printed X is on the wrong side of the value.
+
+    CONTRIBUTING: a bound is rounded on the safe side before it is glued; "keeps at least 90 N" for 89.93 N is false.
+
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+    ...     'the wheels keep at least {eval}`glued("n:.0f")` N; at most {eval}`glued("e:.1e")` m')])
+    >>> unsafe_bounds(nb, {"n": 89.93, "e": 1.17e-9})
+    ["'keep at least' n:.0f prints 90 for 89.93"]
+    >>> unsafe_bounds(nb, {"n": 89.0, "e": 1.3e-9})
+    []
+    """
+    out = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        text = " ".join(cell.source.split())
+        for m in _BOUND.finditer(text):
+            key, fmt = m["key"], m["fmt"] or ""
+            value = glued.get(key)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            shown = _as_number(printed(value, fmt))
+            if shown is None:
+                continue
+            lower = re.fullmatch(_LOWER, m["word"], re.I) is not None
+            slack = 1e-12 * max(abs(value), 1e-300)  # "95%" is 0.9500000000000001: not a wrong side
+            if (lower and shown > value + slack) or (not lower and shown < value - slack):
+                out.append(f"{m['word']!r} {key}:{fmt} prints {printed(value, fmt)} for {value:.6g}")
+    return out

@@ -85,7 +85,11 @@ def report(family: str, file: str, out: str, *, fast: bool = False, progress: bo
     steps.update()
     steps.close()
     failed = [r for r in rows if r["status"] == "FAIL"]
-    print(f"{html}  ({len(rows)} checks, {len(failed)} failed, {time.perf_counter() - t0:.1f} s)")
+    n_checks = sum(r["status"] != "info" for r in rows)
+    print(
+        f"{html}  ({n_checks} checks and {len(rows) - n_checks} measured numbers, {len(failed)} failed, "
+        f"{time.perf_counter() - t0:.1f} s)"
+    )
     for r in failed:
         print(f"FAIL {r['check']}: {r['value']} (needs {r['relation']} {r['limit']} {r['unit']}). {r['fix']}")
     return 1 if failed else 0

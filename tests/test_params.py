@@ -174,8 +174,8 @@ BROKEN = {
         (_sub("length_max_m = 0.34", "length_max_m = 0.45"), "leg.length_max_m"),
         (_sub("length_min_m = 0.12", "length_min_m = 0.01"), "leg.length_min_m"),
         (_sub("radius_m = 0.06", "radius_m = -0.06"), "wheel.radius_m"),
-        (_sub("hip_torque_max_N_m = 20.0", ""), "motor.hip_torque_max_N_m"),
-        (_sub("[motor]\nhip_torque_max_N_m = 20.0\nwheel_torque_max_N_m = 5.0\n", ""), "motor"),
+        (_sub("hip_torque_max_N_m = 10.0", ""), "motor.hip_torque_max_N_m"),
+        (lambda t: t.split("[motor]")[0], "motor"),  # [motor] is the last table
         (_sub("d_m = 0.108", "d_m = 2.0"), "linkage.d_m"),
         (_sub("pitch_inertia_kg_m2 = 0.25", "pitch_inertia_kg_m2 = [0.25]"), "body.pitch_inertia_kg_m2"),
         (_sub("com_height_m = 0.03", "com_height = 0.03"), "body.com_height"),

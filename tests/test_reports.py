@@ -98,6 +98,16 @@ def test_a_broken_design_fails_with_what_to_change():
     assert "stronger motor" in render.failures_html(bad)
 
 
+def test_a_weak_wheel_motor_fails_the_mujoco_push():
+    # the same robot with wheel motors of 0.05 N m cannot balance the push; with chapter 13's 2.5 N m it does
+    text = (params.EXAMPLES / "wheel_leg_ch04.toml").read_text()
+    weak = params.loads(text.replace("wheel_torque_max_N_m = 2.5", "wheel_torque_max_N_m = 0.05"))
+    rows = {r.check.split(":")[0]: r for r in design.run(weak, fast=True).rows}
+    ok = {r.check.split(":")[0]: r for r in design.run(params.loads(text), fast=True).rows}
+    key = next(k for k in rows if k.startswith("MuJoCo 3-D robot"))
+    assert rows[key].passed is False and ok[key].passed is True
+
+
 def test_reference_reports_equal_the_chapters_glued_numbers(tmp_path):
     """The five-bar sizing and the contest plan of the reference files against chapters 3 and 6's glued values.
 

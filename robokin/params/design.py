@@ -987,7 +987,83 @@ def wheel_leg(design, *, fast=False, rng=None, progress=None):
             "stronger wheel motors or softer LQR gains (larger R)",
         )
     )
+    rows += _mujoco_push(p, fb, sched, (lmin, lmax), motor, F, fast)
+    if progress:
+        progress("mujoco")
     return Outcome("wheel_leg", design.name, rows, {"L": fine, "K": K_exact, "K_fit": K_fit, "eig": eig, "tau": tau})
+
+
+def _mujoco_push(p, fb, sched, leg_range, motor, F, fast):
+    """Chapter 13's balance-and-push run of chapter 4's controller on the 3-D MuJoCo robot, at 1 kHz.
+
+    The controller is the chapter's (scheduled LQR on the wheel and leg torques, a leg-length PD, VMC to the motor
+    torques, an anti-scissor PD and a yaw damper), without sensor noise, with the motor limits of the file. The push
+    is ``F`` on the body for 0.2 s.
+    """
+    try:
+        import mujoco
+
+        from .. import sim
+        from ..wheel_leg import FALL_ANGLE, vmc_torques
+    except ImportError:  # the [peers] extra is not installed
+        return [Row("MuJoCo balance-and-push run (needs the mujoco package)", np.nan, "info", np.nan, "", "")]
+    leg_max, wheel_max = motor["hip_torque_max"], motor["wheel_torque_max"]
+    lmin, lmax = leg_range
+    L_ref = 0.5 * (lmin + lmax)
+    robot = sim.wheel_leg_model(p, fb, timestep=1e-3, solref=(0.004, 1.0))
+    tid = robot.body("torso").id
+    d = mujoco.MjData(robot)
+    sim.wheel_leg_pose(robot, d, p, fb, L0=L_ref)
+    kL, dL, k_split, d_split, k_yaw = 800.0, 100.0, 20.0, 2.0, 1.0  # chapter 13's gains
+    log = []
+
+    def ctrl(t, d):
+        st = sim.wheel_leg_state(robot, d)
+        s = st["s"]
+        T, Tp = -sched(np.clip(st["L0"].mean(), lmin, lmax)) @ s
+        Fz = (p.m_b + 0.5 * p.m_l) * p.g / (2 * np.cos(st["theta_b"])) + kL * (L_ref - st["L0"]) - dL * st["L0_dot"]
+        split = k_split * np.diff(st["theta_b"])[0] + d_split * np.diff(st["theta_b_dot"])[0]
+        tau = vmc_torques(fb, st["q"], Fz, Tp / 2 + np.array([split, -split]) / 2).ravel()
+        dT = -k_yaw * st["yaw_rate"]
+        u = np.r_[np.clip(tau, -leg_max, leg_max), np.clip([T / 2 - dT / 2, T / 2 + dT / 2], -wheel_max, wheel_max)]
+        d.xfrc_applied[tid, :3] = [F if 0.5 <= t < 0.7 else 0.0, 0.0, 0.0]
+        log.append(np.r_[t, s, np.abs(tau).max(), abs(T) / 2 + abs(dT) / 2])
+        return u
+
+    sim.run_controller(robot, d, ctrl, t_end=2.5 if fast else 4.0, rate=1000, on_diverge="stop")
+    A = np.array(log)
+    tilt = np.abs(A[:, [1, 5]]).max()
+    end = float(np.abs(A[-1, [1, 5]]).sum())
+    return [
+        Row(
+            f"MuJoCo 3-D robot, 1 kHz, push {F:.0f} N for 0.2 s: largest leg or body angle (every tick)",
+            float(tilt),
+            "<=",
+            FALL_ANGLE / 3,
+            "rad",
+            "the robot nearly falls: stronger motors or larger LQR weights",
+            len(A),
+        ),
+        Row(
+            "MuJoCo: leg and body angles at the end, |theta| + |phi|",
+            end,
+            "<=",
+            0.05,
+            "rad",
+            "the balance does not settle: check the masses and the LQR weights",
+        ),
+        Row(
+            "MuJoCo: peak hip-motor torque demanded (before the limit)", float(A[:, 7].max()), "info", np.nan, "N m", ""
+        ),
+        Row(
+            "MuJoCo: peak wheel-motor torque demanded (before the limit)",
+            float(A[:, 8].max()),
+            "info",
+            np.nan,
+            "N m",
+            "",
+        ),
+    ]
 
 
 def two_link_arm(design, *, fast=False, rng=None, progress=None):

@@ -43,8 +43,8 @@ _ACCURACY = """
 
 * double: within 1e-12 of the package, relative to max(|value|, the mechanism's size), away from singularities.
   Near the five-bar's type II singularity (`sin2 = |sin(CE, DE)|` -> 0) the problem itself is ill-conditioned:
-  foot error <= 8 eps s / sin2, Jacobian and torque error <= 8 eps / sin2^2 (relative), in the package as here.
-* float, five-bar: foot error <= 8 eps s / sin2 (s = max(l1 + l3, l2 + l4)); Jacobian / torque error <=
+  foot error <= 16 eps s / sin2, Jacobian and torque error <= 16 eps / sin2^2 (relative), in the package as here.
+* float, five-bar: foot error <= 16 eps s / sin2 (s = max(l1 + l3, l2 + l4)); Jacobian / torque error <=
   32 eps / sin2^2 relative to max(|J|, s) (times |F| for torques); `RK_SINGULAR` below sin2 = `RK_SING_F`, where
   that bound is 2 % of |J|.
 * float, UR IK: every `RK_OK` branch reaches the pose within 2 `RK_POSE_F` (its own FK check), 99 % within 64 eps.

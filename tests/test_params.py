@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -359,3 +360,9 @@ def test_random_damage_raises_only_the_documented_error(path, tmp_path):
             raised += 1
             assert exc.field and str(target) in str(exc)
     assert raised >= 10  # most damage is caught (a deleted comment or optional field is not damage)
+
+
+def test_the_book_page_shows_the_schemas_as_they_are():
+    page = (Path(__file__).resolve().parents[1] / "book" / "your_robot.md").read_text(encoding="utf-8")
+    for fam in params.FAMILIES:
+        assert params.schema_markdown(fam) in page, fam

@@ -39,9 +39,19 @@ from pathlib import Path
 from typing import Any
 
 from ._fields import ParameterFileError, schema_table
-from .families import FAMILIES, SCHEMAS, ContestTask, Design
+from .families import ARRAYS_OF_TABLES, FAMILIES, REQUIRED, SCHEMAS, ContestTask, Design
 
-__all__ = ["ParameterFileError", "FAMILIES", "Design", "ContestTask", "load", "loads", "schema", "examples"]
+__all__ = [
+    "ParameterFileError",
+    "FAMILIES",
+    "Design",
+    "ContestTask",
+    "load",
+    "loads",
+    "schema",
+    "schema_markdown",
+    "examples",
+]
 
 #: Folder of the shipped example files (``examples/robots`` of the source tree).
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "robots"
@@ -108,15 +118,33 @@ def schema(family: str) -> list[tuple[str, str, str, str]]:
 
     Examples
     --------
-    >>> schema("two_link_leg")[2]
-    ('leg.l1_<unit>', 'm or mm', 'yes', 'thigh length, hip to knee')
+    >>> schema("two_link_leg")[2:4]
+    [('[leg]', '-', 'yes', 'table'), ('leg.l1_<unit>', 'm or mm', 'yes', 'thigh length, hip to knee')]
     """
     if not isinstance(family, str) or family not in SCHEMAS:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
     rows = [("family", "-", "yes", f'"{family}"'), ("name", "-", "no", "design name shown in the report")]
     for section, fields in SCHEMAS[family]:
+        if section:
+            kind = "array of tables" if section in ARRAYS_OF_TABLES else "table"
+            need = "yes" if section in REQUIRED[family] else "no"
+            rows.append((f"[[{section}]]" if section in ARRAYS_OF_TABLES else f"[{section}]", "-", need, kind))
         rows += schema_table(fields, section)
     return rows
+
+
+def schema_markdown(family: str) -> str:
+    """The schema of a family as a Markdown table (the "Use it on your robot" page shows these).
+
+    Examples
+    --------
+    >>> print(schema_markdown("mecanum").splitlines()[4])
+    | `family` | - | yes | "mecanum" |
+    """
+    lines = [f"### `{family}`", "", "| key | unit suffix | required | meaning |", "| --- | --- | --- | --- |"]
+    for key, unit, req, doc in schema(family):
+        lines.append(f"| `{key}` | {unit} | {req} | {doc.replace('|', chr(92) + '|')} |")
+    return "\n".join(lines)
 
 
 def examples(family: str | None = None) -> list[Path]:

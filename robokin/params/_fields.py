@@ -212,5 +212,6 @@ def schema_table(fields: list[Field], section: str) -> list[tuple[str, str, str,
         if f.kind not in PLAIN:
             key += "_<unit>"
         shape = "" if not f.shape else " [" + ", ".join(str(s) for s in f.shape) + "]"
-        rows.append((key, f.unit_text(), "yes" if f.required else "no", f.doc + shape))
+        opts = f" (one of {', '.join(repr(o) for o in f.options)})" if f.options else ""
+        rows.append((key, f.unit_text(), "yes" if f.required else "no", f.doc + shape + opts))
     return rows

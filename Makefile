@@ -24,6 +24,7 @@ help:
 	@echo "make check-lab  run chapters in JupyterLab in headless Chromium and check what a student sees"
 	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
 	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
+	@echo "make firmware  generate the C library into _build/firmware (+ Cortex-M4F build and QEMU self-test)"
 	@echo "make report  print the validation report table"
 	@echo "make publish push _build/html to the gh-pages branch of REMOTE (default origin)"
 	@echo "make clean   remove _build and caches (keeps .venv)"
@@ -129,6 +130,18 @@ chapter: $(VENV)/.stamp-book
 	$(BIN)/jupyter-book build . -W -n --keep-going --toc _build/chapters/$(notdir $(basename $(NB)))/_toc.yml \
 	  --config _build/chapters/$(notdir $(basename $(NB)))/_config.yml \
 	  --path-output _build/chapters/$(notdir $(basename $(NB)))
+
+# Generated C library (robokin.codegen) into _build/firmware. With the ARM toolchain and QEMU (installed here when
+# missing, needs root, like the browser) also the Cortex-M4F build, the code size per function and the QEMU self-test.
+FIRMWARE_PKGS := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+have_arm = command -v arm-none-eabi-gcc >/dev/null && command -v qemu-system-arm >/dev/null && [ -d /usr/lib/arm-none-eabi/newlib ]
+.PHONY: firmware
+firmware: $(VENV)/.stamp-test
+	$(PY) -m robokin.codegen _build/firmware
+	@$(have_arm) || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FIRMWARE_PKGS) >/dev/null; } || true
+	@if $(have_arm); then $(PY) -m robokin.codegen _build/firmware --m4; \
+	else echo "make firmware: Cortex-M4 build and QEMU run SKIPPED: install $(FIRMWARE_PKGS) (make firmware as root does)"; fi
 
 bench: $(VENV)/.stamp-test
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b; done

@@ -71,9 +71,24 @@ def report(family: str, file: str, out: str, *, fast: bool = False, progress: bo
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out_dir = Path(out)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"error: cannot create the output directory {out_dir}: {exc}", file=sys.stderr)
+        return 2
     steps = tqdm(total=3, desc=f"report {family}", disable=not progress, unit="step")
     t0 = time.perf_counter()
-    nb = render.execute(family, file, out_dir, fast=fast, progress=progress)
+    try:
+        nb = render.execute(family, file, out_dir, fast=fast, progress=progress)
+    except Exception as exc:  # noqa: BLE001 - papermill's execution error carries the failing cell's message
+        steps.close()
+        msg = getattr(exc, "evalue", None) or str(exc).strip().splitlines()[-1]
+        print(
+            f"error: the {family} report could not run on {file}: {getattr(exc, 'ename', type(exc).__name__)}: "
+            f"{msg} (the partial notebook is {out_dir / 'report.ipynb'})",
+            file=sys.stderr,
+        )
+        return 2
     steps.update()
     steps.set_postfix_str("rendering HTML")
     html = render.to_html(nb, out_dir / "report.html")

@@ -828,7 +828,20 @@ def stewart(design, *, fast=False, rng=None, progress=None):
         )
     if progress:
         progress("stewart")
-    return Outcome("stewart", design.name, rows, {"poses": poses, "reach": reach, "cond": cond})
+    # the singularity map: condition number of dL/dpose over x, y at the home height and attitude
+    k = 21 if fast else 61
+    gx = np.linspace(-span[0] * 2, span[0] * 2, k)
+    GX, GY = np.meshgrid(gx, gx)
+    grid = np.zeros((k, k, 6))
+    grid[..., 0], grid[..., 1], grid[..., 2] = GX, GY, z0
+    okg = np.asarray(st.reachable(grid))
+    cmap = np.full((k, k), np.nan)
+    if okg.any():
+        with np.errstate(divide="ignore"):
+            cmap[okg] = np.linalg.cond(st.jacobian_pose_rates(grid[okg]))
+    return Outcome(
+        "stewart", design.name, rows, {"poses": poses, "reach": reach, "cond": cond, "GX": GX, "GY": GY, "cmap": cmap}
+    )
 
 
 # ---- mecanum --------------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ FiveBar(l1=0.06, l2=0.06, l3=0.1, l4=0.1, d=0.07)
 >>> loads('family = "fivebar"\\n[linkage]\\nl1 = 0.06')
 Traceback (most recent call last):
 ...
-robokin.params._fields.ParameterFileError: <string>: field 'linkage.l1' = 0.06: expected field 'l1' in m or mm (keys l1_m, l1_mm)
+robokin.params.ParameterFileError: <string>: field 'linkage.l1' = 0.06: expected field 'l1' in m or mm (keys l1_m, l1_mm)
 """
 
 from __future__ import annotations

@@ -63,6 +63,9 @@ class ParameterFileError(ValueError):
         super().__init__(f"{self.file}: field '{field}' {shown}: expected {expected}")
 
 
+ParameterFileError.__module__ = "robokin.params"  # its documented home (re-exported there)
+
+
 def _short(value):
     s = repr(value)
     return s if len(s) <= 80 else s[:77] + "..."

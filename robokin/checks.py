@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import MAX_ABS, as_array, finite_scalar, flag, function, text, tolerance
+from ._validate import MAX_ABS, as_array, count, finite_scalar, flag, function, text, tolerance
 
 __all__ = [
     "clopper_pearson",
@@ -267,11 +267,8 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 0.95) -> tuple[float,
     >>> clopper_pearson(0, 10)[0]
     0.0
     """
-    for v, nm in ((k, "k"), (n, "n")):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise ValueError(f"{nm} must be an integer, got {v!r}")
-        if v > 2**53:  # beyond exact float64 integers the beta quantiles are meaningless
-            raise ValueError(f"{nm} must be at most 2**53, got {v}")
+    # beyond exact float64 integers (2**53) the beta quantiles are meaningless
+    k, n = count(k, "k", minimum=0, max=2**53), count(n, "n", minimum=0, max=2**53)
     if n < 1 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
     confidence = finite_scalar(confidence, "confidence")
@@ -327,11 +324,10 @@ def check_rate(
         raise ValueError(f"failed must be a boolean array (True where a sample failed), got dtype {f.dtype}")
     if f.size == 0:
         raise ValueError(f"failed is empty: check {name!r} got no samples (an empty check cannot fail)")
-    if isinstance(max_rate, bool) or not (np.isscalar(max_rate) and np.isreal(max_rate) and 0 <= max_rate < 1):
+    max_rate = tolerance(max_rate, "max_rate", allow_zero=True, max=1.0)
+    if max_rate >= 1:
         raise ValueError(f"max_rate must be a number in [0, 1), got {max_rate!r}")
-    if isinstance(alpha, bool) or not (np.isscalar(alpha) and np.isreal(alpha) and 0 < alpha <= 0.5):
-        raise ValueError(f"alpha must be a number in (0, 0.5], got {alpha!r}")
-    max_rate, alpha = float(max_rate), float(alpha)
+    alpha = tolerance(alpha, "alpha", max=0.5)
     n, k = int(f.size), int(np.count_nonzero(f))
     lower = _rate_lower(k, n, alpha)
     report = CheckReport(

@@ -31,6 +31,7 @@ from ._validate import (
     choice,
     count,
     finite_scalar,
+    flag,
     function,
     ivp_options,
     positive,
@@ -366,8 +367,7 @@ class AdaptiveController:
 
     def __post_init__(self):
         _check_arm(self.model, "model", scalar=True)
-        if not isinstance(self.friction, bool):
-            raise ValueError(f"friction must be True or False, got {self.friction!r}")
+        object.__setattr__(self, "friction", flag(self.friction, "friction"))
         for name in ("lam", "kd"):
             k = _gain(getattr(self, name), name)
             if np.any(k <= 0):
@@ -606,8 +606,7 @@ def simulate(
     q0, qd0, t_end, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc)
     if not callable(ref) or isinstance(ref, type):
         raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
-    if isinstance(record_every, bool) or not isinstance(record_every, (int, np.integer)) or record_every < 1:
-        raise ValueError(f"record_every must be a positive integer, got {record_every!r}")
+    record_every = count(record_every, "record_every", max=MAX_STEPS)
     shape = _batch_shape(plant, fv, fc)
     nsteps = _step_count(t_end, dt, record_every)
     th = np.arange(2 * nsteps + 1) * (dt / 2)

@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._primitives import cross2, point_segment_distance, wrap
-from ._validate import as_array, choice, count, finite_scalar, integer, on_unreachable_mode, positive, tolerance
+from ._validate import as_array, choice, count, finite_scalar, flag, integer, on_unreachable_mode, positive, tolerance
 from .errors import ConvergenceError, SingularityWarning, UnreachableError
 from .results import IKResult
 
@@ -724,8 +724,7 @@ class FiveBar:
         ValueError: q contains 1 non-finite value(s) (NaN or inf)
         """
         q = as_array(q, "q", trailing=(2,))
-        if not isinstance(warn, bool):
-            raise ValueError(f"warn must be True or False, got {warn!r}")
+        warn = flag(warn, "warn")
         J, ok, det = self._jac_core(q, assembly)
         if not np.all(ok):
             raise UnreachableError(

@@ -34,7 +34,7 @@ from scipy.optimize import least_squares, root
 from scipy.signal import savgol_filter
 
 from ._primitives import wrap
-from ._validate import MAX_COND, as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
+from ._validate import MAX_COND, as_array, choice, finite_scalar, flag, integer, on_unreachable_mode, positive
 from .checks import CheckReport, check_errors
 from .errors import SingularityWarning, UnreachableError
 from .results import IKResult
@@ -748,8 +748,7 @@ def ik_track(
     q0 = as_array(q0, "q0", trailing=(2,))
     if q0.shape != (2,):
         raise ValueError(f"q0 must be one guess [theta1, theta2], shape (2,), got {q0.shape}")
-    if not isinstance(warm_start, (bool, np.bool_)):
-        raise ValueError(f"warm_start must be True or False, got {warm_start!r}")
+    warm_start = flag(warm_start, "warm_start")
     method = choice(method, "method", ("lm", "hybr"))
     tol = positive(tol, "tol")
     max_nfev = integer(max_nfev, "max_nfev", minimum=1)

@@ -1,7 +1,7 @@
 """Parameter identification of the 2-link arm: gravity fit and the linear dynamic regressor (chapter 12).
 
-The 2-link dynamics are linear in five *base parameters* (combinations of masses, lengths and
-inertias; the individual ones cannot be separated from joint torques):
+The 2-link dynamics are linear in five parameter combinations θ (of masses, lengths and inertias; the
+individual ones cannot be separated from joint torques):
 
 ====  =====================================  ========
 θ1    I1 + m1 lc1² + m2 l1²                  kg m²
@@ -12,7 +12,12 @@ inertias; the individual ones cannot be separated from joint torques):
 ====  =====================================  ========
 
 optionally followed by friction ``fv1, fv2`` (N m s/rad) and ``fc1, fc2`` (N m), so that
-``tau = Y(q, qd, qdd) θ`` with the regressor ``Y`` of shape (..., 2, 5) or (..., 2, 9).
+``tau = Y(q, qd, qdd) θ`` with the regressor ``Y`` of shape (..., 2, 5) or (..., 2, 9). The regressor does not
+contain ``l1``, and its five columns are independent: with ``l1`` unknown all five are identifiable. With ``l1``
+known (a measured length, as in chapter 12) they are not independent, ``θ3 = l1 θ5``, and the minimal set, the
+*base parameters*, is four: ``θ_b = (θ1, θ2, θ4, θ5)`` (``BASE_NAMES``), with the regressor
+``regressor(..., l1=l1)`` (the θ3 column folded into the θ5 column) and ``base_parameters(arm, minimal=True)``.
+:func:`arm_from_base_parameters` takes either set, and refuses five parameters that break ``θ3 = l1 θ5``.
 Conventions of :class:`robokin.dynamics.TwoLinkArm` (gravity along -y, zero pose along +x).
 """
 
@@ -31,6 +36,7 @@ from .dynamics import TwoLinkArm, _two_link_regressor_rows
 
 __all__ = [
     "PARAM_NAMES",
+    "BASE_NAMES",
     "base_parameters",
     "arm_from_base_parameters",
     "regressor",
@@ -47,19 +53,29 @@ __all__ = [
 ]
 
 PARAM_NAMES = ("θ1", "θ2", "θ3", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")
+BASE_NAMES = ("θ1", "θ2", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")  # the minimal set with l1 known
 
 
-def base_parameters(arm: TwoLinkArm, *, fv: ArrayLike | None = None, fc: ArrayLike | None = None) -> np.ndarray:
-    """Base parameters θ of one arm, shape (5,), or (9,) with friction ``fv``, ``fc`` (each shape (2,)).
+def base_parameters(
+    arm: TwoLinkArm, *, fv: ArrayLike | None = None, fc: ArrayLike | None = None, minimal: bool = False
+) -> np.ndarray:
+    """Parameters θ of one arm, shape (5,), or (9,) with friction ``fv``, ``fc`` (each shape (2,)).
+
+    With ``minimal=True`` the base parameters for a known ``l1`` (``BASE_NAMES``: θ3 = l1 θ5 left out),
+    shape (4,) or (8,), the parameters of ``regressor(..., l1=arm.l1)``.
 
     Examples
     --------
     >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     >>> base_parameters(arm).tolist()
     [1.35, 0.35, 0.5, 1.5, 0.5]
+    >>> base_parameters(arm, minimal=True).tolist()
+    [1.35, 0.35, 1.5, 0.5]
     """
     if not isinstance(arm, TwoLinkArm) or arm.batch_size != 1:
         raise ValueError("arm must be a robokin.dynamics.TwoLinkArm with scalar parameters")
+    if not isinstance(minimal, bool):
+        raise ValueError(f"minimal must be True or False, got {minimal!r}")
     th = [
         arm.I1 + arm.m1 * arm.lc1**2 + arm.m2 * arm.l1**2,
         arm.I2 + arm.m2 * arm.lc2**2,
@@ -67,6 +83,8 @@ def base_parameters(arm: TwoLinkArm, *, fv: ArrayLike | None = None, fc: ArrayLi
         arm.m1 * arm.lc1 + arm.m2 * arm.l1,
         arm.m2 * arm.lc2,
     ]
+    if minimal:
+        del th[2]
     if (fv is None) != (fc is None):
         raise ValueError("give both fv and fc (friction) or neither")
     if fv is not None:
@@ -79,19 +97,37 @@ def base_parameters(arm: TwoLinkArm, *, fv: ArrayLike | None = None, fc: ArrayLi
 
 
 def arm_from_base_parameters(
-    theta: ArrayLike, *, l1: float, l2: float, m1: float, m2: float, g: float = 9.81
+    theta: ArrayLike, *, l1: float, l2: float, m1: float, m2: float, g: float = 9.81, rtol: float = 1e-9
 ) -> TwoLinkArm:
-    """An arm with the given base parameters θ (5,): one representative of the identifiable class.
+    """An arm with the given parameters θ: one representative of the identifiable class.
 
     Torques depend on the parameters only through θ, so any arm with the same θ is dynamically
     equivalent. Given the lengths and the two masses (not identifiable from torques), the centre
     of mass distances and inertias follow: ``lc2 = θ5 / m2``, ``I2 = θ2 - m2 lc2²``,
-    ``lc1 = (θ4 - m2 l1) / m1``, ``I1 = θ1 - m1 lc1² - m2 l1²``. (``θ3 = l1 θ5`` must hold.)
+    ``lc1 = (θ4 - m2 l1) / m1``, ``I1 = θ1 - m1 lc1² - m2 l1²``. Such an arm has ``θ3 = m2 l1 lc2 = l1 θ5``,
+    so five parameters must satisfy it; a θ fitted with five free columns does not (noise moves θ3 and θ5
+    apart): fit the four base parameters instead (``regressor(..., l1=l1)``). Friction entries are ignored
+    (the arm has no friction).
+
+    Parameters
+    ----------
+    theta : array_like, shape (4,), (5,), (8,) or (9,)
+        The base parameters in the order of ``BASE_NAMES`` ((4,) or (8,), θ3 implied), or the five regressor
+        parameters in the order of ``PARAM_NAMES`` ((5,) or (9,), θ3 checked).
+    l1, l2 : float
+        Link lengths (m).
+    m1, m2 : float
+        Link masses (kg).
+    g : float
+        Gravity magnitude (m/s^2).
+    rtol : float
+        Tolerance of the check ``|θ3 - l1 θ5| <= rtol max(|θ3|, |l1 θ5|)``; the default admits round-off only.
 
     Raises
     ------
     ValueError
-        If θ implies a negative inertia or centre-of-mass distance for these masses.
+        If ``θ3 != l1 θ5`` within ``rtol``, or if θ implies a negative inertia or centre-of-mass distance
+        for these masses.
 
     Examples
     --------
@@ -99,11 +135,29 @@ def arm_from_base_parameters(
     >>> twin = arm_from_base_parameters(base_parameters(arm), l1=1.0, l2=1.0, m1=1.0, m2=1.0)
     >>> round(twin.I1, 12), round(twin.lc2, 12)
     (0.1, 0.5)
+    >>> round(arm_from_base_parameters([1.35, 0.35, 1.5, 0.5], l1=1.0, l2=1.0, m1=1.0, m2=1.0).lc2, 12)  # base set
+    0.5
+    >>> arm_from_base_parameters([1.35, 0.35, 0.6, 1.5, 0.5], l1=1.0, l2=1.0, m1=1.0, m2=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: theta[2] (θ3 = m2 l1 lc2) = 0.6 is not l1 θ5 = 0.5 (rtol 1e-09): ...
     """
     theta = as_array(theta, "theta", trailing=(None,))
-    if theta.shape not in ((5,), (9,)):
-        raise ValueError(f"theta must have shape (5,) or (9,), got {theta.shape}")
+    if theta.shape not in ((4,), (5,), (8,), (9,)):
+        raise ValueError(f"theta must have shape (4,) or (8,) (base set) or (5,) or (9,), got {theta.shape}")
     l1, l2, m1, m2 = (positive(v, n) for v, n in ((l1, "l1"), (l2, "l2"), (m1, "m1"), (m2, "m2")))
+    rtol = finite_scalar(rtol, "rtol")
+    if rtol < 0:
+        raise ValueError(f"rtol must be non-negative, got {rtol}")
+    if theta.shape[0] in (4, 8):
+        theta = np.insert(theta[:4], 2, l1 * theta[3])
+    want = l1 * theta[4]
+    if abs(theta[2] - want) > rtol * max(abs(theta[2]), abs(want)):
+        raise ValueError(
+            f"theta[2] (θ3 = m2 l1 lc2) = {theta[2]:.6g} is not l1 θ5 = {want:.6g} (rtol {rtol:g}): "
+            "no arm with this l1 has these parameters; fit the base parameters, "
+            "regressor(..., l1=l1), and pass those"
+        )
     lc2 = theta[4] / m2
     I2 = theta[1] - m2 * lc2**2
     lc1 = (theta[3] - m2 * l1) / m1
@@ -141,7 +195,14 @@ def gravity_regressor(q: ArrayLike, *, g: float = 9.81) -> np.ndarray:
 
 
 def regressor(
-    q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, g: float = 9.81, friction: bool = False, v_eps: float = V_EPS
+    q: ArrayLike,
+    qd: ArrayLike,
+    qdd: ArrayLike,
+    *,
+    g: float = 9.81,
+    friction: bool = False,
+    v_eps: float = V_EPS,
+    l1: float | None = None,
 ) -> np.ndarray:
     """Dynamic regressor ``Y`` with ``tau = Y θ`` (see the module table for θ).
 
@@ -155,10 +216,13 @@ def regressor(
         Append columns for ``fv1, fv2, fc1, fc2`` (friction ``fv qd + fc tanh(qd / v_eps)``).
     v_eps : float
         Coulomb smoothing speed (rad/s), as in :mod:`robokin.control`.
+    l1 : float, optional
+        Known length of link 1 (m). Given, the regressor of the base parameters ``(θ1, θ2, θ4, θ5[, friction])``
+        (``BASE_NAMES``): with ``θ3 = l1 θ5`` the θ3 column folds into the θ5 column, ``Y5 + l1 Y3``.
 
     Returns
     -------
-    ndarray, shape (..., 2, 5) or (..., 2, 9)
+    ndarray, shape (..., 2, 5) or (..., 2, 9); with ``l1``, (..., 2, 4) or (..., 2, 8)
 
     Examples
     --------
@@ -166,6 +230,9 @@ def regressor(
     >>> q, qd, qdd = [0.3, -0.7], [1.0, 2.0], [0.5, -1.5]
     >>> np.allclose(regressor(q, qd, qdd) @ base_parameters(arm), arm.inverse_dynamics(q, qd, qdd))
     True
+    >>> Yb = regressor(q, qd, qdd, l1=arm.l1)   # the four base parameters
+    >>> Yb.shape, bool(np.allclose(Yb @ base_parameters(arm, minimal=True), arm.inverse_dynamics(q, qd, qdd)))
+    ((2, 4), True)
     """
     q = as_array(q, "q", trailing=(2,))
     qd = as_array(qd, "qd", trailing=(2,))
@@ -174,6 +241,8 @@ def regressor(
     if not isinstance(friction, bool):
         raise ValueError(f"friction must be True or False, got {friction!r}")
     v_eps = positive(v_eps, "v_eps")
+    if l1 is not None:
+        l1 = positive(l1, "l1")
     q, qd, qdd = np.broadcast_arrays(q, qd, qdd)
     c1, c2, s2 = np.cos(q[..., 0]), np.cos(q[..., 1]), np.sin(q[..., 1])
     c12 = np.cos(q[..., 0] + q[..., 1])
@@ -184,6 +253,10 @@ def regressor(
         t1, t2 = np.tanh(v1 / v_eps), np.tanh(v2 / v_eps)
         row1 += [v1, 0.0, t1, 0.0]
         row2 += [0.0, v2, 0.0, t2]
+    if l1 is not None:  # base parameters: θ3 = l1 θ5
+        for row in (row1, row2):
+            y3 = row.pop(2)
+            row[3] = row[3] + l1 * y3
     return np.stack([np.stack(np.broadcast_arrays(*row1), -1), np.stack(np.broadcast_arrays(*row2), -1)], -2)
 
 

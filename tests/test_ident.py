@@ -9,6 +9,8 @@ from robokin.control import friction_torque
 from robokin.dynamics import TwoLinkArm
 from robokin.errors import SingularityWarning
 from robokin.ident import (
+    BASE_NAMES,
+    PARAM_NAMES,
     arm_from_base_parameters,
     base_parameters,
     encoder_reading,
@@ -123,6 +125,100 @@ def test_arm_from_base_parameters_is_dynamically_equivalent():
         arm_from_base_parameters(th, l1=ARM.l1, l2=ARM.l2, m1=1.0, m2=10.0)
     with pytest.raises(ValueError):
         arm_from_base_parameters(th[:3], l1=1.0, l2=1.0, m1=1.0, m2=1.0)
+
+
+def test_arm_from_base_parameters_refuses_theta3_that_breaks_l1_theta5():
+    th = base_parameters(ARM)
+    assert np.isclose(th[2], ARM.l1 * th[4], rtol=1e-15)  # the constraint every arm satisfies
+    bad = th.copy()
+    bad[2] *= 1 + 1e-6  # what a five-column fit delivers: θ3 and θ5 moved apart by noise
+    with pytest.raises(ValueError, match=r"theta\[2\].*l1 θ5"):
+        arm_from_base_parameters(bad, l1=ARM.l1, l2=ARM.l2, m1=ARM.m1, m2=ARM.m2)
+    # a stated looser tolerance admits it; the arm then follows θ5 (θ3 is implied by it)
+    arm = arm_from_base_parameters(bad, l1=ARM.l1, l2=ARM.l2, m1=ARM.m1, m2=ARM.m2, rtol=2e-6)
+    assert np.isclose(arm.lc2, ARM.lc2, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"theta\[2\]"):  # the wrong l1 breaks it too
+        arm_from_base_parameters(th, l1=1.1 * ARM.l1, l2=ARM.l2, m1=ARM.m1, m2=ARM.m2)
+    with pytest.raises(ValueError, match="rtol"):
+        arm_from_base_parameters(th, l1=ARM.l1, l2=ARM.l2, m1=ARM.m1, m2=ARM.m2, rtol=-1.0)
+    with pytest.raises(ValueError, match="rtol"):
+        arm_from_base_parameters(th, l1=ARM.l1, l2=ARM.l2, m1=ARM.m1, m2=ARM.m2, rtol=np.nan)
+
+
+def _standard_regressor(q, qd, qdd, l1, g=9.81):
+    """Regressor in the six standard inertial parameters (m1, m1 lc1, I1 + m1 lc1², m2, m2 lc2, I2 + m2 lc2²),
+    written independently from the Lagrangian of the arm (not from robokin)."""
+    c1, c2, s2, c12 = np.cos(q[..., 0]), np.cos(q[..., 1]), np.sin(q[..., 1]), np.cos(q[..., 0] + q[..., 1])
+    v1, v2, a1, a2 = qd[..., 0], qd[..., 1], qdd[..., 0], qdd[..., 1]
+    z = np.zeros_like(c1)
+    # tau1 = J1 a1 + m2 l1² a1 + J2 (a1 + a2) + h2 l1 [c2 (2 a1 + a2) - s2 (2 v1 v2 + v2²)] + g (h1 c1 + m2 l1 c1 + h2 c12)
+    row1 = [
+        z,
+        g * c1,
+        a1,
+        l1**2 * a1 + g * l1 * c1,
+        l1 * (c2 * (2 * a1 + a2) - s2 * (2 * v1 * v2 + v2**2)) + g * c12,
+        a1 + a2,
+    ]
+    row2 = [z, z, z, z, l1 * (c2 * a1 + s2 * v1**2) + g * c12, a1 + a2]
+    return np.stack([np.stack(row1, -1), np.stack(row2, -1)], -2)
+
+
+def test_base_set_is_four_when_l1_is_known():
+    rng = np.random.default_rng(12)
+    q, qd, qdd = rng.uniform(-2, 2, (3, 400, 2))
+    Ys = _standard_regressor(q, qd, qdd, ARM.l1).reshape(-1, 6)
+    phi = [
+        ARM.m1,
+        ARM.m1 * ARM.lc1,
+        ARM.I1 + ARM.m1 * ARM.lc1**2,
+        ARM.m2,
+        ARM.m2 * ARM.lc2,
+        ARM.I2 + ARM.m2 * ARM.lc2**2,
+    ]
+    assert np.allclose(Ys @ phi, ARM.inverse_dynamics(q, qd, qdd).reshape(-1), atol=1e-12)  # the reference is right
+    Y = regressor(q, qd, qdd)
+    assert np.linalg.matrix_rank(Y.reshape(-1, 5)) == 5  # the five columns are independent (l1 unknown) ...
+    assert np.linalg.matrix_rank(Ys) == 4  # ... but with l1 known the torques depend on four combinations
+    Yb = regressor(q, qd, qdd, l1=ARM.l1)
+    assert Yb.shape == (400, 2, 4) and np.linalg.matrix_rank(Yb.reshape(-1, 4)) == 4
+    # the base-parameter regressor spans the same torques as the standard one
+    assert np.linalg.matrix_rank(np.hstack([Ys, Yb.reshape(-1, 4)])) == 4
+    th, thb = base_parameters(ARM), base_parameters(ARM, minimal=True)
+    np.testing.assert_array_equal(thb, th[[0, 1, 3, 4]])
+    np.testing.assert_allclose(Yb @ thb, Y @ th, atol=1e-12)
+    Ybf = regressor(q, qd, qdd, l1=ARM.l1, friction=True)
+    assert Ybf.shape == (400, 2, 8)
+    np.testing.assert_array_equal(Ybf[..., 4:], regressor(q, qd, qdd, friction=True)[..., 5:])
+    with pytest.raises(ValueError, match="l1"):
+        regressor(q, qd, qdd, l1=0.0)
+    with pytest.raises(ValueError, match="minimal"):
+        base_parameters(ARM, minimal=1)
+
+
+def test_reduced_fit_recovers_the_arm_and_expands_consistently():
+    rng = np.random.default_rng(13)
+    a, b = rng.normal(0, 0.8, (2, 2, 5))
+    q, qd, qdd = fourier_excitation(np.linspace(0, 10, 1500), a, b, wf=2 * np.pi * 0.1, q0=[0.0, 0.5])
+    fv, fc = np.array([0.2, 0.1]), np.array([0.3, 0.05])
+    th = base_parameters(ARM, fv=fv, fc=fc)
+    Y = regressor(q, qd, qdd, friction=True)
+    taus = Y @ th + rng.normal(0, 0.05, (3, 1500, 2))
+    est = least_squares(regressor(q, qd, qdd, friction=True, l1=ARM.l1), taus)
+    assert est.theta.shape == (3, 8) and len(BASE_NAMES) == 8
+    thb = base_parameters(ARM, fv=fv, fc=fc, minimal=True)
+    assert [PARAM_NAMES.index(n) for n in BASE_NAMES] == [0, 1, 3, 4, 5, 6, 7, 8]
+    np.testing.assert_array_equal(thb, th[[0, 1, 3, 4, 5, 6, 7, 8]])
+    assert np.all(np.abs(est.theta - thb) < 5 * est.std)
+    arm = arm_from_base_parameters(est.theta[0], l1=ARM.l1, l2=ARM.l2, m1=ARM.m1, m2=ARM.m2)  # base set: accepted
+    assert np.isclose(arm.lc2, ARM.lc2, rtol=1e-2)
+    exact = arm_from_base_parameters(thb, l1=ARM.l1, l2=ARM.l2, m1=ARM.m1, m2=ARM.m2)
+    np.testing.assert_allclose([exact.lc1, exact.lc2, exact.I1, exact.I2], [ARM.lc1, ARM.lc2, ARM.I1, ARM.I2])
+    # the five-column fit of the same data breaks θ3 = l1 θ5, and the arm builder says so
+    free = least_squares(Y, taus[0]).theta
+    assert not np.isclose(free[2], ARM.l1 * free[4], rtol=1e-9)
+    with pytest.raises(ValueError, match=r"theta\[2\]"):
+        arm_from_base_parameters(free, l1=ARM.l1, l2=ARM.l2, m1=ARM.m1, m2=ARM.m2)
 
 
 def test_validate_reports_pass():

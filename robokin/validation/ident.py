@@ -13,7 +13,7 @@ LABEL = "Parameter identification"
 
 
 def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> list[CheckReport]:
-    """Headline checks: regressor vs inverse dynamics, noise-free recovery, noisy static gravity fit.
+    """Headline checks: regressor vs inverse dynamics, noise-free recovery (five and base set), static gravity fit.
 
     Examples
     --------
@@ -39,6 +39,18 @@ def validate(*, rng: np.random.Generator | None = None, fast: bool = False) -> l
     reps.append(
         check_close(
             "noise-free least squares recovers θ (relative)", est.theta / th, 1.0, tol=1e-9, raise_on_fail=False
+        )
+    )
+    # with l1 known the base set is four (θ3 = l1 θ5): its regressor has full rank and the fit recovers it
+    Yb = regressor(q, qd, qdd, friction=True, l1=arm.l1)
+    est_b = least_squares(Yb, tau)
+    reps.append(
+        check_close(
+            "noise-free base-parameter fit (l1 known, 8 columns) recovers θ_b (relative)",
+            est_b.theta / base_parameters(arm, fv=fv, fc=fc, minimal=True),
+            1.0,
+            tol=1e-9,
+            raise_on_fail=False,
         )
     )
     qs = rng.uniform(-np.pi, np.pi, (N, 2))

@@ -24,6 +24,7 @@ help:
 	@echo "make check-lab  run chapters in JupyterLab in headless Chromium and check what a student sees"
 	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
 	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
+	@echo "make design-report FAMILY=fivebar FILE=my_leg.toml   checks of your own design -> report/report.html"
 	@echo "make firmware  generate the C library into _build/firmware (+ Cortex-M4F build and QEMU self-test)"
 	@echo "make report  print the validation report table"
 	@echo "make publish push _build/html to the gh-pages branch of REMOTE (default origin)"
@@ -130,6 +131,12 @@ chapter: $(VENV)/.stamp-book
 	$(BIN)/jupyter-book build . -W -n --keep-going --toc _build/chapters/$(notdir $(basename $(NB)))/_toc.yml \
 	  --config _build/chapters/$(notdir $(basename $(NB)))/_config.yml \
 	  --path-output _build/chapters/$(notdir $(basename $(NB)))
+
+# Design report of a reader's parameter file: make design-report FAMILY=fivebar FILE=my_leg.toml [OUT=report]
+.PHONY: design-report
+design-report: $(VENV)/.stamp-test
+	@test -n "$(FAMILY)" -a -n "$(FILE)" || { echo "usage: make design-report FAMILY=fivebar FILE=examples/robots/<file>.toml [OUT=dir]"; exit 2; }
+	$(PY) -m robokin report $(FAMILY) $(FILE) -o $(or $(OUT),report)
 
 # Generated C library (robokin.codegen) into _build/firmware. With the ARM toolchain and QEMU (installed here when
 # missing, needs root, like the browser) also the Cortex-M4F build, the code size per function and the QEMU self-test.

@@ -692,7 +692,7 @@ def simulate_ivp(
     within ``[0, t_end]``. Returns a :class:`robokin.results.SimResult` with the same fields and signals as
     :func:`simulate`.
 
-    The integration is guarded (:func:`robokin._validate.solve_ivp_guarded`): ``rtol`` must lie in
+    The integration is guarded (``robokin._validate.solve_ivp_guarded``): ``rtol`` must lie in
     ``[100 eps, 0.1]`` and ``atol`` in ``(0, 1]``; more than ``max_nfev`` right-hand-side evaluations, a
     non-finite derivative or a solver failure (e.g. ``atol=1e-300``, which no step can meet) raise
     :class:`~robokin.errors.IntegrationError`.

@@ -68,7 +68,7 @@ def ik_dls(
         Initial guesses (rad), broadcast against ``T``.
     tol : float
         Success when ``|e| <= tol`` with ``e`` the 6-D pose error (m and rad); in ``(0, 1e-3]``
-        (:data:`MAX_TOL`: a looser bar would call a pose 1 mm off "converged").
+        (``MAX_TOL``: a looser bar would call a pose 1 mm off "converged").
     max_iter : int
         Iteration cap per attempt, ``1 <= max_iter <= 100000``.
     damping : float

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._primitives import smooth_step
-from ._validate import as_array, choice, finite_scalar, positive
+from ._validate import as_array, choice, count, finite_scalar, flag, generator, positive, tolerance
 from .control import V_EPS
 from .dynamics import TwoLinkArm, _two_link_regressor_rows
 
@@ -74,8 +74,7 @@ def base_parameters(
     """
     if not isinstance(arm, TwoLinkArm) or arm.batch_size != 1:
         raise ValueError("arm must be a robokin.dynamics.TwoLinkArm with scalar parameters")
-    if not isinstance(minimal, bool):
-        raise ValueError(f"minimal must be True or False, got {minimal!r}")
+    minimal = flag(minimal, "minimal")
     th = [
         arm.I1 + arm.m1 * arm.lc1**2 + arm.m2 * arm.l1**2,
         arm.I2 + arm.m2 * arm.lc2**2,
@@ -146,9 +145,7 @@ def arm_from_base_parameters(
     if theta.shape not in ((4,), (5,), (8,), (9,)):
         raise ValueError(f"theta must have shape (4,) or (8,) (base set) or (5,) or (9,), got {theta.shape}")
     l1, l2, m1, m2 = (positive(v, n) for v, n in ((l1, "l1"), (l2, "l2"), (m1, "m1"), (m2, "m2")))
-    rtol = finite_scalar(rtol, "rtol")
-    if rtol < 0:
-        raise ValueError(f"rtol must be non-negative, got {rtol}")
+    rtol = tolerance(rtol, "rtol", max=0.5, allow_zero=True)  # a larger rtol would accept any θ3 of the right sign
     if theta.shape[0] in (4, 8):
         theta = np.insert(theta[:4], 2, l1 * theta[3])
     want = l1 * theta[4]
@@ -158,11 +155,12 @@ def arm_from_base_parameters(
             "no arm with this l1 has these parameters; fit the base parameters, "
             "regressor(..., l1=l1), and pass those"
         )
-    lc2 = theta[4] / m2
-    I2 = theta[1] - m2 * lc2**2
-    lc1 = (theta[3] - m2 * l1) / m1
-    I1 = theta[0] - m1 * lc1**2 - m2 * l1**2
-    if lc1 <= 0 or lc2 <= 0 or I1 < 0 or I2 < 0:
+    with np.errstate(over="ignore", invalid="ignore"):  # tiny masses overflow: refused just below
+        lc2 = theta[4] / m2
+        I2 = theta[1] - m2 * lc2**2
+        lc1 = (theta[3] - m2 * l1) / m1
+        I1 = theta[0] - m1 * lc1**2 - m2 * l1**2
+    if not np.all(np.isfinite([lc1, lc2, I1, I2])) or lc1 <= 0 or lc2 <= 0 or I1 < 0 or I2 < 0:
         raise ValueError(
             f"theta is not physically consistent with m1={m1}, m2={m2}: "
             f"lc1={lc1:.4g}, lc2={lc2:.4g}, I1={I1:.4g}, I2={I2:.4g}"
@@ -299,6 +297,8 @@ def fourier_excitation(
         raise ValueError("a and b must have shape (2, H)")
     wf = positive(wf, "wf")
     q0 = as_array(q0, "q0", trailing=(2,))
+    if q0.shape != (2,):
+        raise ValueError(f"q0 must have shape (2,), got {q0.shape}")
     k = np.arange(1, a.shape[1] + 1)
     w = k * wf  # (H,)
     ph = t[:, None, None] * w  # (N, 1, H)
@@ -455,15 +455,21 @@ def residual_rms(Y: ArrayLike, tau: ArrayLike, theta: ArrayLike, *, mask: ArrayL
     tau = as_array(tau, "tau", trailing=(2,))
     if tau.ndim not in (2, 3) or tau.shape[-2] != Y.shape[0]:
         raise ValueError(f"tau must have shape ({Y.shape[0]}, 2) or (R, {Y.shape[0]}, 2) to match Y, got {tau.shape}")
-    theta = as_array(theta, "theta", trailing=(Y.shape[-1],))
-    if theta.ndim not in (1, 2):
-        raise ValueError(f"theta must have shape ({Y.shape[-1]},) or (R, {Y.shape[-1]}), got {theta.shape}")
+    theta = as_array(theta, "theta")
+    if theta.ndim not in (1, 2) or theta.shape[-1] != Y.shape[-1]:
+        raise ValueError(
+            f"theta must have shape ({Y.shape[-1]},) or (R, {Y.shape[-1]}) to match the {Y.shape[-1]} columns of Y, "
+            f"got {theta.shape}"
+        )
     if theta.ndim == 2 and tau.ndim == 3 and theta.shape[0] != tau.shape[0]:
         raise ValueError(f"theta and tau hold different numbers of records: {theta.shape[0]} and {tau.shape[0]}")
     if mask is None:
         sel = np.ones(Y.shape[0], dtype=bool)
     else:
-        sel = np.asarray(mask)
+        try:
+            sel = np.asarray(mask)
+        except (TypeError, ValueError):  # ragged
+            raise ValueError(f"mask must be a boolean array of shape ({Y.shape[0]},), got {mask!r:.60}") from None
         if sel.dtype != bool or sel.shape != (Y.shape[0],):
             raise ValueError(f"mask must be a boolean array of shape ({Y.shape[0]},), got {sel.dtype} {sel.shape}")
         if not sel.any():
@@ -503,6 +509,7 @@ def encoder_reading(
     [80.0, -326.0]
     """
     q = as_array(q, "q", trailing=(2,))
+    rng = generator(rng, "rng")  # checked even without noise: a wrong rng should not hide until noise is turned on
     if isinstance(counts_per_rev, bool) or not isinstance(counts_per_rev, (int, np.integer)) or counts_per_rev < 1:
         raise ValueError(f"counts_per_rev must be a positive integer, got {counts_per_rev!r}")
     if counts_per_rev > 2**40:  # far beyond any encoder (32-bit is 4.3e9); the quantum would underflow the angle
@@ -511,7 +518,7 @@ def encoder_reading(
     if noise_std < 0:
         raise ValueError(f"noise_std must be non-negative, got {noise_std}")
     if noise_std > 0:
-        if not isinstance(rng, np.random.Generator):
+        if rng is None:
             raise ValueError("rng must be a seeded numpy.random.Generator when noise_std > 0")
         q = q + rng.normal(0.0, noise_std, q.shape)
     res = 2 * np.pi / counts_per_rev
@@ -522,7 +529,16 @@ def _check_signal(x, name, dt):
     x = as_array(x, name)
     if x.ndim < 1 or x.shape[0] < 3:
         raise ValueError(f"{name} must have shape (N, ...) with N >= 3 samples along axis 0, got {x.shape}")
-    return x, positive(dt, "dt")
+    dt = positive(dt, "dt")
+    if dt < MIN_DT:
+        raise ValueError(f"dt must be at least {MIN_DT:g} s (a sample period; below, derivatives overflow), got {dt!r}")
+    return x, dt
+
+
+#: Shortest sample period accepted (s): 1 ns, far below any joint encoder's, far above float64's underflow.
+MIN_DT = 1e-9
+#: Highest Butterworth order accepted: beyond about 20 the (b, a) form loses every digit in float64.
+MAX_ORDER = 20
 
 
 def lowpass(x: ArrayLike, *, dt: float, cutoff: float, order: int = 4) -> np.ndarray:
@@ -554,12 +570,21 @@ def lowpass(x: ArrayLike, *, dt: float, cutoff: float, order: int = 4) -> np.nda
     cutoff = positive(cutoff, "cutoff")
     if cutoff >= 0.5 / dt:
         raise ValueError(f"cutoff = {cutoff:g} Hz must be below the Nyquist frequency {0.5 / dt:g} Hz")
-    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 1:
-        raise ValueError(f"order must be a positive integer, got {order!r}")
+    order = count(order, "order", max=MAX_ORDER)
     b, a = butter(order, cutoff, fs=1.0 / dt)
     if x.shape[0] <= 3 * max(len(a), len(b)):
         raise ValueError(f"need more than {3 * max(len(a), len(b))} samples for filtfilt with order {order}")
-    return filtfilt(b, a, x, axis=0)
+    try:
+        with np.errstate(all="raise"):
+            y = filtfilt(b, a, x, axis=0)
+    except (np.linalg.LinAlgError, FloatingPointError):
+        y = None
+    if y is None or not np.all(np.isfinite(y)):
+        raise ValueError(
+            f"cutoff = {cutoff:g} Hz with dt = {dt:g} s (order {order}) is too far below the sampling rate: "
+            "the Butterworth filter is singular in float64; raise cutoff or dt, or lower order"
+        )
+    return y
 
 
 def estimate_derivatives(
@@ -612,6 +637,13 @@ def estimate_derivatives(
 
     choice(method, "method", ("central", "savgol", "butterworth"))
     q, dt = _check_signal(q, "q", dt)
+    # every option is checked whatever the method, so that a typo does not hide until the method changes
+    if window is not None:
+        window = count(window, "window", max=10**7)
+    polyorder = count(polyorder, "polyorder", minimum=0, max=100)
+    if cutoff is not None:
+        cutoff = positive(cutoff, "cutoff")
+    order = count(order, "order", max=MAX_ORDER)
     if method == "savgol":
         for v, nm in ((window, "window"), (polyorder, "polyorder")):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
@@ -696,7 +728,7 @@ def least_squares(Y: ArrayLike, tau: ArrayLike) -> IdentResult:
     norms = np.linalg.norm(A, axis=0)
     if np.any(norms == 0):
         raise ValueError(
-            f"regressor column(s) {np.flatnonzero(norms == 0).tolist()} are all zero: "
+            f"Y: regressor column(s) {np.flatnonzero(norms == 0).tolist()} are all zero: "
             "the excitation does not reach those parameters"
         )
     As = A / norms

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, positive
+from ._validate import as_array, callback_array, flag, positive, text, tolerance
 
 __all__ = ["draw_frame", "draw_arm", "tidy3d", "new_3d_axes", "animation_html", "ANIMATION_DPI"]
 
@@ -19,6 +19,37 @@ ANIMATION_DPI = 80
 MIN_PX_PER_INCH = 56
 
 AXIS_COLORS = ("tab:red", "tab:green", "tab:blue")  # x, y, z: the usual RGB convention
+
+
+def _axes3d(ax, name="ax"):
+    """``ax`` if it is matplotlib 3-D axes, else a ValueError naming it (not an AttributeError from inside)."""
+    from mpl_toolkits.mplot3d import Axes3D
+
+    if not isinstance(ax, Axes3D):
+        raise ValueError(f"{name} must be matplotlib 3-D axes (new_3d_axes()), got {type(ax).__name__} {ax!r:.60}")
+    return ax
+
+
+def _style(*, alpha, lw, label, ms=None):
+    """Validated line style: alpha in [0, 1], positive widths, a str label or None."""
+    out = dict(alpha=tolerance(alpha, "alpha", max=1.0, allow_zero=True), lw=positive(lw, "lw", max_abs=1e3))
+    if ms is not None:
+        out["ms"] = positive(ms, "ms", max_abs=1e3)
+    out["label"] = None if label is None else text(label, "label")
+    return out
+
+
+def _color(color):
+    """A matplotlib colour (a name such as 'C0' or an RGB(A) tuple), else a ValueError naming ``color``."""
+    from matplotlib.colors import is_color_like
+
+    try:
+        ok = isinstance(color, (str, tuple)) and is_color_like(color)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"color must be a matplotlib colour such as 'C0' or 'tab:red', got {color!r:.60}")
+    return color
 
 
 def new_3d_axes(
@@ -73,6 +104,8 @@ def draw_frame(
     >>> len(draw_frame(ax, np.eye(4), label="{0}"))
     4
     """
+    _axes3d(ax)
+    st = _style(alpha=alpha, lw=lw, label=label)
     T = as_array(T, "T")
     if T.shape == (3, 3):
         R, p = T, np.zeros(3)
@@ -84,10 +117,10 @@ def draw_frame(
     artists = []
     for k in range(3):
         end = p + length * R[:, k]
-        (line,) = ax.plot(*np.stack([p, end], axis=1), color=AXIS_COLORS[k], lw=lw, alpha=alpha)
+        (line,) = ax.plot(*np.stack([p, end], axis=1), color=AXIS_COLORS[k], lw=st["lw"], alpha=st["alpha"])
         artists.append(line)
-    if label:
-        artists.append(ax.text(*(p - 0.1 * length), label, fontsize=9, alpha=alpha))
+    if st["label"]:
+        artists.append(ax.text(*(p - 0.1 * length), st["label"], fontsize=9, alpha=st["alpha"]))
     return artists
 
 
@@ -137,15 +170,23 @@ def draw_arm(
     >>> len(ax.lines)  # the links, then three axes per frame
     10
     """
+    _axes3d(ax)
     frame_length = positive(frame_length, "frame_length")  # checked even when frames=False: a typo should not hide
-    F = as_array(arm.fk_all(q), "arm.fk_all(q)", trailing=(None, 4, 4))
+    frames = flag(frames, "frames")
+    st = dict(_style(alpha=alpha, lw=lw, label=label, ms=ms), color=_color(color))
+    fk_all = getattr(arm, "fk_all", None)
+    if isinstance(arm, type) or not callable(fk_all):
+        raise ValueError(f"arm must be an arm with fk_all(q) (a robokin SerialArm), got {type(arm).__name__}")
+    F = callback_array(fk_all(q), "arm.fk_all(q)")
+    if F.ndim < 3 or F.shape[-2:] != (4, 4):
+        raise ValueError(f"arm.fk_all(q) must return frames of shape (n + 1, 4, 4), got shape {F.shape}")
     if F.ndim != 3:
         raise ValueError(f"draw_arm draws one configuration: q must have shape (n,), got frames of shape {F.shape}")
     P = F[:, :3, 3]
-    ax.plot(P[:, 0], P[:, 1], P[:, 2], "-o", color=color, ms=ms, lw=lw, alpha=alpha, label=label)
+    ax.plot(P[:, 0], P[:, 1], P[:, 2], "-o", **st)
     if frames:
         for T in F:
-            draw_frame(ax, T, length=frame_length, lw=1.0, alpha=alpha)
+            draw_frame(ax, T, length=frame_length, lw=1.0, alpha=st["alpha"])
     return P
 
 
@@ -174,6 +215,8 @@ def tidy3d(ax: Any, *, lim: float = 0.9, zlim: tuple[float, float] = (-0.4, 1.0)
     >>> [float(v) for v in tidy3d(ax, lim=0.5, zlim=(-0.2, 0.8)).get_zlim()]
     [-0.2, 0.8]
     """
+    _axes3d(ax)
+    ticksize = None if ticksize is None else positive(ticksize, "ticksize", max_abs=1e3)
     lim = positive(lim, "lim")
     z = as_array(zlim, "zlim")
     if z.shape != (2,) or not z[0] < z[1]:
@@ -182,7 +225,7 @@ def tidy3d(ax: Any, *, lim: float = 0.9, zlim: tuple[float, float] = (-0.4, 1.0)
     ax.set(xlabel="x (m)", ylabel="y (m)", zlabel="z (m)")
     ax.set_box_aspect((2 * lim, 2 * lim, float(z[1] - z[0])))
     if ticksize is not None:
-        ax.tick_params(labelsize=positive(ticksize, "ticksize"))
+        ax.tick_params(labelsize=ticksize)
     return ax
 
 

@@ -524,3 +524,76 @@ def test_residual_rms_bad_inputs(kw, match):
     args.update(kw)
     with pytest.raises(ValueError, match=match):
         residual_rms(**args)
+
+
+# ------------------------------------------------------------------ issue 29: every option checked
+_Q40 = np.stack([np.linspace(0, 1, 40) ** 2] * 2, -1)
+
+
+@pytest.mark.parametrize("bad", [np.nan, "abc", object(), 0, [1, 2]])
+def test_encoder_reading_checks_rng_even_without_noise(bad):
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        encoder_reading([0.1, 0.2], counts_per_rev=4096, rng=bad)
+
+
+@pytest.mark.parametrize(
+    ("kw", "name"),
+    [
+        (dict(cutoff=np.nan), "cutoff"),
+        (dict(cutoff="abc"), "cutoff"),
+        (dict(cutoff=-5.0), "cutoff"),
+        (dict(order=np.nan), "order"),
+        (dict(order=None), "order"),
+        (dict(order=10**30), "order"),
+        (dict(polyorder=2.5), "polyorder"),
+        (dict(window=object()), "window"),
+    ],
+)
+def test_estimate_derivatives_checks_every_option_whatever_the_method(kw, name):
+    args = dict(q=_Q40, dt=0.01, method="central") | kw
+    with pytest.raises(ValueError, match=name):
+        estimate_derivatives(**args)
+
+
+def test_tiny_sample_period_is_refused_not_divided_by():
+    with pytest.raises(ValueError, match="dt must be at least"):
+        estimate_derivatives(_Q40, dt=1e-300, method="central")
+    with pytest.raises(ValueError, match="dt must be at least"):
+        lowpass(np.sin(np.linspace(0, 6, 200)), dt=1e-300, cutoff=20.0)
+
+
+def test_singular_butterworth_is_refused_naming_cutoff():
+    with pytest.raises(ValueError, match="cutoff = 1e-300 Hz"):
+        lowpass(np.sin(np.linspace(0, 6, 200)), dt=0.001, cutoff=1e-300)
+    with pytest.raises(ValueError, match="order must be at most 20"):
+        lowpass(np.sin(np.linspace(0, 6, 200)), dt=0.001, cutoff=20.0, order=10**30)
+
+
+def test_tiny_masses_are_refused_without_overflow_warnings():
+    theta = base_parameters(ARM)
+    for kw in (dict(m1=1e-300, m2=1.0), dict(m1=1.0, m2=1e-300)):
+        with pytest.raises(ValueError, match="not physically consistent"):
+            arm_from_base_parameters(theta, l1=ARM.l1, l2=ARM.l2, **kw)
+
+
+def test_arm_from_base_parameters_refuses_a_vacuous_rtol():
+    for rtol, match in ((np.inf, "rtol must be a finite"), (0.9, "rtol must be at most 0.5")):
+        with pytest.raises(ValueError, match=match):  # 0.9 would let θ3 = 0.9 pass for l1 θ5 = 0.5
+            arm_from_base_parameters([1.35, 0.35, 0.9, 1.5, 0.5], l1=1.0, l2=1.0, m1=1.0, m2=1.0, rtol=rtol)
+    with pytest.raises(ValueError, match="minimal must be True or False"):
+        base_parameters(ARM, minimal=1)
+
+
+@pytest.mark.parametrize("q0", [np.zeros((0, 2)), np.zeros((3, 2))])
+def test_fourier_excitation_needs_one_offset(q0):
+    with pytest.raises(ValueError, match=r"q0 must have shape \(2,\)"):
+        fourier_excitation([0.0, 1.0], [[1.0], [0.0]], [[0.0], [0.0]], wf=1.0, q0=q0)
+
+
+def test_residual_rms_and_least_squares_messages_name_the_regressor():
+    with pytest.raises(ValueError, match="columns of Y"):
+        residual_rms(np.ones((4, 2, 2)), np.ones((4, 2)), [1.0])
+    with pytest.raises(ValueError, match="mask must be a boolean array"):
+        residual_rms(np.ones((2, 2, 1)), np.ones((2, 2)), [1.0], mask=[[True, False], [True]])
+    with pytest.raises(ValueError, match="Y: regressor column"):
+        least_squares(np.zeros((20, 2, 3)), np.ones((20, 2)))

@@ -27,13 +27,15 @@ from . import _kernels as _k
 from . import transforms as _tf
 from ._kernels import _special
 from ._primitives import dh_frame
-from ._validate import as_array, choice
+from ._validate import as_array, choice, tolerance
 from .checks import check_rigid
 from .transforms import ROTATION_TOL, _check_transform
 
 __all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error", "pose_error_bound", "to_modified", "to_standard"]
 
 CONVENTIONS = ("standard", "modified")
+#: Largest slack (rad) :meth:`SerialArm.within_limits` accepts.
+MAX_LIMIT_SLACK = 0.1
 
 
 def dh_transform(
@@ -556,6 +558,8 @@ class SerialArm:
     def within_limits(self, q: ArrayLike, *, tol: float = 0.0) -> np.bool_ | np.ndarray:
         """True where every joint lies inside ``qlim`` (within ``tol`` rad); all True without limits.
 
+        ``tol`` is a slack in ``[0, MAX_LIMIT_SLACK]`` rad (0.1 rad): larger, the verdict would not mean much.
+
         Examples
         --------
         >>> arm = SerialArm.from_dh([1.0], [0], [0], convention="standard", qlim=[[-1, 1]])
@@ -563,6 +567,8 @@ class SerialArm:
         array([ True, False])
         """
         q = self._q(q)
+        # a slack above MAX_LIMIT_SLACK would call configurations visibly outside the limits "within" them
+        tol = tolerance(tol, "tol", max=MAX_LIMIT_SLACK, allow_zero=True)
         if self.qlim is None:
             return np.ones(q.shape[:-1], dtype=bool)
         return np.all((q >= self.qlim[:, 0] - tol) & (q <= self.qlim[:, 1] + tol), axis=-1)

@@ -464,3 +464,16 @@ def test_dh_conversion_is_not_the_naive_relabel():
     with pytest.raises(ValueError, match="SerialArm"):
         to_modified("UR5")
     assert type(UR5Arm) is type  # the UR5 class stays importable
+
+
+# ------------------------------------------------------------------ issue 29: within_limits(tol) is validated
+@pytest.mark.parametrize("bad", [np.inf, np.nan, -1e-3, 1.0, "abc", None, 1j, np.array([0.1, 0.1])])
+def test_within_limits_refuses_a_tolerance_that_fools_it(bad):
+    arm = SerialArm.from_dh([1.0], [0], [0], convention="standard", qlim=[[-1, 1]])
+    with pytest.raises(ValueError, match="tol must be"):
+        arm.within_limits([100.0], tol=bad)  # with tol=inf, 100 rad would be "within" [-1, 1]
+
+
+def test_within_limits_small_tolerance_still_works():
+    arm = SerialArm.from_dh([1.0], [0], [0], convention="standard", qlim=[[-1, 1]])
+    assert arm.within_limits([1.05], tol=0.1) and not arm.within_limits([1.05], tol=np.float32(0.01))

@@ -68,6 +68,13 @@ MAX_ITER = 100_000
 #: Default continuity bound of :func:`branch_sequence` in rad: no joint of a densely sampled path turns this far
 #: between two samples, while a switch of IK branch moves some joint by about pi.
 DEFAULT_MAX_STEP = 1.0
+#: Smallest finite limit accepted (rad/s, rad/s^2, rad/s^3): below it a move of one radian lasts over 1e6 s and the
+#: time-scaling products overflow.
+MIN_LIMIT = 1e-6
+#: Shortest move of :func:`quintic_step` (s): its acceleration scales as 1 / T^2.
+MIN_MOVE = 1e-9
+#: Smallest ratio of the shortest to the longest segment in one allocation of :func:`scaled_total`.
+MIN_DURATION_RATIO = 1e-12
 
 
 def _nonnegative(value, name):
@@ -127,8 +134,10 @@ def quintic_step(
     """
     t = as_array(t, "t")
     t0, t1 = finite_scalar(t0, "t0"), finite_scalar(t1, "t1")
-    if not t1 > t0:
-        raise ValueError(f"need t1 > t0, got t0={t0!r}, t1={t1!r}")
+    if not t1 - t0 >= MIN_MOVE:
+        raise ValueError(
+            f"need t1 > t0 by at least {MIN_MOVE:g} s (a shorter move overflows), got t0={t0!r}, t1={t1!r}"
+        )
     v0, v1 = as_array(v0, "v0"), as_array(v1, "v1")
     if v0.ndim > 1 or v1.ndim > 1:
         raise ValueError(f"v0 and v1 must be scalars or 1-D, got shapes {v0.shape} and {v1.shape}")
@@ -669,13 +678,13 @@ def allocate_times(
     choice(method, "method", ("equal", "distance", "max_joint"))
     wp = _waypoints(waypoints)
     total = positive(total, "total")
+    scale = np.ones(wp.shape[1]) if vmax is None else _limit_vector(vmax, wp.shape[1], "vmax")  # any method
     dq = np.diff(wp, axis=0)
     if method == "equal":
         w = np.ones(dq.shape[0])
     elif method == "distance":
         w = np.linalg.norm(dq, axis=-1)
     else:
-        scale = np.ones(wp.shape[1]) if vmax is None else _limit_vector(vmax, wp.shape[1], "vmax")
         w = np.abs(dq / scale).max(axis=-1)
     if np.any(w <= 0):
         k = int(np.argmax(w <= 0))
@@ -693,6 +702,8 @@ def _limit_vector(x, n, name):
         raise ValueError(f"{name} must be a scalar or have shape ({n},), got {a.shape}")
     if np.any(np.isnan(a)) or np.any(a <= 0):
         raise ValueError(f"{name} must be positive (inf = unlimited); got {a}")
+    if np.any(a < MIN_LIMIT):
+        raise ValueError(f"{name} must be at least MIN_LIMIT = {MIN_LIMIT:g} (or inf = unlimited); got {a}")
     return np.broadcast_to(a, (n,)).astype(float)
 
 
@@ -1337,7 +1348,10 @@ def branch_sequence(
     array([0, 0, 1])
     """
     choice(method, "method", ("dp", "greedy"))
-    v = np.asarray(valid)
+    try:
+        v = np.asarray(valid)
+    except (TypeError, ValueError):  # ragged
+        raise ValueError(f"valid must be a boolean array of shape (K+1, B), got {type(valid).__name__}") from None
     if v.dtype != bool:
         raise ValueError(f"valid must be a boolean array, got dtype {v.dtype}")
     qb = as_array(q_branches, "q_branches", trailing=(None, None), finite=False)
@@ -1353,9 +1367,9 @@ def branch_sequence(
     if np.any(none):
         k = int(np.argmax(none))
         raise UnreachableError(int(none.sum()), [k], total=v.shape[0], reason=f"no valid IK branch at waypoint {k}")
-    qs = None if q_start is None else as_array(q_start, "q_start", trailing=(n,))
-    if qs is not None and qs.ndim != 1:
-        raise ValueError(f"q_start must have shape ({n},), got {qs.shape}")
+    qs = None if q_start is None else as_array(q_start, "q_start")
+    if qs is not None and qs.shape != (n,):
+        raise ValueError(f"q_start must have shape ({n},) to match q_branches (K+1, B, {n}), got {qs.shape}")
     unwrap = _flag(unwrap, "unwrap")
     if max_step is not None:
         max_step = positive(max_step, "max_step")
@@ -1500,6 +1514,11 @@ def scaled_total(
         raise ValueError(f"durations must hold at least one allocation of {K} segments, got shape {d.shape}")
     _grid_budget(d.size * 6, wp.shape[1], "durations")  # six coefficients per segment and joint
     flat = d.reshape(-1, K)
+    if np.any(flat.min(axis=-1) < MIN_DURATION_RATIO * flat.max(axis=-1)):
+        raise ValueError(
+            f"durations: a segment shorter than {MIN_DURATION_RATIO:g} times the longest of its allocation "
+            "overflows the time scaling; merge it with its neighbour"
+        )
     if via == "bspline":
         lam = np.array([_ratios(wp, di, L, via)[1].max() for di in flat])
     else:  # the lean path of minimum_time: via values per sample, then all peaks in one batched call

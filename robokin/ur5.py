@@ -432,17 +432,22 @@ class UR5Arm(URArm):
 
     def __post_init__(self):
         SerialArm.__post_init__(self)
-        ur5 = (
-            self.convention == "standard"
-            and np.array_equal(self.a, [0.0, A2, A3, 0.0, 0.0, 0.0])
-            and np.allclose(self.alpha, ALPHA, rtol=0, atol=1e-12)
-            and np.array_equal(self.d[1:], [0.0, 0.0, D4, D5, D6])
-            and not np.any(self.offset)
-            and np.array_equal(self.base, np.eye(4))
-            and np.array_equal(self.tool, np.eye(4))
-        )
-        if not ur5:
+        differ = [
+            name
+            for name, ok in (
+                ("convention", self.convention == "standard"),
+                ("a", np.array_equal(self.a, [0.0, A2, A3, 0.0, 0.0, 0.0])),
+                ("alpha", np.allclose(self.alpha, ALPHA, rtol=0, atol=1e-12)),
+                ("d[1:]", np.array_equal(self.d[1:], [0.0, 0.0, D4, D5, D6])),
+                ("offset", not np.any(self.offset)),
+                ("base", np.array_equal(self.base, np.eye(4))),
+                ("tool", np.array_equal(self.tool, np.eye(4))),
+            )
+            if not ok
+        ]
+        if differ:
             raise ValueError(
+                f"UR5Arm: {', '.join(differ)} differ from the UR5's. "
                 "UR5Arm needs the UR5's standard-DH table (only d1 and qlim may differ), zero offsets and no "
                 "base or tool transform; build a robokin.ur5.URArm (make_ur_arm) for another UR-family arm or one "
                 "with a tool, a robokin.serial.SerialArm for any other arm (robokin.ik.ik_dls)"
@@ -856,7 +861,10 @@ def nearest(
     >>> np.round(q, 6), res.branch[int(k)]
     (array([ 0.3, -1.2,  1.5, -0.4,  1.1,  0.7]), 'left-up-noflip')
     """
-    valid = np.asarray(valid)
+    try:
+        valid = np.asarray(valid)
+    except (TypeError, ValueError):  # ragged
+        raise ValueError(f"valid must be a boolean mask, got {type(valid).__name__}") from None
     if valid.dtype != bool:
         raise ValueError(f"valid must be a boolean mask, got dtype {valid.dtype}")
     Q = as_array(q_branches, "q_branches", trailing=(None, None), finite=False)
@@ -864,7 +872,9 @@ def nearest(
         raise ValueError(f"valid has shape {valid.shape}, expected {Q.shape[:-1]} to match q_branches")
     if np.any(~np.isfinite(Q[valid])):
         raise ValueError("q_branches has non-finite values in rows marked valid")
-    qr = as_array(q_ref, "q_ref", trailing=(Q.shape[-1],))
+    qr = as_array(q_ref, "q_ref")
+    if qr.ndim < 1 or qr.shape[-1] != Q.shape[-1]:
+        raise ValueError(f"q_ref must have shape (..., {Q.shape[-1]}) to match q_branches, got {qr.shape}")
     w = np.ones(Q.shape[-1]) if weights is None else as_array(weights, "weights", trailing=(Q.shape[-1],))
     if w.ndim != 1 or np.any(w < 0):
         raise ValueError("weights must be a 1-D array of non-negative numbers, one per joint")
@@ -936,7 +946,12 @@ def contest_table(
     if dec > 12 or tdec > 6:
         raise ValueError(f"decimals must be in 1..12 and time_decimals in 0..6, got {dec} and {tdec}")
     K1, n = traj.n_segments + 1, traj.n_joints
-    if isinstance(branch, str) or len(branch) != K1 or not all(isinstance(b, str) for b in branch):
+    if (
+        isinstance(branch, str)
+        or not hasattr(branch, "__len__")
+        or len(branch) != K1
+        or not all(isinstance(b, str) for b in branch)
+    ):
         raise ValueError(f"branch must be a sequence of {K1} branch names (str), one per waypoint")
     q, qd, qdd, _ = traj.evaluate(traj.times)
     qr = np.round(q, dec)

@@ -931,3 +931,38 @@ def _chapter_limits(name):
 def test_chapter_6_quotes_chapter_7_limits():
     # chapter 6 says "the limits are those of chapter 7" (contest, seam): both chapters type them; keep them equal
     assert _chapter_limits("06_arm_inverse_kinematics.ipynb") == _chapter_limits("07_trajectory_planning.ipynb")
+
+
+# ------------------------------------------------------------------ issue 29: every option checked
+def test_allocate_times_checks_vmax_whatever_the_method():
+    wp = [[0.0], [1.0], [4.0]]
+    for bad in (np.nan, "abc", object(), -1.0, [1.0, 2.0]):
+        with pytest.raises(ValueError, match="vmax"):
+            tj.allocate_times(wp, 4.0, method="distance", vmax=bad)
+    np.testing.assert_allclose(tj.allocate_times(wp, 4.0, method="distance", vmax=2.0), [0.0, 1.0, 4.0])
+
+
+@pytest.mark.parametrize("kind", ["vmax", "amax", "jmax"])
+def test_tiny_limits_are_refused_not_overflowed(kind):
+    lim = dict(vmax=1.0, amax=2.0, jmax=None) | {kind: 1e-300}
+    with pytest.raises(ValueError, match=f"{kind} must be at least MIN_LIMIT"):
+        tj.minimum_time(np.array([[0.0, 0.0], [1.0, 0.2]]), **lim)
+
+
+def test_quintic_step_refuses_a_move_too_short_to_differentiate():
+    with pytest.raises(ValueError, match="need t1 > t0 by at least"):
+        tj.quintic_step(0.5, t0=0.0, t1=1e-300, v0=0.0, v1=1.0)
+    assert np.isfinite(tj.quintic_step(0.5e-9, t0=0.0, t1=1e-9, v0=0.0, v1=1.0)[2]).all()
+
+
+def test_scaled_total_refuses_durations_spanning_too_many_decades():
+    with pytest.raises(ValueError, match="durations: a segment shorter"):
+        tj.scaled_total(np.array([[0.0], [1.0], [0.0]]), np.array([1e-300, 1.0]), vmax=1.0, amax=2.0)
+
+
+def test_branch_sequence_shape_errors_name_their_arguments():
+    qb = np.array([[[0.0], [3.0]], [[2.9], [0.2]], [[0.1], [3.1]]])
+    with pytest.raises(ValueError, match="q_start must have shape .* to match q_branches"):
+        tj.branch_sequence(np.concatenate([qb, qb[..., :1]], -1), np.ones((3, 2), bool), q_start=[0.0])
+    with pytest.raises(ValueError, match="valid must be a boolean array"):
+        tj.branch_sequence(qb, [[True, True], [True]], q_start=[0.0])

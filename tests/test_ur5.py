@@ -768,3 +768,28 @@ def test_ur5_arm_matches_general_ur_arm():
     assert np.abs(wrap(a - b)).max() < 1e-6  # a 1 mm tool shifts the answers a little, same branch order
     with pytest.raises(ValueError, match="UR-family"):
         make_ur_arm((0.1, 0.0, -0.4, 0.1, 0.1, 0.1))
+
+
+# ------------------------------------------------------------------ issue 29: errors name the argument
+@pytest.mark.parametrize("bad", [1.0, None, object(), np.nan, float])
+def test_contest_table_refuses_a_branch_that_is_not_a_sequence(bad):
+    from robokin.trajectory import plan_quintic
+
+    tr = plan_quintic([[0.0], [1.0]], [0.0, 1.0])
+    with pytest.raises(ValueError, match="branch must be a sequence of 2 branch names"):
+        ur5.contest_table(tr, branch=bad)
+
+
+def test_ur5arm_names_the_dh_entries_that_differ():
+    arm = ur5.make_ur5()
+    for alpha in (np.zeros(6), arm.alpha.astype(np.float32)):
+        with pytest.raises(ValueError, match="UR5Arm: alpha differ"):
+            ur5.UR5Arm(a=arm.a, alpha=alpha, d=arm.d, offset=np.zeros(6), convention="standard", qlim=arm.qlim)
+
+
+def test_nearest_shape_errors_name_their_arguments():
+    Q = np.zeros((2, 8, 6))
+    with pytest.raises(ValueError, match="to match q_branches"):
+        ur5.nearest(np.zeros((2, 8, 7)), np.ones((2, 8), bool), np.zeros(6))
+    with pytest.raises(ValueError, match="valid must be a boolean mask"):
+        ur5.nearest(Q, [[True] * 8, [True]], np.zeros(6))

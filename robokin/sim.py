@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._primitives import wrap
-from ._validate import as_array, callback_output, check_inertias, choice, finite_scalar, positive
+from ._validate import as_array, callback_output, check_inertias, choice, finite_scalar, function, positive
 from .dynamics import TwoLinkArm
 from .errors import IntegrationError
 from .fivebar import FiveBar
@@ -737,7 +737,9 @@ def dh_mjcf(
     6
     """
     if getattr(arm, "convention", None) != "standard":
-        raise ValueError("dh_mjcf needs a robokin.serial.SerialArm in the standard DH convention")
+        raise ValueError(
+            f"arm must be a robokin.serial.SerialArm in the standard DH convention, got {type(arm).__name__}"
+        )
     n = arm.n
     m = as_array(masses, "masses", trailing=(n,))
     c = as_array(coms, "coms", trailing=(n, 3))
@@ -1359,12 +1361,11 @@ def integrate_fixed_step(
     >>> round(float(e.q[-1, 0] ** 2 + e.qd[-1, 0] ** 2), 3)  # energy grows by (1 + h^2)^200
     1.218
     """
-    if not callable(rhs):
-        raise ValueError("rhs must be a callable rhs(t, y) -> y' (the right-hand side solve_ivp takes)")
+    function(rhs, "rhs")  # a class (float, a dataclass) is callable but not a right-hand side
     method = choice(method, "method", FIXED_STEP_METHODS)
     y = as_array(y0, "y0", trailing=(None,))
-    if y.ndim != 1:
-        raise ValueError(f"y0 must have shape (2n,), got shape {y.shape}")
+    if y.ndim != 1 or y.size == 0:
+        raise ValueError(f"y0 must have shape (2n,) with n >= 1, got shape {y.shape}")
     n = _second_order(y, "y0")
     dt, t_end, bound = positive(dt, "dt"), positive(t_end, "t_end"), positive(bound, "bound")
     ratio = t_end / dt
@@ -1468,6 +1469,10 @@ def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", 
     tol = positive(tol, "tol")
     if tol > 1e-3:
         raise ValueError(f"tol must be in (0, 1e-3], got {tol!r}")
+    if method == "semi_implicit_euler":  # checked first: A = 0 has no [0, I] row, whatever its spectrum
+        n = _second_order(A, "A")
+        if np.abs(A[:n, :n]).max() > 1e-6 or np.abs(A[:n, n:] - np.eye(n)).max() > 1e-6:
+            raise ValueError("for 'semi_implicit_euler', A must be [[0, I], [A21, A22]] (state [q, qd])")
     lam = np.linalg.eigvals(A)
     scale = float(np.abs(lam).max())
     if scale == 0.0:
@@ -1479,9 +1484,6 @@ def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", 
             "unstable, so no step is stable"
         )
     if method == "semi_implicit_euler":
-        n = _second_order(A, "A")
-        if np.abs(A[:n, :n]).max() > 1e-6 or np.abs(A[:n, n:] - np.eye(n)).max() > 1e-6:
-            raise ValueError("for 'semi_implicit_euler', A must be [[0, I], [A21, A22]] (state [q, qd])")
         A21, A22, I = A[n:, :n], A[n:, n:], np.eye(n)
 
         def rho(h):

@@ -621,3 +621,24 @@ def test_record_copies_live_views():
     q_cmd = LEG.ik([0.035, -0.10]).q
     res = sim.run_controller(m, d, lambda t, d: q_cmd, t_end=0.05, rate=1000, record=lambda t, d: d.qpos)
     np.testing.assert_array_equal(res.signals["record"], res.q)  # each row is that tick's state, not the last one
+
+
+# ------------------------------------------------------------------ issue 29: errors name the argument
+@pytest.mark.parametrize("bad", [None, 1.0, "arm", object(), type(UR5)])
+def test_dh_mjcf_refuses_what_is_not_a_standard_dh_arm(bad):
+    with pytest.raises(ValueError, match="arm must be a robokin.serial.SerialArm"):
+        sim.dh_mjcf(bad, masses=np.ones(6), coms=np.zeros((6, 3)), inertias=np.ones((6, 3)))
+
+
+def test_integrate_fixed_step_refuses_a_class_as_rhs_and_an_empty_state():
+    with pytest.raises(ValueError, match="rhs must be a callable"):
+        sim.integrate_fixed_step(float, [0.0, 1.0], dt=0.01, t_end=0.1, method="euler")
+    with pytest.raises(ValueError, match="y0 must have shape"):
+        sim.integrate_fixed_step(lambda t, y: y, [], dt=0.01, t_end=0.1, method="euler")
+
+
+def test_step_limit_checks_the_semi_implicit_structure_even_for_a_zero_matrix():
+    with pytest.raises(ValueError, match=r"A must be \[\[0, I\]"):
+        sim.step_limit(np.zeros((2, 2)), method="semi_implicit_euler")
+    assert sim.step_limit(np.zeros((2, 2)), method="euler") == np.inf  # documented: no step is unstable
+    assert sim.step_limit(np.array([[0.0, 1.0], [0.0, 0.0]]), method="semi_implicit_euler") == np.inf

@@ -15,11 +15,13 @@ Usage::
     python tools/mutate.py               # all mutations, 2 workers, report and score
     python tools/mutate.py --check       # only verify that every snippet occurs exactly once
     python tools/mutate.py --only ID ... # a subset
+    python tools/mutate.py --list independent  # tools/mutations_independent.py (written without the tests)
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import shutil
 import signal
@@ -33,6 +35,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mutations import MUTATIONS  # noqa: E402
+
+#: ``--list`` names: the module under tools/ that holds each mutation list.
+LISTS = {"default": "mutations", "independent": "mutations_independent"}
+
+
+def load_list(name):
+    """The mutations of list ``name`` (a key of :data:`LISTS`)."""
+    return MUTATIONS if name == "default" else importlib.import_module(LISTS[name]).MUTATIONS
 
 
 def check_snippets(root=ROOT, mutations=MUTATIONS):
@@ -132,16 +142,18 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant before it counts as killed")
     ap.add_argument("--only", nargs="*", help="mutation ids to run")
     ap.add_argument("--check", action="store_true", help="only verify the snippets")
+    ap.add_argument("--list", choices=sorted(LISTS), default="default", help="mutation list (default: mutations.py)")
     ap.add_argument("--min-score", type=float, default=0.95, help="exit status 1 below this score")
     args = ap.parse_args(argv)
 
-    problems = check_snippets()
+    mutations = load_list(args.list)
+    problems = check_snippets(mutations=mutations)
     if problems:
         print("The mutation list is out of date:\n  " + "\n  ".join(problems))
         return 2
-    muts = [m for m in MUTATIONS if not args.only or m["id"] in args.only]
-    modules = sorted({m["file"] for m in MUTATIONS})
-    print(f"{len(MUTATIONS)} mutations over {len(modules)} modules: every snippet occurs exactly once.")
+    muts = [m for m in mutations if not args.only or m["id"] in args.only]
+    modules = sorted({m["file"] for m in mutations})
+    print(f"{len(mutations)} mutations over {len(modules)} modules: every snippet occurs exactly once.")
     if args.check:
         return 0
 

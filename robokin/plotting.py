@@ -30,13 +30,13 @@ def _axes3d(ax, name="ax"):
     return ax
 
 
-def _style(*, alpha, lw, label, ms=None):
-    """Validated line style: alpha in [0, 1], positive widths, a str label or None."""
-    out = dict(alpha=tolerance(alpha, "alpha", max=1.0, allow_zero=True), lw=positive(lw, "lw", max_abs=1e3))
-    if ms is not None:
-        out["ms"] = positive(ms, "ms", max_abs=1e3)
-    out["label"] = None if label is None else text(label, "label")
-    return out
+def _style(*, alpha, lw, label):
+    """Validated line style: alpha in [0, 1], a positive line width (pt), a str label or None."""
+    return dict(
+        alpha=tolerance(alpha, "alpha", max=1.0, allow_zero=True),
+        lw=positive(lw, "lw", max_abs=1e3),
+        label=None if label is None else text(label, "label"),
+    )
 
 
 def _color(color):
@@ -173,7 +173,7 @@ def draw_arm(
     _axes3d(ax)
     frame_length = positive(frame_length, "frame_length")  # checked even when frames=False: a typo should not hide
     frames = flag(frames, "frames")
-    st = dict(_style(alpha=alpha, lw=lw, label=label, ms=ms), color=_color(color))
+    st = dict(_style(alpha=alpha, lw=lw, label=label), ms=positive(ms, "ms", max_abs=1e3), color=_color(color))
     fk_all = getattr(arm, "fk_all", None)
     if isinstance(arm, type) or not callable(fk_all):
         raise ValueError(f"arm must be an arm with fk_all(q) (a robokin SerialArm), got {type(arm).__name__}")

@@ -679,6 +679,8 @@ def allocate_times(
     wp = _waypoints(waypoints)
     total = positive(total, "total")
     scale = np.ones(wp.shape[1]) if vmax is None else _limit_vector(vmax, wp.shape[1], "vmax")  # any method
+    if np.all(np.isinf(scale)):
+        raise ValueError("vmax = inf on every joint weights no joint: give finite speed limits, or vmax=None")
     dq = np.diff(wp, axis=0)
     if method == "equal":
         w = np.ones(dq.shape[0])

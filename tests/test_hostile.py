@@ -404,7 +404,7 @@ RECIPES = {
     # ident
     "ident.base_parameters": lambda: (
         robokin.ident.base_parameters,
-        dict(arm=_obj("arm"), fv=np.array([0.1, 0.1]), fc=np.array([0.2, 0.2])),
+        dict(arm=_obj("arm"), fv=np.array([0.1, 0.1]), fc=np.array([0.2, 0.2]), minimal=True),
     ),
     "ident.arm_from_base_parameters": lambda: (
         robokin.ident.arm_from_base_parameters,
@@ -412,7 +412,7 @@ RECIPES = {
     ),
     "ident.regressor": lambda: (
         robokin.ident.regressor,
-        dict(q=np.array([0.3, -0.7]), qd=np.array([1.0, 2.0]), qdd=np.array([0.5, -1.5])),
+        dict(q=np.array([0.3, -0.7]), qd=np.array([1.0, 2.0]), qdd=np.array([0.5, -1.5]), l1=1.0),
     ),
     "ident.fourier_excitation": lambda: (
         robokin.ident.fourier_excitation,
@@ -430,7 +430,14 @@ RECIPES = {
     ),
     "ident.estimate_derivatives": lambda: (
         robokin.ident.estimate_derivatives,
-        dict(q=np.stack([np.linspace(0, 1, 40) ** 2] * 2, -1), dt=0.01, method="savgol", window=11, polyorder=4),
+        dict(
+            q=np.stack([np.linspace(0, 1, 40) ** 2] * 2, -1),
+            dt=0.01,
+            method="savgol",
+            window=11,
+            polyorder=4,
+            cutoff=5.0,  # given so that it is swept (validated whatever the method)
+        ),
     ),
     "ident.lowpass": lambda: (robokin.ident.lowpass, dict(x=np.sin(np.linspace(0, 6, 200)), dt=0.001, cutoff=20.0)),
     "ident.least_squares": lambda: (
@@ -981,6 +988,7 @@ ACCEPTED = {
     ("ur5.nearest", "q_branches", "inf"): "non-finite rows are invalid branches, masked by valid",
     ("ur5.wrist_singular", "q", "nan"): "NaN rows (invalid IK branches) are documented to give False",
     ("ur5.wrist_singular", "q", "inf"): "non-finite rows (invalid IK branches) are documented to give False",
+    ("ur5.wrist_singular", "q", "-inf"): "non-finite rows (invalid IK branches) are documented to give False",
     ("trajectory.branch_sequence", "q_branches", "nan"): "NaN rows mark invalid IK branches",
     ("trajectory.branch_sequence", "q_branches", "inf"): "non-finite rows are invalid branches, masked by valid",
     ("ik.damping_squared", "sigma_threshold", "inf"): "sigma_threshold = inf is the documented constant damping",
@@ -1040,6 +1048,7 @@ if os.environ.get("ROBOKIN_HOSTILE_NO_XFAIL"):
     KNOWN = {}
 #: Modules maintained with this sweep: they may not appear in KNOWN.
 OWN = ("_validate", "errors", "wheel_leg", "dynamics", "mecanum", "leg2", "stewart", "fivebar")
+OWN += ("plotting", "ident", "trajectory", "ur5", "sim", "serial")
 
 
 def test_known_failures_are_not_in_swept_modules_of_this_issue():
@@ -1158,10 +1167,15 @@ def test_hostile_argument_raises_value_error(key, arg, variant):
 #   silent NaN    returned NaN/inf where the float64 call did not
 #   wrong         accepted an input that is never valid, or an equivalent input changed the answer
 #   hang          no answer within the time limit, or the memory limit hit
-#: Modules maintained with this sweep: every failure there fails the test. Failures in every other module
-#: (trajectory, sim, ident, ur5, serial, plotting, params... hardened by other maintainers) are listed as
-#: "owned elsewhere" and printed, not asserted.
+#: Modules maintained with this sweep: every failure there fails the test. Failures in any other module are
+#: listed as "owned elsewhere" and printed, not asserted.
 SWEEP_OWNED = (
+    "plotting",
+    "ident",
+    "trajectory",
+    "ur5",
+    "sim",
+    "serial",
     "checks",
     "control",
     "ik",
@@ -1187,6 +1201,26 @@ SWEEP_BY_DESIGN = {
     "10,000 targets take ~14 s, linear in the batch",
     ("leg2.TwoLinkLeg", "q_min", "-inf"): "an infinite joint limit means unlimited",
     ("leg2.TwoLinkLeg", "q_max", "inf"): "an infinite joint limit means unlimited",
+    **{
+        (key, frame, "None"): "None means no fixed transform (the identity), as documented in SerialArm.from_dh"
+        for key in ("serial.SerialArm", "ur5.UR5Arm", "ur5.URArm")
+        for frame in ("base", "tool")
+    },
+    **{
+        (key, "label", "string"): "a label is a string (the variant's text is a valid label)"
+        for key in ("plotting.draw_arm", "plotting.draw_frame")
+    },
+    ("ur5.make_ur5", "qlim", "None"): "qlim=None is the documented arm without joint limits",
+    ("ur5.make_ur_arm", "qlim", "None"): "qlim=None is the documented arm without joint limits",
+    ("trajectory.branch_sequence", "max_step", "None"): "max_step=None is the documented, explicit opt-out of the "
+    "branch-jump check (sparse waypoints)",
+    ("trajectory.check_limits", "jmax", "None"): "jmax=None means unlimited jerk: the report's jerk limit is inf "
+    "and its ratio 0, as documented",
+    **{
+        ("trajectory.barrier_penalty", "distance", v): "the barrier is documented to be +inf at and below the "
+        "margin: it forbids the inflated obstacle outright"
+        for v in ("tiny", "zero", "negative", "tiny-entry", "zeros")
+    },
 }
 
 

@@ -68,6 +68,7 @@ def test_draw_frame_style_options_are_checked(ax, kw, name):
         (dict(color="not-a-colour"), "color"),
         (dict(ms=np.nan), "ms"),
         (dict(ms=1e300), "ms"),
+        (dict(ms=None), "ms"),
         (dict(alpha=-0.1), "alpha"),
         (dict(label=np.inf), "label"),
     ],

@@ -936,7 +936,7 @@ def test_chapter_6_quotes_chapter_7_limits():
 # ------------------------------------------------------------------ issue 29: every option checked
 def test_allocate_times_checks_vmax_whatever_the_method():
     wp = [[0.0], [1.0], [4.0]]
-    for bad in (np.nan, "abc", object(), -1.0, [1.0, 2.0]):
+    for bad in (np.nan, np.inf, "abc", object(), -1.0, [1.0, 2.0]):
         with pytest.raises(ValueError, match="vmax"):
             tj.allocate_times(wp, 4.0, method="distance", vmax=bad)
     np.testing.assert_allclose(tj.allocate_times(wp, 4.0, method="distance", vmax=2.0), [0.0, 1.0, 4.0])

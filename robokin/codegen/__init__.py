@@ -1,9 +1,9 @@
 """Generated C99 firmware library from the course's sympy derivations (``python -m robokin.codegen OUTDIR``).
 
-The kernels (:mod:`robokin.codegen.kinematics`) are derived in sympy, reduced by common-subexpression elimination
+The kernels (``robokin.codegen.kinematics``) are derived in sympy, reduced by common-subexpression elimination
 (``sympy.cse``) and printed by sympy's C99 printer, in a ``double`` and a ``float`` variant. No formula is typed in C.
 Every function takes a ``const`` parameter struct, ``const`` input arrays, an ``int`` branch selector where the
-mechanism has branches, and output arrays; it returns an ``rk_status`` (:data:`STATUS`) and writes its outputs only
+mechanism has branches, and output arrays; it returns an ``rk_status`` (``STATUS``) and writes its outputs only
 on ``RK_OK``, so a NaN never leaves the library silently. No heap, no global state, no ``static`` data.
 
 Layer: above the mechanisms (it reads their conventions and branch tables), beside the validation checks.

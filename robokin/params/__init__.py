@@ -1,6 +1,6 @@
 """Parameter files: a reader's own robot, described in TOML, built into the course's mechanism objects.
 
-One schema per family (:data:`FAMILIES`); every file starts with ``family = "<name>"`` and an optional
+One schema per family (``FAMILIES``); every file starts with ``family = "<name>"`` and an optional
 ``name = "..."``, then the family's tables. Read a file with :func:`load`; it returns a small frozen *design*
 dataclass holding the mechanism object (``design.mechanism``) and the extra data the reports need (motor,
 gearbox, limits, targets). :func:`schema` lists every field with its unit.
@@ -78,7 +78,7 @@ def load(path: str | Path, *, family: str | None = None) -> Design | ContestTask
     path : str or Path
         A TOML file (UTF-8).
     family : str, optional
-        The family the caller expects (one of :data:`FAMILIES`); a file of another family is refused.
+        The family the caller expects (one of ``FAMILIES``); a file of another family is refused.
 
     Returns
     -------

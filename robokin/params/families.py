@@ -35,7 +35,7 @@ class Design:
     Attributes
     ----------
     family : str
-        One of :data:`FAMILIES`.
+        One of ``FAMILIES``.
     name : str
         The file's ``name`` (its stem when absent).
     source : str

@@ -107,7 +107,7 @@ _MAX_STATE = 2000  # step_limit: 800 eigenvalue problems of this size are alread
 
 
 def _mujoco_warning(msg):
-    """MuJoCo's warning callback: the message goes to :data:`LOGGER` instead of stdout and MUJOCO_LOG.TXT."""
+    """MuJoCo's warning callback: the message goes to ``LOGGER`` instead of stdout and MUJOCO_LOG.TXT."""
     LOGGER.warning("MuJoCo: %s", str(msg).strip())
 
 
@@ -115,7 +115,7 @@ def require_mujoco() -> ModuleType:
     """Import and return the ``mujoco`` module, or raise an ``ImportError`` that says how to install it.
 
     On the first call it routes MuJoCo's warnings (``mju_warning``: unstable simulation, XML remarks) to the
-    ``logging`` logger ``"robokin.sim"`` (:data:`LOGGER`), unless a user warning handler is already installed:
+    ``logging`` logger ``"robokin.sim"`` (``LOGGER``), unless a user warning handler is already installed:
     MuJoCo's default handler would print them and write ``MUJOCO_LOG.TXT`` into the working directory.
     ``run_controller`` detects divergence from ``data.warning`` counters, which the handler does not change.
 
@@ -196,7 +196,7 @@ def _prefix(prefix):
 
 
 def _rows(x, name, n_cols):
-    """A batch of states, shape (n, n_cols) or (n_cols,), with at most :data:`MAX_ROWS` rows."""
+    """A batch of states, shape (n, n_cols) or (n_cols,), with at most ``MAX_ROWS`` rows."""
     a = as_array(x, name, trailing=(n_cols,))
     if a.ndim > 2:
         raise ValueError(f"{name} must have shape (n, {n_cols}) or ({n_cols},), got {a.shape}")
@@ -556,7 +556,7 @@ def fivebar_static_torques(
     ------
     ValueError
         A model with gravity or without the five-bar's joints and sites, bad ``q``/``force`` (shape, NaN/inf,
-        more than :data:`MAX_ROWS` rows), an unknown ``assembly``.
+        more than ``MAX_ROWS`` rows), an unknown ``assembly``.
     """
     mujoco = _check_model(model)
     fivebar = _check_fivebar(fivebar)
@@ -659,7 +659,7 @@ def two_link_terms(model: Any, q: ArrayLike, qd: ArrayLike) -> tuple[np.ndarray,
     M : ndarray, shape (n, nv, nv)
     Cqd, G : ndarray, shape (n, nv)
 
-    Raises ``ValueError`` for a non-MuJoCo ``model`` or bad ``q``/``qd`` (shape, NaN/inf, > :data:`MAX_ROWS` rows).
+    Raises ``ValueError`` for a non-MuJoCo ``model`` or bad ``q``/``qd`` (shape, NaN/inf, > ``MAX_ROWS`` rows).
     """
     mujoco = _check_model(model)
     q = np.atleast_2d(_rows(q, "q", model.nv))
@@ -789,7 +789,7 @@ def inverse_dynamics(model: Any, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) ->
     ndarray, shape (n, nv) or (nv,)
 
     Raises ``ValueError`` for a non-MuJoCo ``model`` or bad ``q``/``qd``/``qdd`` (shape, NaN/inf, more than
-    :data:`MAX_ROWS` rows, shapes that do not broadcast).
+    ``MAX_ROWS`` rows, shapes that do not broadcast).
     """
     mujoco = _check_model(model)
     arrs = [_rows(x, name, model.nv) for x, name in ((q, "q"), (qd, "qd"), (qdd, "qdd"))]
@@ -862,7 +862,7 @@ def run_controller(
     ------
     ValueError
         The controller or ``record`` returned NaN/inf or the wrong shape, ``rate`` does not divide the step,
-        ``t_end * rate`` is below one tick or above :data:`MAX_STEPS`, or a bad option (``max_qacc``,
+        ``t_end * rate`` is below one tick or above ``MAX_STEPS``, or a bad option (``max_qacc``,
         ``on_diverge``, a non-callable ``controller``/``record``, ``model``/``data`` not MuJoCo objects).
     robokin.errors.IntegrationError
         The simulation diverged (with ``on_diverge="raise"``).
@@ -1346,7 +1346,7 @@ def integrate_fixed_step(
     ------
     ValueError
         Bad ``y0``, ``dt``, ``t_end``, ``bound`` or ``method``; ``dt`` not dividing ``t_end`` or more than
-        :data:`MAX_STEPS` steps; ``rhs`` returning the wrong shape or a non-finite value.
+        ``MAX_STEPS`` steps; ``rhs`` returning the wrong shape or a non-finite value.
 
     Examples
     --------

@@ -486,7 +486,7 @@ class PiecewiseQuintic:
         ----------
         per_segment : int
             Grid intervals per segment, 2 to 1e6; the whole grid (four derivatives of every joint) is
-            capped at :data:`MAX_GRID_VALUES` values.
+            capped at ``MAX_GRID_VALUES`` values.
 
         Returns
         -------
@@ -849,7 +849,7 @@ def check_limits(
     per_segment : int
         Grid intervals per segment, at least 2; each segment's grid includes both of its ends, so
         both one-sided values at a join are checked. The grid (segments x (per_segment + 1) x joints)
-        is capped at :data:`MAX_GRID_VALUES` values.
+        is capped at ``MAX_GRID_VALUES`` values.
     tol : float
         Relative tolerance on the ratio peak / limit, in ``[0, MAX_LIMIT_TOL]`` (0.1): a larger one would
         call a move far above its limits feasible, so it is refused.
@@ -1103,7 +1103,7 @@ def minimum_time(
     max_total : float, optional
         Time budget in s; raise if the limits cannot be met within it.
     maxiter : int
-        SLSQP iteration cap, 0 to :data:`MAX_ITER` (for ``via="free"``: of the second, larger problem).
+        SLSQP iteration cap, 0 to ``MAX_ITER`` (for ``via="free"``: of the second, larger problem).
 
     Returns
     -------
@@ -1311,7 +1311,7 @@ def branch_sequence(
         Shift each chosen angle by multiples of 2 pi to within pi of the previous one
         (same pose, continuous joint path).
     max_step : float or None
-        Continuity bound in rad, in (0, pi]. The default :data:`DEFAULT_MAX_STEP` (1 rad) is far
+        Continuity bound in rad, in (0, pi]. The default ``DEFAULT_MAX_STEP`` (1 rad) is far
         above any joint's step on a densely sampled path and well below the change of some joint
         (about pi) in a switch of IK branch; a tighter bound (a few times the motion's expected
         step) catches more. ``None`` turns the check off, for sparse waypoints where one step
@@ -1496,7 +1496,7 @@ def scaled_total(
     ------
     ValueError
         Bad shapes, empty ``durations``, non-positive durations or limits, unknown ``via``, a batch
-        above the memory cap (:data:`MAX_GRID_VALUES`).
+        above the memory cap (``MAX_GRID_VALUES``).
 
     Examples
     --------

@@ -16,7 +16,7 @@ Zero pose (all ``q = 0``): upper arm and forearm stretched horizontally along
 z axis along ``-y``. Joint offsets are zero and every joint turns positively
 (right-hand rule) about its ``z_{i-1}`` axis. Chapter 5 shows the frames.
 
-:data:`UR5` is a :class:`UR5Arm`: a :class:`~robokin.serial.SerialArm` whose :meth:`UR5Arm.ik` is the analytic
+:data:`UR5` is a :class:`UR5Arm`: a :class:`~robokin.serial.SerialArm` whose ``UR5Arm.ik`` is the analytic
 IK of {cite}`hawkins2013` (chapter 6, {prf:ref}`alg-ch06-ik`): theta1 from the wrist point ``p05``, theta5 and
 theta6 from the tool orientation, then a planar 3R problem for theta2, theta3, theta4.
 """
@@ -83,7 +83,7 @@ INPUT_ERROR_GAIN = 10.0
 #: With a base, tool or offsets the closed form's own FK check (on the flange pose) only pre-filters, at this
 #: multiple of the tolerance; the whole arm's FK then decides (:meth:`URArm.ik`).
 _CORE_SLACK = 1e3
-#: Poses per chunk of :meth:`UR5Arm.ik` (at most ``transforms._CHUNK``): the temporaries of 8 branches then stay in
+#: Poses per chunk of ``UR5Arm.ik`` (at most ``transforms._CHUNK``): the temporaries of 8 branches then stay in
 #: the CPU cache (measured: about 6 % less time per pose than 8192-pose chunks on a quiet machine, more when other
 #: processes share the cache).
 _IK_CHUNK = 1024
@@ -155,13 +155,13 @@ class URArm(SerialArm):
     Attributes
     ----------
     branches : tuple of str
-        The 8 IK branches ``"shoulder-elbow-wrist"``, in the order of :meth:`ik`'s branch axis (named as for the
+        The 8 IK branches ``"shoulder-elbow-wrist"``, in the order of ``ik``'s branch axis (named as for the
         UR5, see :class:`UR5Arm`; for a table with positive ``a2, a3`` the elbow words swap their geometric
         meaning, the branch set does not change).
     default_branch : str
         ``"all"``.
-    geometry : URGeometry
-        The six lengths of the table.
+
+    The six lengths of the table are the property ``geometry``.
 
     Examples
     --------
@@ -411,7 +411,7 @@ class UR5Arm(URArm):
     Attributes
     ----------
     branches : tuple of str
-        The 8 IK branches ``"shoulder-elbow-wrist"``, in the order of :meth:`ik`'s branch axis:
+        The 8 IK branches ``"shoulder-elbow-wrist"``, in the order of ``ik``'s branch axis:
 
         * shoulder ``"left"``: seen from above, looking from the base axis towards the wrist point ``p05``, the
           shoulder offset ``d4`` lies to the left; equivalently the wrist point is in front of the shoulder along
@@ -591,13 +591,13 @@ def pose_residual(T_a: ArrayLike, T_b: ArrayLike) -> np.ndarray:
 
 
 def input_error(T: ArrayLike) -> np.ndarray:
-    """A pose's own inconsistency ``max(max|R^T R - I|, |det R - 1|)`` per pose: what :meth:`UR5Arm.ik` adds to
+    """A pose's own inconsistency ``max(max|R^T R - I|, |det R - 1|)`` per pose: what ``UR5Arm.ik`` adds to
     its tolerance (times :data:`INPUT_ERROR_GAIN`).
 
     Parameters
     ----------
     T : array_like, shape (..., 4, 4)
-        Poses, checked as by :meth:`UR5Arm.ik` (rotation block within 1e-6 of a rotation).
+        Poses, checked as by ``UR5Arm.ik`` (rotation block within 1e-6 of a rotation).
 
     Returns
     -------
@@ -616,7 +616,7 @@ def input_error(T: ArrayLike) -> np.ndarray:
 def wrist_singular(q: ArrayLike, *, singular_tol: float = 1e-9) -> np.ndarray:
     """True where ``|sin q5| < singular_tol``: the wrist singularity, where theta6 is free.
 
-    :meth:`UR5Arm.ik` uses the same test with ``singular_tol + INPUT_ERROR_GAIN * input_error(T)`` and then
+    ``UR5Arm.ik`` uses the same test with ``singular_tol + INPUT_ERROR_GAIN * input_error(T)`` and then
     chooses theta6 by its ``q6_singular`` rule; the branches it returns there are one member of a family.
 
     Parameters
@@ -684,7 +684,7 @@ def _into_limits(q, valid, qlim):
 
 
 def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
-    """Core of :meth:`UR5Arm.ik` on a flat chunk of checked poses ``(m, 4, 4)``; per-branch arrays ``(m, k)``.
+    """Core of ``UR5Arm.ik`` on a flat chunk of checked poses ``(m, 4, 4)``; per-branch arrays ``(m, k)``.
 
     ``S, E, W`` are the branch signs (shoulder, elbow, wrist) on three broadcast axes, ``(2, 1, 1)``,
     ``(1, 2, 1)``, ``(1, 1, 2)`` for all 8 branches or ``(1, 1, 1)`` each for one.

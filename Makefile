@@ -69,7 +69,7 @@ i18n-update: $(VENV)/.stamp-book
 i18n-check: $(VENV)/.stamp-book
 	$(PY) tools/i18n.py check
 
-LINTED := robokin tests benchmarks tools notebooks
+LINTED := robokin tests benchmarks tools notebooks reports
 
 # ruff: lint and format check (configured in pyproject.toml); `make format` rewrites in place.
 lint: $(VENV)/.stamp-test

@@ -23,6 +23,7 @@ help:
 	@echo "make lab     open JupyterLab on the chapters (LAB_PORT=8888)"
 	@echo "make check-lab  run chapters in JupyterLab in headless Chromium and check what a student sees"
 	@echo "make chapter NB=notebooks/01_spatial_foundations.ipynb   build one chapter strictly"
+	@echo "make seeds   every chapter under five other seeds (ROBOKIN_SEED); make seeds-ci: one rotating seed + truth runs"
 	@echo "make bench   run the benchmarks (ratios against naive baselines and peers)"
 	@echo "make design-report FAMILY=fivebar FILE=my_leg.toml   checks of your own design -> report/report.html"
 	@echo "make firmware  generate the C library into _build/firmware (+ Cortex-M4F build and QEMU self-test)"
@@ -155,6 +156,17 @@ bench: $(VENV)/.stamp-test
 
 report: $(VENV)/.stamp-book
 	$(PY) -m robokin.report
+
+# Seed robustness (issue 28): each chapter under its own seed and five others; failed runs and changed claims.
+#   make seeds CHAPTERS="08 12" SEEDS="1 2 3 4 5 6 7 8"
+.PHONY: seeds seeds-ci
+seeds: $(VENV)/.stamp-test
+	$(PY) tools/seeds.py $(if $(CHAPTERS),--chapters $(CHAPTERS)) $(if $(SEEDS),--seeds $(SEEDS))
+
+# The chapter-running truth checks (tests/test_seeds.py): one rotating seed per chapter (from the commit hash;
+# ROBOKIN_CI_SEED=n pins it), native-rate re-runs, cross-chapter quotes, interventions, the fixtures of issue 28
+seeds-ci: $(VENV)/.stamp-test
+	$(PY) -m pytest tests/test_seeds.py -m seeds -p no:nbval -p no:randomly -v
 
 # Mutation testing: a fixed list of meaningful mutations (tools/mutations.py), run on temporary copies.
 .PHONY: mutate

@@ -360,6 +360,29 @@ def _scale(mech):
     return mech.scale if isinstance(mech, FiveBar) else mech.l1 + mech.l2
 
 
+def _explain(hyp, X, bad, distance, what):
+    """Findings for the failing motor-angle rows ``bad`` of ``X``: each ``(name, pred, fix)`` hypothesis whose
+    prediction matches the implementation (``distance(pred) <= TOL``) on at least half of them, else one finding that
+    no usual mistake explains (compare with the chapter's ``what``)."""
+    found = []
+    for name, pred, fix in hyp:
+        with np.errstate(invalid="ignore"):
+            hit = distance(pred) <= TOL
+        share = float(np.sum(hit & bad) / bad.sum())
+        if share >= 0.5:
+            found.append(Finding(name, share, _box(X, hit & bad, ("q1", "q2")), fix))
+    if not found:
+        found.append(
+            Finding(
+                "an error none of the usual mistakes explains",
+                1.0,
+                _box(X, bad, ("q1", "q2")),
+                f"compare with the chapter's {what}",
+            )
+        )
+    return found
+
+
 def _box(X, mask, names):
     """Text of the input range where ``mask`` holds."""
     pts = X[mask]
@@ -576,21 +599,7 @@ def _verify_fk(mech, impl, rng, n):
                 "angles positive counter-clockwise",
             )
         )
-        for name, pred, fix in hyp:
-            with np.errstate(invalid="ignore"):
-                hit = np.linalg.norm(U - pred, axis=-1) / scale <= TOL
-            share = float(np.sum(hit & bad) / bad.sum())
-            if share >= 0.5:
-                findings.append(Finding(name, share, _box(X, hit & bad, ("q1", "q2")), fix))
-        if not findings:
-            findings.append(
-                Finding(
-                    "an error none of the usual mistakes explains",
-                    1.0,
-                    _box(X, bad, ("q1", "q2")),
-                    "compare with the chapter's FK",
-                )
-            )
+        findings += _explain(hyp, X, bad, lambda pred: np.linalg.norm(U - pred, axis=-1) / scale, "FK")
     return int(len(X)), float(np.max(np.where(ok, err, 0))), not bad.any(), lines, findings
 
 
@@ -627,21 +636,7 @@ def _verify_jacobian(mech, impl, rng, n):
             hyp.append(
                 (f"swapped lengths ({what})", checks.jacobian_fd(lambda q, o=other: _fk(o, q), X), f"swap back {what}")
             )
-        for name, pred, fix in hyp:
-            with np.errstate(invalid="ignore"):
-                hit = (np.abs(U - pred) / scale).max(axis=(-2, -1)) <= TOL
-            share = float(np.sum(hit & bad) / bad.sum())
-            if share >= 0.5:
-                findings.append(Finding(name, share, _box(X, hit & bad, ("q1", "q2")), fix))
-        if not findings:
-            findings.append(
-                Finding(
-                    "an error none of the usual mistakes explains",
-                    1.0,
-                    _box(X, bad, ("q1", "q2")),
-                    "compare with the chapter's Jacobian",
-                )
-            )
+        findings += _explain(hyp, X, bad, lambda pred: (np.abs(U - pred) / scale).max(axis=(-2, -1)), "Jacobian")
     return int(len(X)), float(err.max()), not bad.any(), lines, findings
 
 

@@ -171,7 +171,7 @@ seeds-ci: $(VENV)/.stamp-test
 # Mutation testing: a fixed list of meaningful mutations (tools/mutations.py), run on temporary copies.
 .PHONY: mutate
 mutate: $(VENV)/.stamp-test
-	$(PY) tools/mutate.py
+	$(PY) tools/mutate.py --list all
 
 # REMOTE may be a remote name or a path/URL (the test publishes to a local bare repository).
 REMOTE ?= origin

@@ -107,8 +107,10 @@ def test_validate_bound_refuses_implausible_magnitudes():
 
 
 # ---- the mutation list itself ----------------------------------------------------------------
-def test_the_mutation_list_matches_the_source():
-    """Every snippet of tools/mutations.py occurs exactly once, so `make mutate` mutates what it says it does."""
+@pytest.mark.parametrize("which", ["default", "independent", "all"])
+def test_the_mutation_list_matches_the_source(which):
+    """Every snippet of each list (tools/mutations.py, tools/mutations_independent.py) occurs exactly once and no id
+    repeats across the lists, so `make mutate` mutates what it says it does."""
     import sys
     from pathlib import Path
 
@@ -117,8 +119,10 @@ def test_the_mutation_list_matches_the_source():
         pytest.skip("inside make mutate's temporary copy (robokin/ and tests/ only): the list is checked in the repo")
     sys.path.insert(0, str(tools))
     try:
-        from mutate import check_snippets
+        from mutate import check_snippets, load_list
     finally:
         sys.path.remove(str(tools))
-    problems = check_snippets()
-    assert not problems, "update tools/mutations.py:\n" + "\n".join(problems)
+    mutations = load_list(which)
+    assert len(mutations) >= (60 if which == "independent" else 1)
+    problems = check_snippets(mutations=mutations)
+    assert not problems, f"update the {which} mutation list:\n" + "\n".join(problems)

@@ -356,4 +356,214 @@ mut(
     MC,
 )
 
+# ---- second pass (issue 29): parameter files, command line, C generator, verdict guards ---------------------------
+# Written from the package source only, without reading tests/test_params.py, test_checks.py, test_errors_validate.py,
+# test_reports.py or the firmware tests.
+PA = ["tests/test_params.py", "robokin/params/__init__.py", "robokin/params/_fields.py"]
+CL = ["tests/test_reports.py", "tests/test_verify.py"]
+FW = ["tests/test_firmware.py"]
+VE = ["tests/test_errors_validate.py", "robokin/_validate.py", "tests/test_hostile.py"]
+FLD, FAM, PI_ = "robokin/params/_fields.py", "robokin/params/families.py", "robokin/params/__init__.py"
+
+mut("ind2-pa-mm-factor", FLD, '"length": {"m": 1.0, "mm": 1e-3}', '"length": {"m": 1.0, "mm": 1e-2}', PA)
+mut("ind2-pa-deg-factor", FLD, '"deg": math.pi / 180.0', '"deg": 180.0 / math.pi', PA)
+mut(
+    "ind2-pa-positive-zero",
+    FLD,
+    '"positive": (v <= 0, "a positive value")',
+    '"positive": (v < 0, "a positive value")',
+    PA,
+)
+mut(
+    "ind2-pa-unit-interval-zero",
+    FLD,
+    '"unit_interval": ((v <= 0) | (v > 1)',
+    '"unit_interval": ((v < 0) | (v > 1)',
+    PA,
+)
+mut("ind2-pa-two-units", FLD, "if len(present) > 1:", "if len(present) > 2:", PA)
+mut(
+    "ind2-pa-integer-bool",
+    FLD,
+    "if isinstance(raw, bool) or not isinstance(raw, int):",
+    "if not isinstance(raw, int):",
+    PA,
+)
+mut("ind2-pa-numeric-bool", FLD, "    if isinstance(raw, bool):\n        return False\n", "", PA)
+mut("ind2-pa-magnitude", FLD, "np.any(np.abs(arr) > 1e12)", "np.any(np.abs(arr) > 1e300)", PA)
+mut("ind2-pa-family-asked", PI_, "if family is not None and fam != family:", "if family is None and fam != family:", PA)
+mut("ind2-pa-leg-limit-range", FAM, "np.any(np.abs(v) > np.pi + 1e-12)", "np.any(np.abs(v) > 2 * np.pi + 1e-12)", PA)
+mut(
+    "ind2-pa-leg-limit-order",
+    FAM,
+    "if lo is not None and hi is not None and not np.all(lo < hi):",
+    "if lo is not None and hi is not None and not np.any(lo < hi):",
+    PA,
+)
+mut("ind2-pa-legs-min", FAM, 'load.get("legs", 2) < 1', 'load.get("legs", 2) < 0', PA)
+mut("ind2-pa-wheel-inertia", FAM, "if I_w > m_w * R * R:", "if I_w > m_w * R:", PA)
+mut("ind2-pa-arm-limit-equal", FAM, "bad = np.flatnonzero(lo >= hi)", "bad = np.flatnonzero(lo > hi)", PA)
+mut(
+    "ind2-pa-roller-default",
+    FAM,
+    '"roller_angle": ch.get("roller_angle", np.pi / 4)',
+    '"roller_angle": ch.get("roller_angle", np.pi / 3)',
+    PA,
+)
+mut("ind2-pa-com-on-link", FAM, "if v[c] > v[l]:", "if v[c] > 2 * v[l]:", PA)
+mut("ind2-pa-decimals-min", FAM, "if not 1 <= dec <= 12:", "if not 0 <= dec <= 12:", PA)
+mut("ind2-pa-decimals-default", FAM, 'plan.get("decimals", 4)', 'plan.get("decimals", 6)', PA)
+mut(
+    "ind2-pa-wl-gravity-default",
+    FAM,
+    'g = 9.81 if env is None else env.get("gravity", 9.81)',
+    'g = 9.81 if env is None else env.get("gravity", 0.0)',
+    PA,
+)
+mut("ind2-pa-stroke-order", FAM, "if not smin < smax:", "if not smin <= smax:", PA)
+mut(
+    "ind2-pa-cd-min",
+    FAM,
+    "cd_min, cd_max = max(0.0, d - l1 - l2, abs(l1 - l2) - d), d + l1 + l2",
+    "cd_min, cd_max = max(0.0, d - l1 - l2), d + l1 + l2",
+    PA,
+)
+mut("ind2-pa-start-limits", FAM, "if not bool(arm.mechanism.within_limits(q0)):", "if False:", PA)
+
+# command line
+mut("ind2-cli-exit-fail", "robokin/cli.py", "return 1 if failed else 0", "return 0", CL)
+mut(
+    "ind2-cli-fail-status",
+    "robokin/cli.py",
+    'failed = [r for r in rows if r["status"] == "FAIL"]',
+    'failed = [r for r in rows if r["status"] == "fail"]',
+    CL,
+)
+mut(
+    "ind2-cli-bad-file-status",
+    "robokin/cli.py",
+    'print(f"error: {exc}", file=sys.stderr)\n        return 2',
+    'print(f"error: {exc}", file=sys.stderr)\n        return 1',
+    CL,
+)
+mut("ind2-cli-validate-word", "robokin/cli.py", 'argv[1:] if argv[:1] == ["validate"] else argv', "argv", CL)
+mut("ind2-cli-family-check", "robokin/cli.py", "if family not in render.FAMILIES_WITH_REPORT:", "if False:", CL)
+
+# C generator
+mut(
+    "ind2-cg-rel-double",
+    "robokin/codegen/__init__.py",
+    '{"d": "1e-12", "f": "5e-7F"}',
+    '{"d": "1e-9", "f": "5e-7F"}',
+    FW,
+)
+mut(
+    "ind2-cg-sing-double",
+    "robokin/codegen/__init__.py",
+    '{"d": "1e-7", "f": "1e-2F"}',
+    '{"d": "1e-5", "f": "1e-2F"}',
+    FW,
+)
+mut(
+    "ind2-cg-positive-param",
+    "robokin/codegen/_emit.py",
+    "if (!(prm->{f} > 0)) return RK_BAD_ARGUMENT;",
+    "if (!(prm->{f} >= 0)) return RK_BAD_ARGUMENT;",
+    FW,
+)
+mut(
+    "ind2-cg-nonfinite-output",
+    "robokin/codegen/_emit.py",
+    "if (!isfinite(res[i])) return RK_NONFINITE_OUTPUT;",
+    "if (0) return RK_NONFINITE_OUTPUT;",
+    FW,
+)
+mut(
+    "ind2-cg-nonfinite-input",
+    "robokin/codegen/_emit.py",
+    "if (!isfinite({a.name}[i])) return RK_NONFINITE_INPUT;",
+    "if (0) return RK_NONFINITE_INPUT;",
+    FW,
+)
+mut(
+    "ind2-cg-typeII-scale",
+    "robokin/codegen/kinematics.py",
+    "sp.Abs(det_s) > SING * l3 * l4,",
+    "sp.Abs(det_s) > SING * l3,",
+    FW,
+)
+mut(
+    "ind2-cg-leg2-far",
+    "robokin/codegen/kinematics.py",
+    'Check(omc >= -REL, "RK_UNREACHABLE"',
+    'Check(omc >= -1e3 * REL, "RK_UNREACHABLE"',
+    FW,
+)
+
+# shared tolerance guards (_validate)
+mut("ind2-va-tol-max", "robokin/_validate.py", "    if v > max:\n", "    if v > 10 * max:\n", VE)
+mut(
+    "ind2-va-tol-zero",
+    "robokin/_validate.py",
+    "if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):",
+    "if not np.isfinite(v) or v < 0:",
+    VE,
+)
+mut(
+    "ind2-va-tol-min",
+    "robokin/_validate.py",
+    "if v < min and not (allow_zero and v == 0):",
+    "if v < min / 10 and not (allow_zero and v == 0):",
+    VE,
+)
+mut("ind2-va-max-atol", "robokin/_validate.py", "MAX_ATOL = 1.0", "MAX_ATOL = 1e3", VE)
+mut(
+    "ind2-va-min-rtol",
+    "robokin/_validate.py",
+    "MIN_RTOL = 100 * np.finfo(float).eps",
+    "MIN_RTOL = np.finfo(float).eps",
+    VE,
+)
+mut("ind2-va-max-cond", "robokin/_validate.py", "MAX_COND = 1e16", "MAX_COND = 1e20", VE)
+mut(
+    "ind2-va-flat-body",
+    "robokin/_validate.py",
+    "tri = lam[:, 0] + lam[:, 1] < lam[:, 2] - slack",
+    "tri = lam[:, 0] + lam[:, 1] < lam[:, 2] + slack",
+    VE,
+)
+mut("ind2-va-inertia-psd", "robokin/_validate.py", "neg = lam[:, 0] < -slack", "neg = lam[:, 0] < -1e3 * slack", VE)
+
+# checks: verdicts
+CK = "robokin/checks.py"
+mut("ind2-ch-nan-passes", CK, "e = np.where(np.isnan(e), np.inf, e)", "e = np.where(np.isnan(e), 0.0, e)", CH)
+mut(
+    "ind2-ch-passed-strict", CK, "return bool(self.max_error <= self.tol)", "return bool(self.max_error < self.tol)", CH
+)
+mut("ind2-ch-max-tol", CK, "MAX_TOL = MAX_ABS", "MAX_TOL = 1e300", CH)
+mut(
+    "ind2-ch-rigid-tol-cap",
+    CK,
+    '    tol = _check_tol(tol, max_tol=MAX_REL_TOL)\n    name, _, raise_on_fail = _labels(name, "", raise_on_fail)\n    T = ',
+    '    tol = _check_tol(tol)\n    name, _, raise_on_fail = _labels(name, "", raise_on_fail)\n    T = ',
+    CH,
+)
+mut("ind2-ch-rigid-det", CK, "err = np.maximum(err, np.abs(np.linalg.det(R) - 1))", "err = err", CH)
+mut("ind2-ch-rigid-bottom-row", CK, "- [0, 0, 0, 1]).max(axis=-1))", "- T[..., 3, :]).max(axis=-1))", CH)
+mut("ind2-ch-rate-lower", CK, "lower = _rate_lower(k, n, alpha)", "lower = k / n", CH)
+mut("ind2-ch-rate-beta", CK, "beta.ppf(alpha, k, n - k + 1)", "beta.ppf(alpha, k, n - k)", CH)
+mut("ind2-ch-rate-one", CK, "if max_rate >= 1:", "if max_rate > 1:", CH)
+mut("ind2-ch-cp-two-sided", CK, "a = (1 - confidence) / 2", "a = 1 - confidence", CH)
+mut("ind2-ch-answer-atol-cap", CK, "max_tol=max(MAX_REL_TOL * ref, 1e-6)", "max_tol=max(ref, 1e-6)", CH)
+mut("ind2-ch-answer-deg-swap", CK, "if close(np.deg2rad(v)):", "if close(np.rad2deg(v)):", CH)
+mut("ind2-ch-residual-scale", CK, "axis=-1) / float(sc)", "axis=-1) * float(sc)", CH)
+mut(
+    "ind2-ch-scale-zero",
+    CK,
+    "np.all(np.isfinite(sc)) and np.all(sc > 0)",
+    "np.all(np.isfinite(sc)) and np.all(sc >= 0)",
+    CH,
+)
+mut("ind2-ch-fd-round-away", CK, "np.any((x + eps) - x < 0.5 * eps)", "np.any((x + eps) - x < 0.0 * eps)", CH)
+
 MUTATIONS = M

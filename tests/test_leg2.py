@@ -147,6 +147,33 @@ def test_ik_all_branches_unreachable_only_when_no_branch_is_valid():
         leg.ik([ok_target, leg.fk([1.4, 1.0])], branch="all")
 
 
+def test_ik_chunked_batch_matches_sin_cos_fk_and_per_target_calls():
+    """A batch spanning several chunks (reachable, unreachable, boundary and hip-axis targets) gives per target
+    what one-target calls give, and its residual is FK of the returned q evaluated with np.sin/np.cos (not the
+    kernel's tan half-angle form): a wrong angle, or a residual not taken from the returned q, fails here."""
+    from robokin import leg2
+
+    rng = np.random.default_rng(35)
+    n = 2 * leg2._IK_CHUNK + 17
+    p = annulus(rng, n) * rng.uniform(0.5, 1.5, (n, 1))  # about a third out of reach
+    p[:3] = [[0.0, -(L1 + L2)], [0.0, -(L1 - L2)], [L1 + L2, 0.0]]  # boundary targets (exactly reachable)
+    res = LEG.ik(p, branch="all", on_unreachable="nan")
+    ok = res.valid
+    assert 0.2 < ok[:, 0].mean() < 0.9 and np.all(ok[:3])
+    t1, t12 = res.q[..., 0], res.q[..., 0] + res.q[..., 1]
+    fk = np.stack([L1 * np.sin(t1) + L2 * np.sin(t12), -L1 * np.cos(t1) - L2 * np.cos(t12)], axis=-1)
+    err = np.linalg.norm(fk - p[:, None, :], axis=-1)
+    assert np.all(np.abs(res.residual[ok] - err[ok]) <= 1e-15) and np.all(res.residual[ok] <= 1e-14)
+    assert np.all(np.isnan(res.residual[~ok])) and np.all(np.isnan(res.q[~ok]))
+    for i in (0, 1, 2, leg2._IK_CHUNK - 1, leg2._IK_CHUNK, n - 1):
+        one = LEG.ik(p[i], branch="all", on_unreachable="nan")
+        np.testing.assert_array_equal(one.q, res.q[i])
+        np.testing.assert_array_equal(one.residual, res.residual[i])
+        np.testing.assert_array_equal(one.valid, res.valid[i])
+    single = LEG.ik(p[0], branch="knee-front")
+    assert type(single.residual) is np.float64 and single.valid.shape == () and single.q.shape == (2,)
+
+
 @pytest.mark.parametrize("branch", ["knee-back", "knee-front", "all"])
 @pytest.mark.parametrize("mode", ["raise", "nan"])
 def test_ik_always_returns_ikresult_with_fk_residual(branch, mode):

@@ -33,7 +33,7 @@ def _parser():
     r.add_argument("--fast", action="store_true", help="smaller scans (tests); the same bounds")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     v = sub.add_parser("verify", help="check your own IK/FK/Jacobian against the course's")
-    v.add_argument("family", help="mechanism family: fivebar, two_link_leg, serial_arm")
+    v.add_argument("family", help="two_link_leg, fivebar, serial_arm, stewart, mecanum, wheel_leg")
     v.add_argument("file", help="parameter file (TOML) of your design")
     v.add_argument("--impl", required=True, help="module:function, a C library (.so) with --symbol, or a CSV file")
     v.add_argument("--kind", default="ik", choices=("ik", "fk", "jacobian"), help="what --impl computes")

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from robokin import params
@@ -38,6 +39,34 @@ WRONG += [
     (ARM, f"{AC}:fk_degrees_wrong", "fk", "degrees for radians", ""),
     (ARM, f"{AC}:ik_flange_wrong", "ik", "tool transform ignored", ""),
 ]
+# the vector-map families: Stewart leg lengths, mecanum wheel speeds, the wheel-leg's virtual leg, arm Jacobians
+STEWART = params.load(params.EXAMPLES / "stewart_ch09.toml")
+MECANUM = params.load(params.EXAMPLES / "mecanum_ch08.toml")
+MECANUM30 = params.load(FIX / "mecanum_30deg.toml")
+WHEEL_LEG = params.load(params.EXAMPLES / "wheel_leg_ch04.toml")
+SL, MM, WL = FIX / "stewart_legs.py", FIX / "mecanum_mistakes.py", FIX / "wheel_leg_mistakes.py"
+WRONG += [
+    (STEWART, f"{SL}:ik_eul2rotm_order_wrong", "ik", "eul2rotm argument order", "442 of 442"),
+    (STEWART, f"{SL}:ik_rowcol_wrong", "ik", "anchor row/column bug (a 6x3 row-per-leg anchor table read as 3x6)", ""),
+    (STEWART, f"{SL}:ik_transposed_wrong", "ik", "rotation transposed", ""),
+    (STEWART, f"{SL}:ik_extension_wrong", "ik", "actuator extension instead of leg length", ""),
+    (MECANUM, f"{MM}:ik_roller_sign_wrong", "ik", "roller sign", "500 of 500"),
+    (MECANUM, f"{MM}:ik_xy_swapped_wrong", "ik", "contact coordinates swapped", ""),
+    (MECANUM, f"{MM}:ik_clockwise_wrong", "ik", "clockwise wheel numbering", ""),
+    (MECANUM, str(FIX / "mecanum_ik_firmware_roller_sign.csv"), "ik", "roller sign", "60 of 60"),
+    (MECANUM, f"{MM}:fk_three_wheels_wrong", "fk", "FK from three wheels", "250 of 500"),
+    (MECANUM30, f"{MM}:ik30_lxly_swapped_wrong", "ik", "swapped lx and ly", ""),
+    (WHEEL_LEG, f"{WL}:fk_motor1_wrong", "fk", "leg measured from motor 1", ""),
+    (WHEEL_LEG, f"{WL}:fk_vertical_wrong", "fk", "leg angle from the downward vertical", ""),
+    (WHEEL_LEG, f"{WL}:fk_degrees_wrong", "fk", "degrees for radians", ""),
+    (WHEEL_LEG, f"{WL}:jacobian_foot_wrong", "jacobian", "foot Jacobian d(x, y)/dq", ""),
+    (WHEEL_LEG, f"{WL}:ik_branch_wrong", "ik", "branch mismatch", "phi0 in [-2.066, -1.572]"),
+    (WHEEL_LEG, f"{WL}:ik_motor1_wrong", "ik", "leg measured from motor 1", ""),
+    (WHEEL_LEG, f"{WL}:ik_degrees_wrong", "ik", "degrees for radians", ""),
+    (ARM, f"{AC}:jacobian_omega_first_wrong", "jacobian", "rows [omega; v]", ""),
+    (ARM, f"{AC}:jacobian_flange_wrong", "jacobian", "tool transform ignored", ""),
+    (ARM, f"{AC}:jacobian_body_wrong", "jacobian", "tool-frame (body) Jacobian", ""),
+]
 RIGHT = [
     (LEG, "course", "ik"),
     (LEG, "course", "fk"),
@@ -52,6 +81,23 @@ RIGHT = [
     (ARM, "course", "ik"),
     (ARM, f"{AC}:fk", "fk"),
     (ARM, f"{AC}:ik", "ik"),
+    (ARM, "course", "jacobian"),
+    (ARM, f"{AC}:jacobian", "jacobian"),
+    (STEWART, "course", "ik"),
+    (STEWART, f"{SL}:ik", "ik"),
+    (MECANUM, "course", "ik"),
+    (MECANUM, "course", "fk"),
+    (MECANUM, f"{MM}:ik", "ik"),
+    (MECANUM, f"{MM}:fk", "fk"),
+    # with 45 degree rollers lx and ly enter only as lx + ly: the swap changes no wheel speed, so it passes
+    (MECANUM, f"{MM}:ik_lxly_swapped_45", "ik"),
+    (MECANUM30, f"{MM}:ik30", "ik"),
+    (WHEEL_LEG, "course", "ik"),
+    (WHEEL_LEG, "course", "fk"),
+    (WHEEL_LEG, "course", "jacobian"),
+    (WHEEL_LEG, f"{WL}:ik", "ik"),
+    (WHEEL_LEG, f"{WL}:fk", "fk"),
+    (WHEEL_LEG, f"{WL}:jacobian", "jacobian"),
 ]
 
 
@@ -78,8 +124,6 @@ def test_checker_passes_correct_implementations(design, spec, kind):
 
 def test_a_correct_csv_passes(tmp_path):
     # the MATLAB fixture converted back to radians is a correct export
-    import numpy as np
-
     rows = (FIX / "leg_ik_matlab_degrees.csv").read_text().splitlines()
     out = [rows[0]]
     for r in rows[1:]:
@@ -157,5 +201,98 @@ def test_bad_impl_specs_are_clear_errors(tmp_path):
         load_impl(f"{tmp_path / 'boom.py'}:ik", "ik", LEG)
     with pytest.raises(ValueError, match="kind"):
         load_impl("course", "hessian", LEG)
-    with pytest.raises(ValueError, match="two_link_leg, fivebar and serial_arm"):
-        verify(params.load(params.EXAMPLES / "mecanum_ch08.toml"), None)
+    with pytest.raises(ValueError, match="two_link_leg, fivebar, serial_arm, stewart, mecanum, wheel_leg"):
+        verify(params.load(params.EXAMPLES / "arm2_ch11.toml"), None)
+    with pytest.raises(ValueError, match="Stewart platform's ik"):
+        load_impl("course", "fk", STEWART)
+    with pytest.raises(ValueError, match="mecanum chassis' ik"):
+        load_impl("course", "jacobian", MECANUM)
+    (tmp_path / "short.py").write_text("def ik(pose):\n    return [1.0, 2.0]\n")
+    with pytest.raises(ValueError, match="returned 2 numbers, expected 6"):
+        verify(STEWART, load_impl(f"{tmp_path / 'short.py'}:ik", "ik", STEWART), kind="ik", fast=True)
+
+
+def test_every_vector_map_hypothesis_differs_from_the_course():
+    """Every hypothesis is detectable: it differs from the course's answer on at least half of the sampled inputs."""
+    from robokin.params import _maps
+    from robokin.params.verify import _arm_variants
+
+    rng = np.random.default_rng(1)
+    for design, kinds in ((STEWART, ["ik"]), (MECANUM, ["ik", "fk"]), (WHEEL_LEG, ["ik", "fk", "jacobian"])):
+        for kind in kinds:
+            spec = _maps.spec_for(design, kind)
+            X = spec.sample(rng, 50)
+            C = spec.course(X)
+            for name, cand, _ in spec.hypotheses(X):
+                e = _maps._row_err(C[:, 0], cand, spec).min(-1)
+                assert np.mean(e > 1e-6) >= 0.5, (design.family, kind, name)
+    spec = _maps.spec_for(ARM, "jacobian", _arm_variants(ARM))
+    X = spec.sample(rng, 50)
+    for name, cand, _ in spec.hypotheses(X):
+        assert np.mean(_maps._row_err(spec.course(X)[:, 0], cand, spec).min(-1) > 1e-6) >= 0.5, name
+
+
+def _anchors_define():
+    def table(A):
+        return "{" + ",".join("{" + ",".join(repr(float(v)) for v in r) + "}" for r in A.T) + "}"
+
+    return f"-DANCHORS={table(STEWART.mechanism.base)},{table(STEWART.mechanism.top)}"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_stewart_c_library_correct_and_eul2rotm_order(tmp_path):
+    src = FIX / "stewart_ik.c"
+    ok, bad = tmp_path / "libst.so", tmp_path / "libst_eul.so"
+    for out, flags in ((ok, []), (bad, ["-DWRONG_EUL_ORDER"])):
+        subprocess.run(
+            [
+                "gcc",
+                "-std=c99",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-O2",
+                "-shared",
+                "-fPIC",
+                _anchors_define(),
+                *flags,
+                "-o",
+                str(out),
+                str(src),
+                "-lm",
+            ],
+            check=True,
+        )
+    assert verify(STEWART, load_impl(str(ok), "ik", STEWART), kind="ik", fast=True).passed
+    r = subprocess.run(
+        [sys.executable, "-m", "robokin", "verify", "stewart", str(STEWART.source), "--impl", str(bad), "--fast"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 1 and "looks like: eul2rotm argument order" in r.stdout, r.stdout + r.stderr
+
+
+def test_correct_exports_pass_for_the_new_families(tmp_path):
+    """A CSV written from a correct implementation passes (the roller-sign fixture is the only wrong CSV)."""
+    sys.path.insert(0, str(FIX))
+    try:
+        import mecanum_mistakes as mm
+        import wheel_leg_mistakes as wl
+    finally:
+        sys.path.remove(str(FIX))
+    rng = np.random.default_rng(5)
+    T = rng.uniform(-1, 1, (40, 3))
+    (tmp_path / "m.csv").write_text(
+        "vx,vy,omega,w_fl,w_fr,w_rl,w_rr\n"
+        + "".join(",".join(repr(float(v)) for v in [*t, *mm.ik(*t)]) + "\n" for t in T)
+    )
+    rep = verify(MECANUM, load_impl(str(tmp_path / "m.csv"), "ik", MECANUM), kind="ik")
+    assert rep.passed and rep.samples == 40, str(rep)
+    Q = [(0.3 * i - 0.5, -2.4 + 0.1 * i) for i in range(8)]
+    rows = [(*q, *wl.fk(*q)) for q in Q if wl.fk(*q) is not None]
+    (tmp_path / "w.csv").write_text(
+        "theta1,theta2,L0,phi0\n" + "".join(",".join(repr(float(v)) for v in r) + "\n" for r in rows)
+    )
+    rep = verify(WHEEL_LEG, load_impl(str(tmp_path / "w.csv"), "fk", WHEEL_LEG), kind="fk")
+    assert rep.passed and rep.samples == len(rows) >= 4, str(rep)

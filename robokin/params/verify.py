@@ -37,6 +37,30 @@ solution or None); the C signatures ``int robokin_fk(const double q[n], double T
 (fk) or ``x,y,z,roll,pitch,yaw,q1..qn`` (ik), with ZYX roll-pitch-yaw in rad. The arm's mistakes: the convention
 mix-up (a modified table with standard formulas or the reverse), the tool or base transform ignored, joint offsets
 ignored, degrees for radians and, for IK, a branch mismatch.
+
+The vector-map families (:mod:`robokin.params._maps`), checked against the course's answer to ``TOL`` of the
+output scale, with their mistakes named the same way:
+
+* ``stewart``, ``ik``: ``f([x, y, z, roll, pitch, yaw]) -> [L1..L6]`` (m, rad, ZYX angles, R = Rz Ry Rx); C
+  ``int robokin_ik(const double pose[6], double L[6])``; CSV ``x,y,z,roll,pitch,yaw,L1,...,L6``. Mistakes:
+  eul2rotm argument order, rotation transposed, XYZ order, the anchor row/column bug, degrees, base and top
+  swapped, squared lengths, actuator extension for leg length.
+* ``mecanum``, ``ik``: ``f(vx, vy, omega) -> [w_fl, w_fr, w_rl, w_rr]`` (m/s, rad/s); ``fk``: the reverse
+  (least squares). C ``int robokin_ik(const double t[3], double w[4])``, ``int robokin_fk(const double w[4],
+  double t[3])``; CSV ``vx,vy,omega,w_fl,w_fr,w_rl,w_rr`` (ik) or ``w_fl,w_fr,w_rl,w_rr,vx,vy,omega`` (fk).
+  Mistakes: roller sign (O for X), swapped lx and ly (visible only with rollers other than 45 degrees: at 45 the
+  map depends on lx + ly alone, and the swap passes because it is harmless), contact coordinates swapped, clockwise
+  wheel order, spin or lateral sign, full for half lengths, diameter for radius, rpm, FK from three wheels.
+* ``wheel_leg`` (the virtual leg of the ``[linkage]`` five-bar, chapter 4): ``fk`` ``f(theta1, theta2) -> (L0,
+  phi0)``, ``ik`` ``f(L0, phi0) -> (theta1, theta2)`` (working mode ``out``), ``jacobian`` ``f(theta1, theta2) ->
+  [[dL0/dtheta1, dL0/dtheta2], [dphi0/dtheta1, dphi0/dtheta2]]``; C as for the five-bar; CSV
+  ``theta1,theta2,L0,phi0`` / ``L0,phi0,theta1,theta2`` / ``theta1,theta2,J11,J12,J21,J22``. Mistakes: the leg
+  from motor 1 (the d/2 offset forgotten), the angle from the vertical, degrees, swapped lengths, a branch
+  mismatch, the foot Jacobian for the leg's.
+* ``serial_arm``, ``jacobian``: ``f(q) -> 6 x n`` geometric Jacobian, rows ``[v; omega]`` of the tool point in the
+  world frame; C ``int robokin_jacobian(const double q[n], double J[6 n])`` (row-major); CSV ``q1..qn,J11,...,J6n``.
+  Mistakes: rows ``[omega; v]``, the body (tool-frame) Jacobian, the spatial twist, degrees, reversed columns,
+  transposed, and the arm's convention, tool, base and offset mistakes.
 """
 
 from __future__ import annotations
@@ -55,12 +79,15 @@ from .. import checks
 from ..fivebar import FiveBar
 from ..leg2 import TwoLinkLeg
 from ..serial import SerialArm
+from . import _maps
 
 __all__ = ["Finding", "VerifyReport", "load_impl", "verify", "main", "TOL"]
 
 #: Relative tolerance of the residual scans (of the link scale) and of the Jacobian check: 1e-6, loose enough for a
 #: float32 firmware or a table printed with 7 digits, far below any of the mistakes' effects.
 TOL = 1e-6
+#: The families verify checks.
+FAMILIES = ("two_link_leg", "fivebar", "serial_arm", "stewart", "mecanum", "wheel_leg")
 KINDS = ("ik", "fk", "jacobian")
 OUT_DIM = {"ik": 2, "fk": 2, "jacobian": 4}
 
@@ -123,16 +150,21 @@ class _Shape:
     k: int
     arm: bool
     n: int = 2
+    spec: object = None  # a _maps.MapSpec for the vector-map families
 
 
 def _shape(design, kind):
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     mech = design.mechanism if design is not None else None
+    if design is not None and design.family in _maps.FAMILIES:
+        spec = _maps.spec_for(design, kind, _arm_variants(design) if isinstance(mech, SerialArm) else None)
+        if spec is not None:
+            return _Shape(kind, len(spec.inputs), len(spec.outputs), False, len(spec.inputs), spec)
     if isinstance(mech, SerialArm):
         n = mech.n
         if kind == "jacobian":
-            raise ValueError("verify checks an arm's fk and ik; its Jacobian check is in the report")
+            raise ValueError("unreachable")  # pragma: no cover - the arm Jacobian is a MapSpec
         return _Shape(kind, n if kind == "fk" else 16, 16 if kind == "fk" else n, True, n)
     return _Shape(kind, 2, OUT_DIM[kind], False)
 
@@ -169,7 +201,9 @@ def _py(spec, sh):
 
     def call(x):
         try:
-            if not sh.arm:
+            if sh.spec is not None:
+                y = fn([float(v) for v in x]) if sh.spec.python_vector else fn(*(float(v) for v in x))
+            elif not sh.arm:
                 y = fn(float(x[0]), float(x[1]))
             elif sh.kind == "fk":
                 y = fn([float(v) for v in x])
@@ -214,6 +248,8 @@ POSE6 = ["x", "y", "z", "roll", "pitch", "yaw"]
 
 
 def _csv_columns(sh):
+    if sh.spec is not None:
+        return list(sh.spec.inputs) + list(sh.spec.outputs)
     if not sh.arm:
         return {
             "ik": ["x", "y", "q1", "q2"],
@@ -263,8 +299,21 @@ def _csv(spec, sh):
     return impl
 
 
+class _Vectorised(_Impl):
+    """The course's own map of a MapSpec family, on the whole input array at once (its default branch)."""
+
+    def __init__(self, spec):
+        self.spec, self.k = spec, len(spec.outputs)
+        self.b = spec.branches.index(spec.default_branch)
+
+    def __call__(self, X):
+        return self.spec.course(np.asarray(X, dtype=float))[:, self.b]
+
+
 def _course(design, sh):
     mech = design.mechanism
+    if sh.spec is not None:
+        return _Vectorised(sh.spec)
 
     def call(x):
         x = np.asarray(x, dtype=float)
@@ -797,11 +846,18 @@ def verify(design, impl, *, kind: str = "ik", fast: bool = False, seed: int = 30
     mech = design.mechanism
     rng = np.random.default_rng(seed)
     n = 500 if fast else 5000
+    spec = getattr(impl, "spec", None) if isinstance(impl, _Vectorised) else None
+    if spec is None and design.family in _maps.FAMILIES:
+        spec = _maps.spec_for(design, kind, _arm_variants(design) if isinstance(mech, SerialArm) else None)
+    if spec is not None:
+        X = impl.inputs if impl.inputs is not None else spec.sample(rng, n)
+        err, passed, lines, findings = _maps.check(spec, X, impl(X), TOL, _box, Finding)
+        return VerifyReport(design.family, kind, len(X), err, passed, lines, findings)
     if isinstance(mech, SerialArm):
         samples, err, passed, lines, findings = _verify_arm(design, impl, kind, rng, n)
         return VerifyReport(design.family, kind, samples, err, passed, lines, findings)
     if not isinstance(mech, (TwoLinkLeg, FiveBar)):
-        raise ValueError(f"verify supports the two_link_leg, fivebar and serial_arm families, got {design.family!r}")
+        raise ValueError(f"verify supports the {', '.join(FAMILIES)} families, got {design.family!r}")
     fn = {"ik": _verify_ik, "fk": _verify_fk, "jacobian": _verify_jacobian}[kind]
     samples, err, passed, lines, findings = fn(mech, impl, rng, n)
     return VerifyReport(design.family, kind, samples, err, passed, lines, findings)

@@ -76,3 +76,39 @@ def ik_flange_wrong(T):
     arm = _arm(False)
     r = arm.ik(T, branch="left-up-noflip", on_unreachable="nan", warn=False)
     return r.q if r.valid else None
+
+
+def jacobian(q, *, tool=True, omega_first=False, body=False):
+    """Geometric Jacobian [v; omega] of the tool point in the world frame, from the chain's own frames."""
+    T = BASE.copy()
+    axes, origins = [], []
+    for i in range(6):
+        T = T @ _rx(ALPHA[i]) @ _tr(A[i], 0, 0)
+        axes.append(T[:3, 2].copy())
+        origins.append(T[:3, 3].copy())
+        T = T @ _rz(q[i]) @ _tr(0, 0, D[i])
+    E = T @ TOOL if tool else T
+    p = E[:3, 3]
+    J = np.zeros((6, 6))
+    for i in range(6):
+        J[:3, i] = np.cross(axes[i], p - origins[i])
+        J[3:, i] = axes[i]
+    if body:
+        R = E[:3, :3]
+        J = np.vstack([R.T @ J[:3], R.T @ J[3:]])
+    return np.vstack([J[3:], J[:3]]) if omega_first else J
+
+
+def jacobian_omega_first_wrong(q):
+    """Rows [omega; v], the order of Modern Robotics' twists."""
+    return jacobian(q, omega_first=True)
+
+
+def jacobian_flange_wrong(q):
+    """The velocity of the flange, the gripper offset forgotten."""
+    return jacobian(q, tool=False)
+
+
+def jacobian_body_wrong(q):
+    """Both rows expressed in the tool frame."""
+    return jacobian(q, body=True)

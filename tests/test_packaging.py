@@ -113,3 +113,76 @@ def test_hidden_robokin_imports_are_caught():
     assert robokin_import_problems([cell(setup["source"] + "from robokin import checks\n", ["hide-cell"]), good[1]])
     assert robokin_import_problems([setup, cell("from robokin.fivebar import FiveBar\n", ["hide-input"])])
     assert robokin_import_problems([setup, cell("x = 1\n"), cell("from robokin import checks\n")])
+
+
+def _build_wheel(tmp):
+    """The wheel of a copy of the source tree (the checkout is left untouched: no build/, no egg-info)."""
+    import shutil
+    import subprocess
+    import sys
+
+    src = tmp / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    for name in ("robokin", "examples", "reports", "firmware"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp / "whl"), str(src)]
+    # offline with the environment's setuptools when it can build this pyproject; else pip's isolated build
+    for extra in (["--no-build-isolation"], []):
+        r = subprocess.run(pip + extra, capture_output=True, text=True, timeout=600)
+        if r.returncode == 0:
+            return next((tmp / "whl").glob("robokin-*.whl"))
+    pytest.skip(f"cannot build the wheel here (no setuptools >= 77 offline, no index): {r.stderr.strip()[-300:]}")
+
+
+def test_installed_wheel_lists_and_runs_reports_outside_the_checkout(tmp_path):
+    """`pip install .` ships examples/, reports/ and firmware/: report --list and a report work from elsewhere."""
+    import os
+    import subprocess
+    import sys
+    import sysconfig
+    import zipfile
+
+    wheel = _build_wheel(tmp_path)
+    names = zipfile.ZipFile(wheel).namelist()
+    data = "robokin-0.1.0.data/data/share/robokin/"
+    for folder, pattern in (("examples/robots", "*.toml"), ("reports", "*.ipynb"), ("firmware", "*.c")):
+        want = {p.name for p in (ROOT / folder).glob(pattern)}
+        got = {n.rsplit("/", 1)[-1] for n in names if n.startswith(data + folder + "/")}
+        assert want and want <= got, (folder, sorted(want - got))
+    # a fresh venv holding only the wheel; the dependencies come from this environment through a .pth line
+    venv = tmp_path / "venv"
+    subprocess.run(
+        [os.path.join(sys.base_prefix, "bin", "python3"), "-m", "venv", "--without-pip", str(venv)], check=True
+    )
+    py = venv / "bin" / "python"
+    site = subprocess.run(
+        [py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    Path(site, "deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "-q", str(wheel)],
+        check=True,
+        timeout=300,
+    )
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = dict(os.environ, PYTHONPATH="", JUPYTER_PATH=str(Path(sys.prefix, "share", "jupyter")), MPLBACKEND="Agg")
+
+    def run(*args):
+        return subprocess.run([py, *args], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+
+    r = run("-c", "import robokin, robokin.params as p; print(robokin.__file__); print(p.EXAMPLES)")
+    where, examples = r.stdout.split()
+    assert where.startswith(str(venv)) and examples.startswith(str(venv / "share" / "robokin")), r.stdout + r.stderr
+    r = run("-m", "robokin", "report", "--list")
+    assert r.returncode == 0, r.stderr
+    for f in (ROOT / "examples" / "robots").glob("*.toml"):
+        assert f"examples/robots/{f.name}" in r.stdout
+    leg = venv / "share" / "robokin" / "examples" / "robots" / "leg2_ch02.toml"
+    r = run("-m", "robokin", "report", "two_link_leg", str(leg), "-o", "out", "--fast", "--no-progress")
+    assert r.returncode == 0, r.stdout + r.stderr[-2000:]
+    assert (work / "out" / "report.html").stat().st_size > 10_000 and (work / "out" / "checks.csv").is_file()
+    r = run("-m", "robokin", "verify", "two_link_leg", str(leg), "--impl", "course", "--fast")
+    assert r.returncode == 0 and "[PASS]" in r.stdout, r.stdout + r.stderr

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..params._paths import data_dir
 from . import generate, kernels
 from ._emit import Kernel
 from .host import compiler
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 #: The hand-written harness (start-up, linker script, main loop).
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
+FIRMWARE = data_dir("firmware")
 M4_FLAGS = (
     "-mcpu=cortex-m4",
     "-mthumb",

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ._fields import ParameterFileError, schema_table
+from ._paths import data_dir
 from .families import ARRAYS_OF_TABLES, FAMILIES, REQUIRED, SCHEMAS, ContestTask, Design
 
 __all__ = [
@@ -53,8 +54,8 @@ __all__ = [
     "examples",
 ]
 
-#: Folder of the shipped example files (``examples/robots`` of the source tree).
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "robots"
+#: Folder of the shipped example files (``examples/robots`` of the source tree, or of an installed wheel's data).
+EXAMPLES = data_dir("examples", "robots")
 
 
 def loads(

@@ -13,6 +13,7 @@ import html
 import re
 from pathlib import Path
 
+from ._paths import data_dir
 from .design import Outcome, rows_csv, table_csv
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 #: Folder of the report notebooks (``reports/`` of the source tree).
-REPORTS = Path(__file__).resolve().parents[2] / "reports"
+REPORTS = data_dir("reports")
 #: Families with a report notebook.
 FAMILIES_WITH_REPORT = (
     "fivebar",

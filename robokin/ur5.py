@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import transforms as _tf
+from ._primitives import cos_sin as _cos_sin
 from ._primitives import wrap as _wrap
 from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
 from .errors import SingularityWarning, UnreachableError
@@ -322,7 +323,7 @@ class URArm(SerialArm):
             raise ValueError(f"q6_singular of shape {h.shape} does not broadcast to the poses' shape {lead}") from exc
         signs = _BRANCH_SIGNS if branch == "all" else _BRANCH_SIGNS[self.branches.index(branch)][None]
         k = len(signs)
-        S, E, W = (signs[:, j].reshape((2, 2, 2) if k == 8 else (1, 1, 1)) for j in range(3))
+        S, E, W = (signs[:, j].reshape((2, 2, 2, 1) if k == 8 else (1, 1, 1, 1)) for j in range(3))
         S, E, W = S[:, :1, :1], E[:1, :, :1], W[:1, :1, :]
         Tf, hf, ef = T.reshape(-1, 4, 4), h.reshape(-1), e_in.reshape(-1)
         N = len(Tf)
@@ -336,7 +337,7 @@ class URArm(SerialArm):
             sl = slice(i, min(i + step, N))
             qc, vc, rc, sing[sl], near1[sl] = _ik_flat(
                 self._core,
-                Tf[sl],
+                _component_major(Tf[sl]),
                 ef[sl],
                 hf[sl],
                 float(tol) * (1 if self._plain else _CORE_SLACK),
@@ -683,22 +684,29 @@ def _into_limits(q, valid, qlim):
         return q, valid & np.all(q <= hi, axis=-1)
 
 
+def _component_major(T):
+    """The poses ``T`` (m, 4, 4) as a view of the same shape whose components ``T[:, i, j]`` are contiguous."""
+    return np.ascontiguousarray(T.transpose(1, 2, 0)).transpose(2, 0, 1)
+
+
 def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
     """Core of ``UR5Arm.ik`` on a flat chunk of checked poses ``(m, 4, 4)``; per-branch arrays ``(m, k)``.
 
-    ``S, E, W`` are the branch signs (shoulder, elbow, wrist) on three broadcast axes, ``(2, 1, 1)``,
-    ``(1, 2, 1)``, ``(1, 1, 2)`` for all 8 branches or ``(1, 1, 1)`` each for one.
+    ``S, E, W`` are the branch signs (shoulder, elbow, wrist) on three broadcast axes before the pose axis,
+    ``(2, 1, 1, 1)``, ``(1, 2, 1, 1)``, ``(1, 1, 2, 1)`` for all 8 branches or ``(1, 1, 1, 1)`` each for one.
+    Every intermediate has the pose axis last (contiguous: ``T`` from ``_component_major``), so each numpy
+    operation runs one long inner loop instead of loops of length 1 or 2.
     """
     m = len(T)
     d1, _, _, D4, _, D6 = arm._geom
     tk = tol + INPUT_ERROR_GAIN * e_in  # per-pose tolerance
-    stol = (singular_tol + INPUT_ERROR_GAIN * e_in)[:, None, None, None]
-    t4 = tk[:, None, None, None]
+    stol = singular_tol + INPUT_ERROR_GAIN * e_in
+    t4 = tk
     # every quantity is computed at the smallest multiplicity it needs (theta1: 2, theta5/theta6: 4, theta2..4: 8)
-    R = T[:, None, None, None, :3, :3]
-    p = T[:, None, None, None, :3, 3]
-    full = (m,) + np.broadcast_shapes(S.shape, E.shape, W.shape)
-    k = full[1] * full[2] * full[3]
+    R = T[:, :3, :3]
+    p = T[:, :3, 3]
+    full = np.broadcast_shapes(S.shape, E.shape, W.shape)[:3] + (m,)
+    k = full[0] * full[1] * full[2]
 
     # shoulder: wrist point p05 = p - d6 * z6 (theta1 is Hawkins' eq. with the +-acos)
     p05x = p[..., 0] - D6 * R[..., 0, 2]
@@ -706,7 +714,7 @@ def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
     r = np.hypot(p05x, p05y)
     ok1 = r >= D4 * (1 - t4)
     th1 = np.arctan2(p05y, p05x) + S * np.arccos(np.clip(D4 / np.where(r > 0, r, 1.0), -1.0, 1.0)) + np.pi / 2
-    s1, c1 = np.sin(th1), np.cos(th1)
+    c1, s1 = _cos_sin(th1)
     # wrist: cos theta5 from the tool position along the shoulder-plane normal n = (s1, -c1, 0);
     # |sin theta5| from the tool x, y axes along n (Hawkins' theta6 terms). atan2 of both keeps
     # theta5 accurate near 0, where arccos(c5) alone loses half the digits (1e-16 -> 1e-8 rad).
@@ -715,56 +723,61 @@ def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
     x6 = R[..., 0, 0] * s1 - R[..., 1, 0] * c1
     y6 = -R[..., 0, 1] * s1 + R[..., 1, 1] * c1
     th5 = W * np.arctan2(np.hypot(x6, y6), np.clip(c5, -1.0, 1.0))
-    s5 = np.sin(th5)
+    cs5 = _cos_sin(th5)  # of the very theta5 returned: the FK check reuses them
+    s5 = cs5[1]
     sing5 = np.abs(s5) < stol
     # theta6 = atan2(y6 / s5, x6 / s5); multiplying by sign(s5) instead of dividing is the same. Its error is
     # ~ (round-off + e_in) / |s5|, so at the wrist singularity the preferred theta6 (hint) is tried first and
     # the computed one only where the hint's branch fails the FK check.
     sg = np.where(s5 >= 0, 1.0, -1.0)
     th6c = np.arctan2(y6 * sg, x6 * sg)
-    th6 = np.where(sing5, hint[:, None, None, None], th6c)
-    q, exists, res = _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6, t4, full)
-    valid = exists & (res <= tk[:, None])
-    retry = np.broadcast_to(sing5, full).reshape(m, k) & ~valid
+    th6 = np.where(sing5, hint, th6c)
+    q, exists, res = _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, cs5, th6, t4, full)
+    valid = exists & (res <= tk)
+    retry = np.broadcast_to(sing5, full).reshape(k, m) & ~valid
     if np.any(retry):
-        q2, exists2, res2 = _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6c, t4, full)
-        take = retry & exists2 & (res2 <= tk[:, None])
-        q, exists, res = np.where(take[..., None], q2, q), exists | take, np.where(take, res2, res)
+        q2, exists2, res2 = _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, cs5, th6c, t4, full)
+        take = retry & exists2 & (res2 <= tk)
+        q, exists, res = np.where(take, q2, q), exists | take, np.where(take, res2, res)
         valid = valid | take
-    sing5 = np.broadcast_to(sing5, full).reshape(m, k) & exists
-    near1 = np.broadcast_to(np.abs(r - D4) <= np.maximum(t4, 1e-9) * D4, full).reshape(m, k)
-    exists = exists & np.broadcast_to(ok1 & ok5, full).reshape(m, k)
+    sing5 = np.broadcast_to(sing5, full).reshape(k, m) & exists
+    near1 = np.broadcast_to(np.abs(r - D4) <= np.maximum(t4, 1e-9) * D4, full).reshape(k, m)
+    exists = exists & np.broadcast_to(ok1 & ok5, full).reshape(k, m)
     valid = valid & exists
-    return q, valid, res, sing5, near1
+    return q.transpose(2, 1, 0), valid.T, res.T, sing5.T, near1.T
 
 
-def _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, s5, th6, t4, full):
-    """theta2..4 for given theta1, theta5, theta6 (planar 3R), and the FK residual of every branch."""
-    m, k = full[0], full[1] * full[2] * full[3]
+def _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, cs5, th6, t4, full):
+    """theta2..4 for given theta1, theta5, theta6 (planar 3R), and the FK residual of every branch.
+
+    Returns ``q`` (6, k, m), ``exists`` and ``residual`` (k, m).
+    """
+    k, m = full[0] * full[1] * full[2], full[3]
     A2, A3 = arm._geom[1:3]
     # planar 3R: T14 = A1^-1 T (A5 A6)^-1 is Rz(theta2+theta3+theta4) Rx(pi/2) with origin (x, y, d4)
-    x, y, x4x, x4y, cs5, ss5, c6, s6 = _planar_t14(arm, d1, R, p, s1, c1, th5, th6)
+    x, y, x4x, x4y, c6, s6 = _planar_t14(arm, d1, R, p, s1, c1, cs5, th6)
     c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     # near the wrist singularity a theta6 (the hint, or one blurred by e_in / |s5|) may put the wrist out of the
     # planar step's reach although the pose is reachable: move it to the nearest reachable theta6 (FK judges)
-    fix = (np.abs(c3) > 1 + t4) & (np.abs(s5) < 1e-3)
+    fix = (np.abs(c3) > 1 + t4) & (np.abs(cs5[1]) < 1e-3)
     if np.any(fix):
         th6 = np.where(fix, _theta6_singular(arm, d1, R, p, s1, c1, th6), th6)
-        x, y, x4x, x4y, cs5, ss5, c6, s6 = _planar_t14(arm, d1, R, p, s1, c1, th5, th6)
+        x, y, x4x, x4y, c6, s6 = _planar_t14(arm, d1, R, p, s1, c1, cs5, th6)
         c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     ok3 = np.abs(c3) <= 1 + t4
     th3 = E * S * np.arccos(np.clip(c3, -1.0, 1.0))
-    ct3, st3 = np.cos(th3), np.sin(th3)
+    ct3, st3 = _cos_sin(th3)
     th2 = np.arctan2(y, x) - np.arctan2(A3 * st3, A2 + A3 * ct3)
     th4 = np.arctan2(x4y, x4x) - th2 - th3
 
     ths = [th1, th2, th3, th4, th5, th6]
-    q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths], axis=-1).reshape(m, k, 6)
-    exists = np.broadcast_to(ok3, full).reshape(m, k)
+    q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths]).reshape(6, k, m)
+    exists = np.broadcast_to(ok3, full).reshape(k, m)
     # confirm every branch by forward kinematics (cos/sin of the very angles returned, each computed once)
-    cs = [c1, np.cos(th2), ct3, np.cos(th4), cs5, c6]
-    ss = [s1, np.sin(th2), st3, np.sin(th4), ss5, s6]
-    res = np.broadcast_to(_residual_cols(arm, cs, ss, R, p), full).reshape(m, k)
+    (c2, s2), (c4, s4) = _cos_sin(th2), _cos_sin(th4)
+    cs = [c1, c2, ct3, c4, cs5[0], c6]
+    ss = [s1, s2, st3, s4, cs5[1], s6]
+    res = _residual_cols(arm, cs, ss, R, p, full).reshape(k, m)
     return q, exists, res
 
 
@@ -798,17 +811,17 @@ def _theta6_singular(arm, d1, R, p, s1, c1, hint):
     return np.where(feasible, clamped, hint)
 
 
-def _planar_t14(arm, d1, R, p, s1, c1, th5, th6):
+def _planar_t14(arm, d1, R, p, s1, c1, cs5, th6):
     """Entries of ``T14 = A1^-1 T A6^-1 A5^-1`` needed by the planar 3R step.
 
-    Returns the origin ``(x, y)`` of frame 4 in frame 1, ``(cos, sin)`` of
-    theta2 + theta3 + theta4, and the cos and sin of theta5 and theta6 (reused by the FK check). Written per component (no 4x4 products):
+    ``cs5`` is ``(cos, sin)`` of theta5. Returns the origin ``(x, y)`` of frame 4 in frame 1, ``(cos, sin)`` of
+    theta2 + theta3 + theta4, and the cos and sin of theta6 (reused by the FK check). Written per component (no 4x4 products):
     ``A6^-1 = Tz(-d6) Rz(-theta6)``, ``A5^-1 = Rx(pi/2) Tz(-d5) Rz(-theta5)``,
     ``A1^-1 = Rx(-pi/2) Tz(-d1) Rz(-theta1)``.
     """
     _, _, _, _, D5, D6 = arm._geom
-    c6, s6 = np.cos(th6), np.sin(th6)
-    c5, s5 = np.cos(th5), np.sin(th5)
+    c6, s6 = _cos_sin(th6)
+    c5, s5 = cs5
     P, X3 = [], []
     for j in range(3):
         y1 = s6 * R[..., j, 0] + c6 * R[..., j, 1]  # y axis after Rz(-theta6)
@@ -817,14 +830,19 @@ def _planar_t14(arm, d1, R, p, s1, c1, th5, th6):
         X3.append(c5 * x1 - s5 * R[..., j, 2])
     x = c1 * P[0] + s1 * P[1]
     y = P[2] - d1
-    return x, y, c1 * X3[0] + s1 * X3[1], X3[2], c5, s5, c6, s6
+    return x, y, c1 * X3[0] + s1 * X3[1], X3[2], c6, s6
 
 
-def _residual_cols(arm, c, s, R, p):
-    """``|p - p_fk| / L + ||R - R_fk||_F / sqrt(2)`` from joint cos/sin, no 4x4 matrices."""
-    *_, (X, Y, Z, P) = arm._columns_cs(c, s)  # the tool frame is the last column set
-    dp = sum((P[i] - p[..., i]) ** 2 for i in range(3))
-    dR = sum((V[i] - R[..., i, k]) ** 2 for k, V in enumerate((X, Y, Z)) for i in range(3))
+def _residual_cols(arm, c, s, R, p, shape):
+    """``|p - p_fk| / L + ||R - R_fk||_F / sqrt(2)`` from joint cos/sin, no 4x4 matrices, of the given shape.
+
+    FK is the arm's specialised array kernel (``robokin._kernels``, the code behind ``SerialArm.fk``), run on
+    work rows of the branch-by-pose shape; the inputs broadcast into them.
+    """
+    kern = arm._kernel("fk", arrays=True)
+    F = kern(arm._K, c, s, np.empty((max(kern.n_rows, 1),) + shape))  # rows of [R | p], row-major
+    dp = sum((F[4 * i + 3] - p[..., i]) ** 2 for i in range(3))
+    dR = sum((F[4 * i + k] - R[..., i, k]) ** 2 for k in range(3) for i in range(3))
     return np.sqrt(dp) / arm._reach + np.sqrt(dR / 2)
 
 

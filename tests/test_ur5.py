@@ -793,3 +793,35 @@ def test_nearest_shape_errors_name_their_arguments():
         ur5.nearest(np.zeros((2, 8, 7)), np.ones((2, 8), bool), np.zeros(6))
     with pytest.raises(ValueError, match="valid must be a boolean mask"):
         ur5.nearest(Q, [[True] * 8, [True]], np.zeros(6))
+
+
+@pytest.mark.parametrize("case", ["random", "q5=0", "q5 tiny", "q3=0", "float32", "rounded"])
+def test_fk_check_verdicts_match_public_fk(case):
+    """The IK's own FK check (tan half-angle cos/sin, specialised FK kernel on the branch-by-pose layout) gives
+    the residual and verdict that the public ``UR5.fk`` (np.cos/np.sin, one pose per row) gives for every
+    returned branch, at the wrist singularity and for inexact input too; a residual taken from other angles
+    than the returned ones, or a kernel fed the wrong joint, fails here."""
+    rng = np.random.default_rng(3500 + len(case))
+    q = rng.uniform(-np.pi, np.pi, (3000, 6))
+    if case == "q5=0":
+        q[:, 4] = 0.0
+    elif case == "q5 tiny":
+        q[:, 4] = rng.choice([-1, 1], len(q)) * 10 ** rng.uniform(-12, -6, len(q))
+    elif case == "q3=0":
+        q[:, 2] = 0.0
+    T = UR5.fk(q)
+    T = T.astype(np.float32) if case == "float32" else np.round(T, 8) if case == "rounded" else T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        res = UR5.ik(T, on_unreachable="nan")
+    v = res.valid
+    assert np.array_equal(np.isnan(res.q).any(-1), ~v) and np.array_equal(np.isnan(res.residual), ~v)
+    assert v.any(-1).all() and v.mean() > 0.5
+    Tv = np.broadcast_to(np.asarray(T, float)[:, None], res.q.shape[:-1] + (4, 4))[v]
+    ref = pose_residual(UR5.fk(res.q[v]), Tv)
+    assert np.abs(res.residual[v] - ref).max() <= 1e-14
+    tol = np.broadcast_to(tol_of(T)[:, None], v.shape)[v]
+    assert np.all(ref <= tol)
+    if case == "random":  # exact, well-conditioned poses: the generating q is one of the branches
+        d = np.abs(wrap(res.q - q[:, None])).max(-1)
+        assert np.all(np.nanmin(d, axis=-1) <= 1e-8)

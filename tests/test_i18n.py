@@ -5,7 +5,9 @@ empty or fuzzy message, maths/code/glue roles carried over unchanged, no English
 Chinese for its core terms (``tools/i18n.py``). The planted-failure tests show that each rule can fail.
 """
 
+import json
 import posixpath
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -311,3 +313,94 @@ def test_update_of_named_pages_refuses_an_unknown_page(tmp_path):
     (tmp_path / "pot").mkdir()
     with pytest.raises(SystemExit, match="not pages of _toc.yml: notebooks/99_nope"):
         i18n.update(tmp_path / "pot", ["notebooks/99_nope"])
+
+
+# ---------------------------------------------------------------- display equations, streams, search words
+
+
+@pytest.mark.parametrize("doc", [d for d in i18n.toc_docs() if (i18n.PO_DIR / f"{d}.po").exists()])
+def test_display_equations_keep_their_tex(doc):
+    """Every display equation of every catalogue (pending pages too): the msgstr is the msgid's TeX, only the
+    contents of \\text{} translated. Anything else (a literal \\n, a changed symbol) rendered as "::" on the page."""
+    equations = i18n.page_equations(doc)
+    messages = {m.strip(): s for m, s, _ in i18n.read_catalog(i18n.PO_DIR / f"{doc}.po")}
+    assert equations <= set(messages), f"equations without a message: {sorted(equations - set(messages))[:2]}"
+    bad = [
+        f"{tex[:70]!r}: {i18n._first_difference(i18n.tex_skeleton(tex), i18n.tex_skeleton(messages[tex]))}"
+        for tex in sorted(equations)
+        if messages[tex].strip() and i18n.tex_skeleton(tex) != i18n.tex_skeleton(messages[tex])
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_chapters_have_display_equations():
+    n = sum(len(i18n.page_equations(d)) for d in i18n.toc_docs())
+    assert n > 80, f"only {n} display equations found: is the parser still reading {{math}} blocks?"
+
+
+EQ_MD = "Text.\n\n```{math}\n:label: eq-x\nd = \\begin{cases} 0 & \\text{if they cross,}\\\\\n1 & \\text{else}\\end{cases}\n```\n"
+EQ_EN = "d = \\begin{cases} 0 & \\text{if they cross,}\\\\\n1 & \\text{else}\\end{cases}"
+
+
+@pytest.mark.parametrize(
+    ("msgstr", "kinds"),
+    [
+        (EQ_EN.replace("if they cross,", "若相交，").replace("else", "否则"), set()),
+        (EQ_EN.replace("\\\\\n", "\\\\\\n"), {"maths"}),  # a literal \n for the newline (eq-ch10-blend)
+        (EQ_EN.replace("0 &", "1 &"), {"maths"}),
+    ],
+)
+def test_a_display_equation_may_translate_only_its_text(msgstr, kinds):
+    (equation,) = i18n.display_equations(EQ_MD)
+    assert equation == EQ_EN
+    found = i18n.check_messages("book/page", [(EQ_EN, msgstr, False)], equations={EQ_EN})
+    assert {f.kind for f in found} == kinds, "\n".join(map(str, found))
+
+
+def test_build_puts_translated_equations_into_the_page(tmp_path):
+    """Sphinx shows a translated equation as "::": the build writes the Chinese TeX into its copy of the page."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "page.md").write_text(EQ_MD, encoding="utf-8")
+    zh = EQ_EN.replace("if they cross,", "若相交，")
+    po = tmp_path / "po" / "book" / "page.po"
+    po.parent.mkdir(parents=True)
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        f"msgid {json.dumps(EQ_EN, ensure_ascii=False)}\nmsgstr {json.dumps(zh, ensure_ascii=False)}\n",
+        encoding="utf-8",
+    )
+    equations = i18n.translated_equations("book/page", po_dir=tmp_path / "po", root=tmp_path)
+    assert equations == {EQ_EN: zh}
+    (text,) = i18n._put_equations([EQ_MD], equations, "book/page")
+    assert zh in text and EQ_EN not in text
+    with pytest.raises(SystemExit, match="not in the page source"):
+        i18n._put_equations(["no equation here"], equations, "book/page")
+
+
+def test_streams_merged_once_not_twice():
+    """myst-nb merges streams in place and saves the notebook so; the Chinese build must show what English showed."""
+    import copy
+
+    import nbformat
+    from myst_nb.core.utils import coalesce_streams
+
+    outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="line 1\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="line 2\n"),
+        nbformat.v4.new_output("display_data", data={"text/plain": "x"}),
+        nbformat.v4.new_output("stream", name="stdout", text="line 3\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="warn\n"),
+    ]
+    saved = copy.deepcopy(outputs)
+    english = coalesce_streams(saved)  # what the English page shows; `saved` is now the notebook myst-nb writes
+    shown = [o.get("text") for o in english]
+    assert [o.get("text") for o in coalesce_streams(copy.deepcopy(saved))] != shown  # the bug: merged twice
+    assert [o.get("text") for o in coalesce_streams(i18n.unmerge_saved_streams(copy.deepcopy(saved)))] == shown
+    # streams that were never merged are left for the build to merge
+    assert i18n.unmerge_saved_streams(copy.deepcopy(outputs)) == outputs
+
+
+def test_search_dictionary_has_the_glossary_words():
+    words = set(i18n.search_words())
+    assert {"雅可比", "雅可比矩阵", "奇异位形", "五连杆", "逆运动学", "工作空间"} <= words
+    assert not any(re.search(r"[A-Za-z]", w) and not re.search(r"[\u4e00-\u9fff]", w) for w in words)

@@ -113,7 +113,7 @@ _PROSE = re.compile(r"\b[A-Za-z][a-z'-]*(?:[ ,]+[A-Za-z][a-z'-]*){3,}")
 @dataclass(frozen=True)
 class Finding:
     doc: str
-    kind: str  # untranslated, fuzzy, missing, markup, english, term, pending-complete, unknown-pending
+    kind: str  # untranslated, fuzzy, missing, markup, maths, english, term, pending-complete, unknown-pending
     msgid: str
     detail: str = ""
 
@@ -228,9 +228,78 @@ def english_prose(text):
     return _PROSE.findall(rest)
 
 
-def check_messages(doc, messages, *, pot_ids=None, terms=None):
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_TEXT_ARG = re.compile(r"\\text\s*\{[^{}]*\}")
+_OPTION_LINE = re.compile(r"^:[\w-]+:.*$")
+
+
+def tex_skeleton(tex):
+    r"""A display equation's TeX with the contents of every ``\text{...}`` emptied: what a translation must keep."""
+    return _TEXT_ARG.sub(r"\\text{}", tex.strip())
+
+
+def _markdown_sources(doc, root=ROOT):
+    """The Markdown of a page: its .md file, or each Markdown cell of its notebook (empty if neither exists)."""
+    md, nb = Path(root) / f"{doc}.md", Path(root) / f"{doc}.ipynb"
+    if md.exists():
+        return [md.read_text(encoding="utf-8")]
+    if nb.exists():
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    return []
+
+
+def display_equations(markdown):
+    """TeX of every display equation (```{math}``` directive, ``$$...$$``) in one Markdown text, as MyST parses it."""
+    from markdown_it.renderer import RendererHTML
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.parsers.mdit import create_md_parser
+
+    md = create_md_parser(MdParserConfig(enable_extensions={"dollarmath", "amsmath", "colon_fence"}), RendererHTML)
+    out = []
+    for tok in md.parse(markdown):
+        if tok.type in ("fence", "colon_fence") and tok.info.strip() == "{math}":
+            lines = tok.content.splitlines()
+            while lines and _OPTION_LINE.match(lines[0]):  # :label: and other directive options
+                lines.pop(0)
+            out.append("\n".join(lines).strip())
+        elif tok.type in ("math_block", "math_block_label", "amsmath"):
+            out.append(tok.content.strip())
+    return out
+
+
+_MD = None
+
+
+def literal_markers(text):
+    """Bold/italic markers that MyST leaves as literal text in ``text`` (e.g. ``**预备知识：**后``: a closing ``**``
+    after full-width punctuation and before a letter does not close), with a little context; maths and code aside."""
+    global _MD
+    if _MD is None:
+        from markdown_it.renderer import RendererHTML
+        from myst_parser.config.main import MdParserConfig
+        from myst_parser.parsers.mdit import create_md_parser
+
+        _MD = create_md_parser(
+            MdParserConfig(enable_extensions={"dollarmath", "amsmath", "colon_fence", "deflist"}), RendererHTML
+        )
+    html = _MD.render(text)
+    html = re.sub(r"<code[^>]*>.*?</code>|<pre.*?</pre>|<(div|span) class=\"math[^>]*>.*?</\1>", " ", html, flags=re.S)
+    return re.findall(r".{0,8}\*\*.{0,8}", html)
+
+
+def page_equations(doc, root=ROOT):
+    """The display equations of page ``doc`` (a set of stripped TeX strings)."""
+    return {tex for text in _markdown_sources(doc, root) for tex in display_equations(text)}
+
+
+def check_messages(doc, messages, *, pot_ids=None, terms=None, equations=None):
     """Findings for one document's translated messages (``messages`` from :func:`read_catalog`)."""
     out = []
+    # a display equation's msgstr is its msgid, \text{} aside: Sphinx shows any other translated equation as "::"
+    # (it parses a translated literal block as reST "::" + indented text); build-zh puts a translated \text{} into
+    # the page source instead
+    equations = page_equations(doc) if equations is None else set(equations)
     have = {mid for mid, _, _ in messages}
     for mid in sorted((pot_ids or set()) - have):
         out.append(Finding(doc, "missing", mid, "in the English source but not in the .po: run `tools/i18n.py update`"))
@@ -254,6 +323,16 @@ def check_messages(doc, messages, *, pot_ids=None, terms=None):
                     " and drops it (a heading stays English); escape it, e.g. `1\\.`",
                 )
             )
+        if mid.strip() in equations and tex_skeleton(mid) != tex_skeleton(mstr):
+            out.append(
+                Finding(
+                    doc,
+                    "maths",
+                    mid,
+                    "a display equation's translation must be its TeX byte for byte (only \\text{...} translated):"
+                    f" {_first_difference(tex_skeleton(mid), tex_skeleton(mstr))}",
+                )
+            )
         lost = _diff(_kept(mid), _kept(mstr))
         if lost:
             out.append(Finding(doc, "markup", mid, "maths/code/roles differ: " + lost))
@@ -269,6 +348,12 @@ def check_messages(doc, messages, *, pot_ids=None, terms=None):
                 if pattern.search(english) and zh not in mstr and mstr != mid:
                     out.append(Finding(doc, "term", mid, f"{en!r} must be translated {zh!r} (book/glossary.md)"))
     return out
+
+
+def _first_difference(a, b):
+    """Where two strings first differ, shown with a little context."""
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"English {a[max(0, i - 15) : i + 15]!r} vs translation {b[max(0, i - 15) : i + 15]!r}"
 
 
 def _diff(a, b):
@@ -450,6 +535,29 @@ def report(findings, *, complete=False):
     return 0
 
 
+def unmerge_saved_streams(outputs):
+    """A saved cell's outputs as myst-nb's ``nb_merge_streams`` will merge them once, not twice.
+
+    myst-nb merges a cell's stream outputs *in place*: the first stdout (stderr) output gets the text of the later
+    ones appended, and the notebook it then saves to ``_build/jupyter_execute`` keeps those later outputs too.
+    Merged again by the Chinese build, lines 2..n would show twice. A later stream whose text the first one of its
+    name already ends with is dropped here; streams the English build did not merge are left for the build to merge.
+    """
+    first, later = {}, {}
+    for out in outputs:
+        if out.get("output_type") == "stream":
+            if out["name"] in first:
+                later[out["name"]].append(out)
+            else:
+                first[out["name"]], later[out["name"]] = out, []
+    drop = set()
+    for name, head in first.items():
+        tail = "".join(t + "\n" for t in (o["text"].rstrip() for o in later[name]) if t)
+        if later[name] and tail and head["text"].endswith(tail) and len(head["text"]) > len(tail):
+            drop |= {id(o) for o in later[name]}
+    return [o for o in outputs if id(o) not in drop]
+
+
 def _executed_notebook(doc):
     """The English build's executed notebook with its glue data put back (myst-nb moves it to .glue.json)."""
     import nbformat
@@ -461,6 +569,8 @@ def _executed_notebook(doc):
     for cell in nb.cells:  # numbers quoted with {eval} read the glue data instead (see _write_catalogs)
         if cell.cell_type == "markdown":
             cell.source = _EVAL_GLUED.sub(lambda g: _glue_text(g.group(2)), cell.source)
+        elif cell.cell_type == "code":
+            cell.outputs = unmerge_saved_streams(cell.outputs)
     glue = EXECUTED / f"{doc}.glue.json"
     if glue.exists():
         code = next(c for c in nb.cells if c.cell_type == "code")
@@ -527,6 +637,50 @@ def _write_catalogs(out, docs):
             write_po(f, cat)
 
 
+def translated_equations(doc, po_dir=PO_DIR, root=ROOT):
+    """English TeX -> Chinese TeX of a page's display equations whose ``\\text{}`` is translated.
+
+    Sphinx cannot take these from the catalogue (it parses a translated equation as reST ``::`` and the page shows
+    "::"), so the Chinese build writes them into its copy of the page instead.
+    """
+    po = Path(po_dir) / f"{doc}.po"
+    if not po.exists():
+        return {}
+    equations = page_equations(doc, root)
+    out = {}
+    for mid, mstr, _ in read_catalog(po):
+        if mid.strip() in equations and mstr.strip() and mstr.strip() != mid.strip():
+            if tex_skeleton(mid) != tex_skeleton(mstr):
+                sys.exit(
+                    f"{doc}: the translation of the equation {mid[:60]!r}... changes its TeX (tools/i18n.py check)"
+                )
+            out[mid.strip()] = mstr.strip()
+    return out
+
+
+def _put_equations(texts, equations, doc):
+    """``texts`` (a page's Markdown, or its cells') with the translated equations in place; exits if one is not there."""
+    out = list(texts)
+    for en, zh in equations.items():
+        if not any(en in t for t in out):
+            sys.exit(f"{doc}: a translated equation is not in the page source: {en[:60]!r}...")
+        out = [t.replace(en, zh) for t in out]
+    return out
+
+
+def search_words(glossary=GLOSSARY):
+    """Chinese words of the glossary (its 中文 column, split at / and parentheses) for the search splitter."""
+    words = set()
+    for zh in glossary_terms(glossary).values():
+        for w in re.split(r"[/／（）()、，,；;]+", zh):
+            w = w.strip()
+            if _HAN.search(w):
+                words.add(w)
+                if w.endswith("矩阵") and len(w) > 2:
+                    words.add(w[: -len("矩阵")])  # 雅可比 as well as 雅可比矩阵
+    return sorted(words)
+
+
 def build_zh():
     """The Chinese site into _build/html/zh from the English build's executed notebooks (no new execution)."""
     import nbformat
@@ -548,8 +702,17 @@ def build_zh():
             if entry.suffix != ".ipynb":
                 (src / top / entry.name).symlink_to(entry)
     for doc in docs:
+        equations = translated_equations(doc)
         if (ROOT / f"{doc}.ipynb").exists():
-            nbformat.write(_executed_notebook(doc), src / f"{doc}.ipynb")
+            nb = _executed_notebook(doc)
+            cells = [c for c in nb.cells if c.cell_type == "markdown"]
+            for cell, text in zip(cells, _put_equations([c.source for c in cells], equations, doc)):
+                cell.source = text
+            nbformat.write(nb, src / f"{doc}.ipynb")
+        elif equations:  # a copy with the translated equations in place of the link
+            (src / f"{doc}.md").unlink(missing_ok=True)
+            (text,) = _put_equations([(ROOT / f"{doc}.md").read_text(encoding="utf-8")], equations, doc)
+            (src / f"{doc}.md").write_text(text, encoding="utf-8")
         elif not (src / f"{doc}.md").exists():
             (src / f"{doc}.md").symlink_to(ROOT / f"{doc}.md")
     shutil.copy(ROOT / "_toc.yml", src / "_toc.yml")
@@ -562,6 +725,14 @@ def build_zh():
     if not records.exists():
         sys.exit(f"{records.relative_to(ROOT)} missing: the English build must load book/_ext/robokin_i18n")
     config["sphinx"]["config"]["robokin_exec_data"] = str(records)
+    # the search index: Sphinx's Chinese splitter (jieba) with the glossary's terms as a user dictionary, so that
+    # 奇异位形 or 五连杆 is one indexed word, not the pieces jieba's general dictionary cuts it into
+    import jieba  # noqa: F401  (without it sphinx.search.zh indexes no Chinese word at all)
+
+    search_dict = ZH_SRC / "search_dict.txt"
+    search_dict.write_text("".join(f"{w} 100000 n\n" for w in search_words()), encoding="utf-8")
+    config["sphinx"]["config"]["html_search_language"] = "zh"
+    config["sphinx"]["config"]["html_search_options"] = {"dict": str(search_dict)}
     (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
     code, warnings = _run([BIN / "jupyter-book", "build", src, "-W", "-n", "--keep-going"], ZH_SRC / "build.log")
     if code != 0:

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from ._primitives import cos_sin as _cos_sin
 from ._validate import MAX_ABS
 
 # ----------------------------------------------------------------------------- symbolic tracer
@@ -576,21 +577,22 @@ def cos_sin(ql, offsets):
     return list(map(math.cos, th)), list(map(math.sin, th))
 
 
-def run_batched(kern, K, q_flat, offsets, out, *extra, chunk=2048):
+def run_batched(kern, K, q_flat, offsets, out, *extra, chunk=2048, half_angle=False):
     """Evaluate the array kernel ``kern`` over rows of ``q_flat`` (m, n) in chunks; ``out`` (m, k) gets the outputs.
 
     ``extra`` are further (m, n) inputs (rates, accelerations), transposed joint-first per chunk. Chunks of about a
     thousand items keep every component array and the work rows in cache, so time per item stays flat with the
-    batch size; the work array is allocated once per call.
+    batch size; the work array is allocated once per call. ``half_angle=True`` takes cos/sin from one ``tan``
+    (``_primitives.cos_sin``: several times faster, within 1.5 ulp, not bit-for-bit the one-call ``math`` path).
     """
     m = len(q_flat)
     W = np.empty((max(kern.n_rows, 1), min(chunk, max(m, 1))))
     for lo in range(0, m, chunk):
         hi = min(lo + chunk, m)
         th = np.ascontiguousarray(q_flat[lo:hi].T) + offsets[:, None]
-        c, s = np.cos(th), np.sin(th)
+        c, s = _cos_sin(th) if half_angle else (np.cos(th), np.sin(th))
         args = [np.ascontiguousarray(x[lo:hi].T) for x in extra]
-        res = kern(K, c, s, *args, W[:, : hi - lo])
+        res = kern(K, c, s, *args, list(W[:, : hi - lo]))  # a list of row views: cheaper to index than W
         o = out[lo:hi]
         for k, v in enumerate(res):
             o[:, k] = v

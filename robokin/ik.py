@@ -216,6 +216,11 @@ def damping_squared(
     sigma_threshold = _real_scalar(sigma_threshold, "sigma_threshold", what)
     if not (sigma_threshold == np.inf or 1e-12 <= sigma_threshold <= 1e3):
         raise ValueError(f"sigma_threshold must be {what}, got {sigma_threshold!r}")
+    return _damping_squared(smin, err, damping, sigma_threshold, fade)
+
+
+def _damping_squared(smin, err, damping, sigma_threshold, fade):
+    """:func:`damping_squared` without the input checks (the DLS loop, inputs already checked)."""
     if np.isinf(sigma_threshold):  # constant damping (textbook DLS)
         return np.full(np.broadcast_shapes(smin.shape, err.shape), damping**2)
     on = np.where(smin < sigma_threshold, (1 - (smin / sigma_threshold) ** 2) * damping**2, 0.0)
@@ -233,8 +238,9 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         if idx.size == 0:
             break
         qa = q[idx]
-        FJ = arm._many("fkjac", qa, 12 + 6 * arm.n)  # pose rows [R | p] and Jacobian, q already checked
-        e = _pose_error(T[idx], FJ[:, :12].reshape(-1, 3, 4))
+        # pose rows [R | p] and Jacobian, q already checked; the final q is confirmed by arm.fk after the loop
+        FJ = arm._many("fkjac", qa, 12 + 6 * arm.n, half_angle=True)
+        e = _iter_error(T[idx], FJ[:, :12].reshape(-1, 3, 4))
         err = np.linalg.norm(e, axis=-1)
         done = err <= tol
         reason[idx[done]] = "converged"
@@ -256,11 +262,10 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
             except np.linalg.LinAlgError:  # an exactly singular J somewhere in the batch: all take the long way
                 Ji = None
             if Ji is not None:
-                with np.errstate(divide="ignore", invalid="ignore"):
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                     bound = 1.0 / np.sqrt(np.einsum("bij,bij->b", Ji, Ji))
-                hard = ~(bound >= eps)
-                easy = ~hard
-                dq[easy] = np.einsum("bij,bj->bi", Ji[easy], e[easy])
+                    hard = ~(bound >= eps)
+                    np.einsum("bij,bj->bi", Ji, e, out=dq)  # J^-1 e everywhere; the hard rows are replaced below
         if np.any(hard):
             dq[hard] = _damped_step(J[hard], e[hard], err[go][hard], lam_max, eps, fade)
         step = np.abs(dq).max(axis=-1)
@@ -274,6 +279,28 @@ def _solve(arm, T, q, tol, max_iter, lam_max, eps, max_step, lim, fade):
         reason[idx[stalled]] = "stalled (no progress: local minimum, joint limit or unreachable target)"
         active[idx[stalled]] = False
     return q, it, reason
+
+
+def _iter_error(Tt, F):
+    """The pose error of ``serial.pose_error`` inside the loop, with fewer numpy calls (mid-size batches).
+
+    ``F`` (m, 3, 4) is the FK block ``[R | p]``. The rotation vector of ``dR = R_t R^T`` is ``theta d / |d|``
+    with ``d = vee(dR - dR^T) = 2 sin(theta) axis`` and ``theta = atan2(|d|, tr dR - 1)`` (``-> d / 2`` as
+    ``theta -> 0``): the same quantity as the quaternion route of ``pose_error``, accurate while ``sin theta``
+    keeps the axis, so rows beyond 2 pi / 3 (``tr dR < 0``) take ``pose_error`` itself. Only the loop's
+    convergence test and step use it; the returned ``q`` is confirmed by ``pose_error`` of ``arm.fk``.
+    """
+    dR = Tt[:, :3, :3] @ np.swapaxes(F[:, :, :3], -1, -2)
+    d = np.stack([dR[:, 2, 1] - dR[:, 1, 2], dR[:, 0, 2] - dR[:, 2, 0], dR[:, 1, 0] - dR[:, 0, 1]], -1)
+    c = dR[:, 0, 0] + dR[:, 1, 1] + dR[:, 2, 2] - 1.0  # 2 cos(theta)
+    nd = np.sqrt(np.einsum("bi,bi->b", d, d))  # 2 sin(theta)
+    small = nd <= 1e-12
+    scale = np.where(small, 0.5, np.arctan2(nd, c) / np.where(small, 1.0, nd))
+    e = np.concatenate([Tt[:, :3, 3] - F[:, :, 3], d * scale[:, None]], axis=-1)
+    far = c < -1.0
+    if np.any(far):
+        e[far] = _pose_error(Tt[far], F[far])
+    return e
 
 
 def _damped_step(J, e, err, lam_max, eps, fade):
@@ -291,9 +318,8 @@ def _damped_step(J, e, err, lam_max, eps, fade):
         smin = np.zeros(len(G))
     # damping only near a singularity, and fading with the error so that the last
     # iterations are undamped Gauss-Newton steps (quadratic convergence)
-    lam2 = damping_squared(smin, err, damping=lam_max, sigma_threshold=eps, fade=fade)
-    k = G.shape[-1]
-    G[:, range(k), range(k)] += lam2[:, None]
+    lam2 = _damping_squared(smin, err, lam_max, eps, fade)
+    np.einsum("bii->bi", G)[...] += lam2[:, None]  # a writeable view of the diagonals
     if wide:
         return (Jt @ np.linalg.solve(G, e[..., None]))[..., 0]
     return np.linalg.solve(G, Jt @ e[..., None])[..., 0]

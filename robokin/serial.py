@@ -339,11 +339,12 @@ class SerialArm:
         """One configuration: the float kernel on ``math.cos/sin`` (no array overhead); tuple of floats."""
         return self._kernel(kind, arrays=False)(self._K, *_k.cos_sin(q, self._offsets))
 
-    def _many(self, kind, q, width, out=None):
+    def _many(self, kind, q, width, out=None, *, half_angle=False):
         """A batch (..., n), already checked: the array kernel chunk by chunk, into ``out`` (m, width)."""
         qf = q.reshape(-1, self.n)
         out = np.empty((len(qf), width)) if out is None else out
-        return _k.run_batched(self._kernel(kind, arrays=True), self._K, qf, self.offset, out)
+        kern = self._kernel(kind, arrays=True)
+        return _k.run_batched(kern, self._K, qf, self.offset, out, half_angle=half_angle)
 
     @property
     def n(self) -> int:

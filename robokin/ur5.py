@@ -840,7 +840,7 @@ def _residual_cols(arm, c, s, R, p, shape):
     work rows of the branch-by-pose shape; the inputs broadcast into them.
     """
     kern = arm._kernel("fk", arrays=True)
-    F = kern(arm._K, c, s, np.empty((max(kern.n_rows, 1),) + shape))  # rows of [R | p], row-major
+    F = kern(arm._K, c, s, list(np.empty((max(kern.n_rows, 1),) + shape)))  # rows of [R | p], row-major
     dp = sum((F[4 * i + 3] - p[..., i]) ** 2 for i in range(3))
     dR = sum((F[4 * i + k] - R[..., i, k]) ** 2 for k in range(3) for i in range(3))
     return np.sqrt(dp) / arm._reach + np.sqrt(dR / 2)

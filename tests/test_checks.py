@@ -314,3 +314,18 @@ def test_check_answer_bars_and_reference():
         checks.check_answer("a", 0.5, np.nan, quiet=True)
     with pytest.raises(ValueError, match="quiet"):
         checks.check_answer("a", 0.5, 0.5, quiet="yes")
+
+
+# ---- independent mutants (issue 29, tools/mutations_independent.py) ----------------------------------------------
+@pytest.mark.parametrize("scale", [1e-7, 1e-3, 1.0, 1e3])
+def test_check_jacobian_is_relative_at_every_scale(scale):
+    """ind-ch-jac-err-floor: a Jacobian twice too large fails and the right one passes, however small the function
+    (the error is relative to max|J_fd|; only the atol floor, 1e-9 by default, guards all-zero Jacobians)."""
+    x = np.linspace(-1.0, 1.0, 7)[:, None]
+
+    def f(x):
+        return scale * np.sin(x)
+
+    assert checks.check_jacobian(lambda x: scale * np.cos(x)[..., None], f, x).passed
+    rep = checks.check_jacobian(lambda x: 2 * scale * np.cos(x)[..., None], f, x, raise_on_fail=False)
+    assert not rep.passed and rep.max_error == pytest.approx(1.0 / (1.0 + 1e-9 / scale), rel=1e-6)

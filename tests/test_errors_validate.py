@@ -299,3 +299,12 @@ def test_guard_keeps_the_callers_warnings_for_the_model():
 def test_broadcast_names_the_arguments():
     with pytest.raises(ValueError, match="q and qd must broadcast"):
         v.broadcast([np.zeros((3, 2)), np.zeros((4, 2))], ("q", "qd"))
+
+
+# ---- independent mutants (issue 29, tools/mutations_independent.py) ----------------------------------------------
+def test_ivp_options_refuse_tolerances_without_accuracy():
+    """ind-va-max-rtol: rtol above 0.1 (a 50 % relative error per step, say) is refused; 0.1 itself is allowed."""
+    assert v.ivp_options(0.1, 1e-9, "RK45") == (0.1, 1e-9, "RK45")
+    for bad in (0.5, 1.0, 5.0):
+        with pytest.raises(ValueError, match="rtol"):
+            v.ivp_options(bad, 1e-9, "RK45")

@@ -642,3 +642,12 @@ def test_step_limit_checks_the_semi_implicit_structure_even_for_a_zero_matrix():
         sim.step_limit(np.zeros((2, 2)), method="semi_implicit_euler")
     assert sim.step_limit(np.zeros((2, 2)), method="euler") == np.inf  # documented: no step is unstable
     assert sim.step_limit(np.array([[0.0, 1.0], [0.0, 0.0]]), method="semi_implicit_euler") == np.inf
+
+
+# ---- independent mutants (issue 29, tools/mutations_independent.py) ----------------------------------------------
+def test_motor_model_refuses_any_negative_rotor_inertia():
+    """ind-sim-rotor-inertia: a negative reflected inertia (even -0.5 kg m^2) is refused; zero is allowed."""
+    assert sim.MotorModel(1.0, 100.0, 0.9, rotor_inertia=0.0).rotor_inertia == 0.0
+    for bad in (-0.5, -1e-9):
+        with pytest.raises(ValueError, match="rotor_inertia"):
+            sim.MotorModel(1.0, 100.0, 0.9, rotor_inertia=bad)

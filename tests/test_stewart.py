@@ -914,3 +914,23 @@ def test_warn_cond_float32_and_bound():
     np.testing.assert_array_equal(a, st.twist_from_leg_rates(q, np.full(6, 0.01)))
     with pytest.raises(ValueError, match="warn_cond must be at most 1e\\+16"):
         st.twist_from_leg_rates(q, np.full(6, 0.01), warn_cond=1e17)
+
+
+# ---- independent mutants (issue 29, tools/mutations_independent.py) ----------------------------------------------
+def test_fk_flags_lengths_above_the_stroke_even_when_newton_converges():
+    """ind-st-fk-stroke-upper: legs 3 % to 60 % above the 0.66 m stroke give a converged pose that is not valid."""
+    for z in (0.6, 0.8, 1.0):  # leg lengths 0.68, 0.86, 1.05 m
+        pose = [0.0, 0.0, z, 0.0, 0.0, 0.0]
+        L = STEWART.leg_lengths(pose)
+        assert np.all(L > STEWART.stroke[1])
+        r = STEWART.fk_solve(L, guess=pose)
+        assert r.residual.max() <= 1e-10  # Newton found the pose: only the stroke makes it invalid
+        assert not r.valid and "outside stroke" in str(r.reason)
+
+
+def test_leg_friction_refuses_negative_coulomb_friction():
+    """ind-st-coulomb-neg: a negative Coulomb level would push the leg along its motion (energy from nothing)."""
+    with pytest.raises(ValueError, match="coulomb"):
+        leg_friction(np.zeros(6), viscous=0.0, coulomb=-1.0, coulomb_speed=1e-3)
+    with pytest.raises(ValueError, match="coulomb"):
+        leg_friction(np.zeros(6), viscous=-1.0, coulomb=1.0, coulomb_speed=1e-3)

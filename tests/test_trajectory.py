@@ -966,3 +966,37 @@ def test_branch_sequence_shape_errors_name_their_arguments():
         tj.branch_sequence(np.concatenate([qb, qb[..., :1]], -1), np.ones((3, 2), bool), q_start=[0.0])
     with pytest.raises(ValueError, match="valid must be a boolean array"):
         tj.branch_sequence(qb, [[True, True], [True]], q_start=[0.0])
+
+
+# ---- independent mutants (issue 29, tools/mutations_independent.py) ----------------------------------------------
+def test_branch_sequence_raises_on_any_step_above_max_step():
+    """ind-tj-step-compare: a 1.5 rad step is a jump under max_step = 1 (not only steps above twice the bound)."""
+    qb = np.array([[[0.0]], [[1.5]]])
+    ok = np.ones((2, 1), bool)
+    with pytest.raises(tj.BranchJumpError):
+        tj.branch_sequence(qb, ok, max_step=1.0)
+    q, _ = tj.branch_sequence(qb, ok, max_step=1.6)
+    np.testing.assert_allclose(q[:, 0], [0.0, 1.5])
+
+
+def test_branch_sequence_unwraps_across_the_half_turn():
+    """ind-tj-unwrap-off: unwrap=True shifts each angle by 2 pi to within pi of the previous one, so a joint
+    turning through +-pi gives a continuous path (3.0, 3.1, 3.153), not a wrapped one (..., -3.13)."""
+    qb = np.array([[[3.0]], [[3.1]], [[-3.13]]])
+    ok = np.ones((3, 1), bool)
+    q, _ = tj.branch_sequence(qb, ok, max_step=0.2)
+    np.testing.assert_allclose(q[:, 0], [3.0, 3.1, 2 * np.pi - 3.13], atol=1e-12)
+    q, _ = tj.branch_sequence(qb, ok, max_step=0.2, unwrap=False)
+    np.testing.assert_allclose(q[:, 0], [3.0, 3.1, -3.13])
+
+
+def test_minimum_time_report_is_check_limits_with_its_default_tolerance():
+    """ind-tj-jog-tol: the report attached to a minimum_time result is what check_limits says about the returned
+    trajectory with its default (1e-9) tolerance, so `res.report.check()` is as strict as a check of one's own."""
+    wp = np.array([[0.0, 0.0], [1.0, -0.5], [1.5, 0.5]])
+    lim = dict(vmax=[1.0, 2.0], amax=[3.0, 4.0], jmax=[20.0, 30.0])
+    res = tj.minimum_time(wp, **lim)
+    own = tj.check_limits(res.traj, **lim)
+    assert res.report.tol == own.tol
+    np.testing.assert_allclose(res.report.ratio, own.ratio, rtol=1e-12)
+    assert res.report.feasible == own.feasible

@@ -72,7 +72,7 @@ mut("ur5-input-gain", "robokin/ur5.py", "INPUT_ERROR_GAIN = 10.0", "INPUT_ERROR_
 mut(
     "ur5-hint-ignored",
     "robokin/ur5.py",
-    "th6 = np.where(sing5, hint[:, None, None, None], th6c)",
+    "th6 = np.where(sing5, hint, th6c)",
     "th6 = np.where(sing5, 0.0, th6c)",
     UR,
 )

@@ -17,6 +17,7 @@ Lengths in metres, angles in radians; functions broadcast over leading axes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal, Self
 
@@ -325,6 +326,7 @@ class SerialArm:
         K = _k.dh_constants(self.a, self.alpha, self.d) + _k.frame_constants(self.base) + _k.frame_constants(self.tool)
         object.__setattr__(self, "_K", K)
         object.__setattr__(self, "_offsets", tuple(float(o) for o in self.offset))
+        object.__setattr__(self, "_any_offset", any(self._offsets))
         object.__setattr__(self, "_kern", {})
 
     def _kernel(self, kind, *, arrays):
@@ -337,7 +339,9 @@ class SerialArm:
 
     def _single(self, kind, q):
         """One configuration: the float kernel on ``math.cos/sin`` (no array overhead); tuple of floats."""
-        return self._kernel(kind, arrays=False)(self._K, *_k.cos_sin(q, self._offsets))
+        kern = self._kern.get((kind, False)) or self._kernel(kind, arrays=False)
+        th = [x + o for x, o in zip(q, self._offsets)] if self._any_offset else q
+        return kern(self._K, map(math.cos, th), map(math.sin, th))  # the kernel unpacks each map once
 
     def _many(self, kind, q, width, out=None, *, half_angle=False):
         """A batch (..., n), already checked: the array kernel chunk by chunk, into ``out`` (m, width)."""

@@ -681,3 +681,30 @@ def test_friction_and_metric_shapes_name_the_argument():
         tracking_metrics(res, q_start=np.zeros((4, 2)))
     with pytest.raises(ValueError, match="qf must have shape"):
         monte_carlo(arm, ctl, n=3, rng=np.random.default_rng(0), q0=[0, 0], qf=[0, 0], t_move=0.1, t_end=0.2)
+
+
+# ---- independent mutants (issue 29, tools/mutations_independent.py) ----------------------------------------------
+def test_simulate_refuses_more_than_1e8_steps_before_allocating_anything():
+    """ind-ct-steps-cap: t_end / dt = 2e8 RK4 steps is refused with a ValueError naming dt, at once; the run would
+    need several GB (its stage-time grid alone is 3.2 GB). Run under a 1 GB address-space margin, so that a
+    missing cap shows up as MemoryError here instead of exhausting the machine."""
+    import resource
+
+    from robokin.control import quintic_reference, simulate, tracking_controller
+    from robokin.dynamics import TwoLinkArm
+
+    arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    ctl = tracking_controller(arm, kind="computed_torque", kp=100.0, kd=20.0)
+    ref = quintic_reference([0, 0], [1, -1], 1.0)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as f:
+        used = int(f.read().split()[0]) * resource.getpagesize()
+    cap = used + 2**30
+    if hard != resource.RLIM_INFINITY and hard < cap:
+        pytest.skip("address-space limit already below the margin")
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        with pytest.raises(ValueError, match="dt = 1e-08 s gives 2e\\+08 steps"):
+            simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=2.0, dt=1e-8)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -308,3 +308,13 @@ def test_ivp_options_refuse_tolerances_without_accuracy():
     for bad in (0.5, 1.0, 5.0):
         with pytest.raises(ValueError, match="rtol"):
             v.ivp_options(bad, 1e-9, "RK45")
+
+
+def test_counts_refuse_booleans():
+    """ind-va-integer-bool: True is not a count (a flag passed in the wrong slot), though bool subclasses int."""
+    assert v.integer(1, "n") == 1 and v.count(np.int64(2), "n") == 2
+    for bad in (True, False, np.bool_(True)):
+        with pytest.raises(ValueError, match="n must be an integer"):
+            v.integer(bad, "n")
+    with pytest.raises(ValueError, match="max_iter"):
+        v.count(True, "max_iter")

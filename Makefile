@@ -114,9 +114,11 @@ lab: $(VENV)/.stamp-book
 	  2>/dev/null || $(PY) -m pip install --quiet --no-deps -e .
 	@echo "JupyterLab: open the URL printed below (http://127.0.0.1:$(LAB_PORT)/lab?token=...); Ctrl-C twice stops it"
 	$(PY) -m jupyterlab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
+	  --LabApp.app_settings_dir=$(CURDIR)/lab/settings \
 	  --LabApp.default_url=/lab/tree/$(notdir $(firstword $(NOTEBOOKS))) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
-# Browser test of chapters in JupyterLab (tests/test_lab.py): ROBOKIN_LAB_CHAPTERS=03,09 (default) or all.
+# Browser test of chapters in JupyterLab (tests/test_lab.py): every chapter (default; ROBOKIN_LAB_CHAPTERS=03,09
+# picks some), with the Lab settings of `make lab` (lab/settings/overrides.json: windowing off, see tests/labcheck.py).
 check-lab: $(VENV)/.stamp-site
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
 	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \

@@ -7,7 +7,9 @@ figures, jshtml animations, and the ``ROBOKIN_FAST`` switch used by the tests.
 Numbers in the prose: a code cell calls :func:`glue` and the Markdown below it quotes the value with
 ``{eval}`glued("key:.2e")```. The book evaluates that role while it executes the chapter (myst-nb's inline
 mode); JupyterLab with jupyterlab-myst evaluates it when Run All reaches the Markdown cell. One source, the same
-text in both.
+text in both. Lab needs its notebook windowing off for that (``make lab`` sets it, ``lab/settings/overrides.json``):
+jupyterlab-myst finds a cell's ``{eval}`` roles in the cell's last rendering, and a windowed notebook has not rendered
+the cells that were out of view, so Run All would leave them showing ``glued("...")``.
 """
 
 from __future__ import annotations

@@ -5,10 +5,13 @@ of the notebook folder; headless Chromium opens each chapter, runs all cells fro
 :mod:`labcheck` checks it: no error output, every Markdown cell rendered by jupyterlab-myst with no raw MyST or TeX
 and no warning mark (an unresolved reference, maths that does not typeset, an ``{eval}`` that did not run), only
 roles and directives that Lab renders in the source, every figure shown, and a "Try it live" slider that changes
-its output. ``test_checker_*`` run the same checks on two small notebooks made here: one that must pass, and one
-that re-breaks each check.
+its output, every ``{eval}`` showing its value (not its code), solution code collapsed, nothing written into the
+notebook folder, no uncaught page error. ``test_checker_*`` run the same checks on small notebooks made here: one that
+must pass, one that re-breaks each check, and a long one whose numbers vanish under Lab's default windowing (the
+defect of issue 34) but not under the project's settings (``lab/settings/overrides.json``). The codes of
+``labcheck.KNOWN`` (bare citation keys, modified on open) are reported as expected failures, not passed silently.
 
-Which chapters: ``ROBOKIN_LAB_CHAPTERS`` (``03,09`` by default, ``all`` for every chapter) from the folder
+Which chapters: ``ROBOKIN_LAB_CHAPTERS`` (``all`` by default, or a list such as ``03,09``) from the folder
 ``ROBOKIN_LAB_DIR`` (default ``notebooks/``; point it at converted copies to try ``tools/lab_convert.py``).
 Screenshots go to ``_build/lab-screenshots/``.
 """
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from ipykernel.ipkernel import IPythonKernel
 
 pytestmark = pytest.mark.lab
 
@@ -29,7 +33,7 @@ SHOTS = ROOT / "_build" / "lab-screenshots"
 
 
 def _chapters():
-    wanted = os.environ.get("ROBOKIN_LAB_CHAPTERS", "03,09")
+    wanted = os.environ.get("ROBOKIN_LAB_CHAPTERS", "all")
     found = sorted(p.name for p in LAB_DIR.glob("[0-9][0-9]_*.ipynb"))
     if wanted == "all":
         return found
@@ -45,6 +49,10 @@ def _code(text, **meta):
 
 
 _KERNEL = {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}}
+# what the kernel reports: Lab copies it into the notebook when the kernel starts (a notebook that has it stays
+# unmodified on open; the chapters keep only {"name": "python"}, see labcheck.KNOWN)
+_KERNEL_FULL = {**_KERNEL, "language_info": IPythonKernel.language_info}
+_HIDDEN = {"source_hidden": True}
 _PLOT = "import matplotlib.pyplot as plt\nimport numpy as np\nplt.plot(np.arange(3));"
 _SLIDER = (
     "import ipywidgets\n\n\n@ipywidgets.interact(a=(0.0, 2.0, 0.1))\ndef show(a=1.0):\n"
@@ -54,11 +62,11 @@ _SLIDER = (
 # Everything a chapter uses, written the way Lab renders it: must pass.
 GOOD = [
     _code("G = {'err': 1.234e-9}\n\n\ndef glued(s):\n    k, _, f = s.partition(':')\n    return format(G[k], f)"),
-    _md('# Title\n\nThe error is {eval}`glued("err:.1e")` m, see {eq}`eq-x` and {cite}`lynch2017`.'),
+    _md('# Title\n\nThe error is {eval}`glued("err:.1e")` m, see {eq}`eq-x`.'),
     _md("```{math}\n:label: eq-x\nx = \\frac{1}{2}\n```\n\n```{note}\nA note with $a^2$.\n```"),
     _md(":::{prf:definition} Frames\n:label: def-x\nText.\n:::\n\n```{exercise-start}\n:label: ex-x\n```\nDo it."),
     _md("```{exercise-end}\n```\n\n```{solution-start} ex-x\n:class: dropdown\n```"),
-    _code(_PLOT, mystnb={"figure": {"caption": "A line.", "name": "fig-x"}}),
+    _code(_PLOT, mystnb={"figure": {"caption": "A line.", "name": "fig-x"}}, jupyter=_HIDDEN),
     _md("```{solution-end}\n```\n\n## Try it live"),
     _code(_SLIDER),
 ]
@@ -73,8 +81,30 @@ BAD = [
     (_md("\\frac outside maths, `code`"), "raw-tex"),
     (_md("## Try it live"), "slider"),
     (_code("print('an explorer without a slider')"), "slider"),
+    (_md("see {cite}`lynch2017`"), "citation"),
+    (_code("open('stray.txt', 'w').close()"), "stray-file"),
+    (
+        _code("from IPython.display import Javascript\nJavascript(\"setTimeout(() => { throw new Error('oops') })\")"),
+        "page-error",
+    ),
+    (_md("```{solution-start} ex-x\n:class: dropdown\n```"), None),
+    (_code("answer = 42\nanswer"), "solution"),
+    (_md("```{solution-end}\n```"), None),
     (_code("raise ValueError('a chapter that fails')"), "error"),
 ]
+# the bad notebook keeps only {"name": "python"} of language_info, as the chapters do: "modified" on open
+BAD_CODES = {code for _, code in BAD if code} | {"modified"}
+
+# A chapter's rhythm, 40 times: a code cell that glues, a Markdown cell with maths that quotes it. Run All walks down
+# the notebook; under Lab's default windowing the cells that were out of view at opening were never rendered, and
+# jupyterlab-myst then finds no {eval} in them (placeholders). The project's settings must show every number.
+LONG = [_code("import time\n\nfrom robokin.nb import glue, glued")]
+for _k in range(40):
+    LONG += [
+        _code(f"time.sleep(0.1)\nglue('n{_k}', {_k}, display=False)"),
+        _md(f'## Part {_k}\n\nPart {{eval}}`glued("n{_k}")`, $\\frac{{a}}{{b}} = x^2$.\n\n' + "Filler, $y_k$.\n\n" * 6),
+    ]
+LAB_DEFAULTS = {"@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "contentVisibility"}}
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +114,12 @@ def lab(tmp_path_factory):
     for p in LAB_DIR.iterdir():  # the notebooks and any module next to them; the repo's files are never touched
         if p.suffix in (".ipynb", ".py"):
             shutil.copy(p, folder / p.name)
-    for name, cells in (("00_good.ipynb", GOOD), ("00_bad.ipynb", [c for c, _ in BAD])):
-        nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=_KERNEL), folder / name)
+    for name, cells, meta in (
+        ("00_good.ipynb", GOOD, _KERNEL_FULL),
+        ("00_bad.ipynb", [c for c, _ in BAD], _KERNEL),
+        ("00_long.ipynb", LONG, _KERNEL_FULL),
+    ):
+        nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=meta), folder / name)
     with labcheck.lab_server(folder) as (base, token, seconds):
         print(f"JupyterLab started in {seconds:.1f} s")
         yield labcheck, folder, base, token
@@ -106,12 +140,32 @@ def test_checker_passes_a_good_notebook(lab, browser):
 
 def test_checker_reports_each_broken_construct(lab, browser):
     codes = {p.code for p in _check(lab, browser, "00_bad.ipynb")}
-    assert {code for _, code in BAD} <= codes, codes
+    assert BAD_CODES <= codes, BAD_CODES - codes
+
+
+def test_every_eval_shows_its_number_after_run_all(lab, browser):
+    # the fix of issue 34: with the project's Lab settings every {eval} of a long notebook is evaluated
+    assert _check(lab, browser, "00_long.ipynb", slider=False) == []
+
+
+def test_checker_sees_placeholders_under_lab_default_windowing(lab, browser):
+    labcheck, folder, _, _ = lab
+    with labcheck.lab_server(folder, settings=LAB_DEFAULTS) as (base, token, _):
+        problems, _ = labcheck.check_notebook(browser, base, token, folder / "00_long.ipynb", slider=False)
+    assert "placeholder" in {p.code for p in problems}, problems
 
 
 @pytest.mark.parametrize("name", _chapters())
 def test_chapter_in_lab(lab, browser, name):
     if not (LAB_DIR / name).exists():
         pytest.fail(f"no chapter {name} in {LAB_DIR}")
+    labcheck = lab[0]
     problems = _check(lab, browser, name)
-    assert not problems, f"{name} in JupyterLab:\n" + "\n".join(str(p) for p in problems)
+    fixable = [p for p in problems if p.code not in labcheck.KNOWN]
+    assert not fixable, f"{name} in JupyterLab:\n" + "\n".join(str(p) for p in fixable)
+    known = sorted({p.code for p in problems} & labcheck.KNOWN)
+    if known:  # reported, not hidden: the run shows them as expected failures until they are fixed
+        pytest.xfail(
+            f"known Lab defects ({', '.join(known)}): "
+            + "; ".join([str(p) for p in problems if p.code in labcheck.KNOWN][:3])
+        )

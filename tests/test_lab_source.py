@@ -4,7 +4,8 @@ Cheap enough for `make test`, and they fail as soon as a chapter re-introduces w
 - a role or directive that jupyterlab-myst does not render (``{glue:text}``, ``{glue:figure}``, ...), or stored
   ``{eval}`` results in a cell's metadata (tests/labcheck.py's ``source_problems``);
 - a number quoted with ``{eval}`glued("key")``` above the code cell that glues ``key``: the book (inline execution)
-  and Lab (Run All) both evaluate the role when they reach it, so the value must exist by then.
+  and Lab (Run All) both evaluate the role when they reach it, so the value must exist by then;
+- Lab settings that let Run All skip the numbers of cells out of view (windowing: ``lab/settings/overrides.json``).
 """
 
 from __future__ import annotations
@@ -44,3 +45,18 @@ def test_the_checks_catch_a_forward_reference_and_a_glue_role():
     ]
     assert forward_references(nb) == ["cell 0: forward: 'err' is quoted before a code cell above glues it"]
     assert [p.code for p in source_problems(nb)] == ["source"]
+
+
+def test_lab_runs_with_the_settings_that_keep_every_number():
+    # Under Lab's default windowing the Markdown cells out of view are never rendered, so jupyterlab-myst's Run All
+    # finds no {eval} in them and shows glued("...") (issue 34; tests/test_lab.py shows it on a fixture). `make lab`
+    # and the browser test must both run Lab with windowing off.
+    import json
+
+    from labcheck import APP_SETTINGS
+
+    overrides = json.loads((APP_SETTINGS / "overrides.json").read_text(encoding="utf-8"))
+    assert overrides["@jupyterlab/notebook-extension:tracker"]["windowingMode"] == "none"
+    lab_rule = (ROOT / "Makefile").read_text(encoding="utf-8").split("\nlab:", 1)[1].split("\n\n", 1)[0]
+    assert "--LabApp.app_settings_dir=$(CURDIR)/lab/settings" in lab_rule
+    assert APP_SETTINGS == ROOT / "lab" / "settings"

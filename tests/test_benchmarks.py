@@ -40,3 +40,34 @@ def test_each_goal_is_judged_on_its_own_row(bench_peers):
     one = [x for x in lines if "one call" in x]
     assert any("UR5 FK one call" in x and "5.00x" in x and x.endswith("holds") for x in one)
     assert any("RNEA one call" in x and "20.00x" in x and x.endswith("DOES NOT HOLD") for x in one)
+
+
+@pytest.fixture(scope="module")
+def bench_goals():
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module("bench_goals")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_paired_blocks_alternate_and_ratio_each_pair(bench_goals):
+    """``paired`` times A then B in each pair and divides per item; a swapped order or item count fails."""
+    calls = []
+    out = bench_goals.paired(lambda: calls.append("a"), 2, lambda: calls.append("b"), 4, 3)
+    assert calls == ["a", "b"] + ["a", "b"] * 3  # one warm-up each, then strictly alternating
+    assert all(len(v) == 3 for v in out.values())
+    for k in range(3):
+        assert out["ratio_wall"][k] == pytest.approx(out["b_wall"][k] / out["a_wall"][k])
+        assert out["ratio_cpu"][k] == pytest.approx(out["b_cpu"][k] / out["a_cpu"][k])
+
+
+def test_goal_verdicts_use_the_median_and_the_bar_direction(bench_goals):
+    assert bench_goals.verdict([9.0, 11.0, 12.0], 10.0) == "holds"  # median 11
+    assert bench_goals.verdict([9.0, 9.5, 30.0], 10.0) == "DOES NOT HOLD"  # one fast pair does not carry it
+    assert bench_goals.verdict([4.0, 6.0, 7.0], 5.0, at_most=True) == "DOES NOT HOLD"
+    assert bench_goals.verdict([4.0, 4.5, 9.0], 5.0, at_most=True) == "holds"
+    p = {"a_wall": [1e-6] * 3, "b_wall": [3e-6] * 3, "ratio_wall": [3.0] * 3, "ratio_cpu": [2.0, 3.0, 4.0]}
+    row = bench_goals._row("g", "robokin", "peer", p, 5.0, invert=True)  # robokin 1/3 of the peer's time
+    assert "0.333 [0.333–0.333] (holds)" in row and "0.333 [0.25–0.5] (holds)" in row and row.endswith("<= 5 |")
+    assert "(DOES NOT HOLD)" in bench_goals._row("g", "a", "b", p, 5.0)  # peer / robokin = 3 < 5

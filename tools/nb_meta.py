@@ -196,7 +196,7 @@ def main(argv=None) -> int:
     if args.notebooks == [] and (unknown := sorted(set(alt) - stems)):
         print(f"{args.alt}: tables for no notebook: {unknown}", file=sys.stderr)
         return 2
-    todo = 0
+    todo = errors = 0
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         if args.list:
@@ -204,15 +204,16 @@ def main(argv=None) -> int:
                 print(f"{path.name}: {rule}: {cells}")
         try:
             changes = apply(nb, alt.get(path.stem))
-        except AltTextError as exc:
+        except AltTextError as exc:  # this notebook is left as it is; the others are still done
             print(f"{path.name}: {exc}", file=sys.stderr)
-            return 2
+            errors += 1
+            continue
         if changes:
             todo += 1
             print(f"{path.name}: {len(changes)} change(s)" + "".join(f"\n  {c}" for c in changes))
             if not args.check:
                 nbformat.write(nb, path)
-    return 1 if args.check and todo else 0
+    return 2 if errors else 1 if args.check and todo else 0
 
 
 if __name__ == "__main__":

@@ -366,3 +366,49 @@ def test_the_book_page_shows_the_schemas_as_they_are():
     page = (Path(__file__).resolve().parents[1] / "book" / "your_robot.md").read_text(encoding="utf-8")
     for fam in params.FAMILIES:
         assert params.schema_markdown(fam) in page, fam
+
+
+# ---- independent mutants (issue 29, tools/mutations_independent.py) ----------------------------------------------
+MORE_BROKEN = [  # (file, old, new, field named by the error, mutant id)
+    ("fivebar_ch03.toml", "efficiency = 0.85", "efficiency = 0", "gearbox.efficiency", "unit-interval-zero"),
+    ("fivebar_ch03.toml", "legs = 2", "legs = true", "load.legs", "integer-bool"),
+    ("fivebar_ch03.toml", "legs = 2", "legs = 0", "load.legs", "legs-min"),
+    ("fivebar_ch03.toml", "stall_torque_N_m = 3.0", "stall_torque_N_m = 1e13", "motor.stall_torque_N_m", "magnitude"),
+    ("fivebar_ch03.toml", "l1_m = 0.06   # driving link at motor A", "l1_m = 0.45", "linkage.d_m", "cd-min"),
+    ("leg2_limited_ch02.toml", "q_max_rad = [1.2, 2.7]", "q_max_rad = [1.2, 4.0]", "leg.q_max_rad", "leg-limit-range"),
+    (
+        "contest_arm_mdh.toml",
+        "q_max_deg = [360, 360, 170, 360, 360, 360]",
+        "q_max_deg = [360, 360, -170, 360, 360, 360]",  # equal to q_min on joint 3: a joint that cannot move
+        "limits.q_max",
+        "arm-limit-equal",
+    ),
+    ("stewart_ch09.toml", "max_m = 0.66", "max_m = 0.40", "stroke.max_m", "stroke-order"),
+    ("contest_ch06.toml", "decimals = 4", "decimals = 0", "plan.decimals", "decimals-min"),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "new", "field", "mid"), MORE_BROKEN, ids=[c[-1] for c in MORE_BROKEN])
+def test_more_broken_files_name_the_field(name, old, new, field, mid):
+    """ind2-pa-<mid>: each edit makes an impossible or ambiguous design, refused with the field at fault."""
+    text = (EX / name).read_text()
+    assert old in text
+    params.loads(text, base_dir=EX)  # the unedited file loads
+    with pytest.raises(ParameterFileError) as exc:
+        params.loads(text.replace(old, new, 1), base_dir=EX)
+    assert exc.value.field == field
+
+
+def test_omitted_optional_fields_take_the_documented_defaults():
+    """ind2-pa-decimals-default, -roller-default, -wl-gravity-default: leaving out an optional field the example
+    states explicitly gives the same design (answer rounding 4 and 2 decimals, 45 deg rollers, g = 9.81 m/s^2)."""
+    c = (EX / "contest_ch06.toml").read_text()
+    full, bare = params.loads(c, base_dir=EX), params.loads(c.replace("decimals = 4\n", "", 1), base_dir=EX)
+    assert (bare.decimals, bare.time_decimals) == (full.decimals, full.time_decimals) == (4, 2)
+    m = (EX / "mecanum_ch08.toml").read_text()
+    assert "roller_angle_deg = 45\n" in m
+    assert params.loads(m.replace("roller_angle_deg = 45\n", "")).mechanism.roller_angle == np.pi / 4
+    w = (EX / "wheel_leg_ch04.toml").read_text()
+    plain, with_env = params.loads(w), params.loads(w + "\n[environment]\n")
+    assert plain.mechanism.g == with_env.mechanism.g == 9.81
+    assert params.loads(w + "\n[environment]\ngravity_m_s2 = 3.71\n").mechanism.g == 3.71

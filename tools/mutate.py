@@ -74,8 +74,9 @@ def check_snippets(root=ROOT, mutations=MUTATIONS):
 def make_copy(dest):
     """Copy what the tests need into ``dest`` (no caches)."""
     ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache", "*.pyc")
-    # tests also read the chapters, the example parameter files, the report notebooks and the firmware harness
-    for d in ("robokin", "tests", "notebooks", "examples", "reports", "firmware"):
+    # tests also read the chapters, the example parameter files, the report notebooks, the firmware harness and
+    # the book pages that quote the package (the parameter-file schemas)
+    for d in ("robokin", "tests", "notebooks", "examples", "reports", "firmware", "book"):
         if (ROOT / d).is_dir():
             shutil.copytree(ROOT / d, dest / d, ignore=ignore)
     shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")

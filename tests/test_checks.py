@@ -329,3 +329,64 @@ def test_check_jacobian_is_relative_at_every_scale(scale):
     assert checks.check_jacobian(lambda x: scale * np.cos(x)[..., None], f, x).passed
     rep = checks.check_jacobian(lambda x: 2 * scale * np.cos(x)[..., None], f, x, raise_on_fail=False)
     assert not rep.passed and rep.max_error == pytest.approx(1.0 / (1.0 + 1e-9 / scale), rel=1e-6)
+
+
+def test_a_check_passes_at_its_tolerance_and_nan_always_fails():
+    """ind2-ch-passed-strict, -nan-passes: pass means max error <= tol (so tol = 0 accepts exact agreement);
+    a NaN error is a failure whatever the tolerance."""
+    assert checks.check_errors("exact", [0.0, 0.0], tol=0.0).passed
+    assert checks.check_errors("at the bar", [0.5e-9, 1e-9], tol=1e-9).passed
+    rep = checks.check_errors("nan", [0.0, np.nan], tol=1e6, raise_on_fail=False)
+    assert not rep.passed and rep.max_error == np.inf and rep.worst == (1,)
+
+
+def test_absolute_tolerances_are_capped_at_robokin_magnitudes():
+    """ind2-ch-max-tol: a tolerance above 1e12 (the bound on accepted inputs) could not fail: refused."""
+    checks.check_errors("x", [1.0], tol=1e12)
+    with pytest.raises(ValueError, match="tol"):
+        checks.check_errors("x", [1.0], tol=1e13)
+
+
+def test_check_rigid_catches_each_defect():
+    """ind2-ch-rigid-det, -rigid-bottom-row, -rigid-tol-cap: a reflection, a bottom row other than [0 0 0 1] and
+    a tolerance that would accept non-rotations are each caught."""
+    T = np.eye(4)
+    T[:3, :3] = rotz(0.4)
+    assert checks.check_rigid(T).passed
+    mirror = T.copy()
+    mirror[2, 2] = -1.0  # orthogonal, det -1
+    assert not checks.check_rigid(mirror, raise_on_fail=False).passed
+    assert not checks.check_rigid(np.diag([1.0, 1.0, -1.0]), raise_on_fail=False).passed
+    for row in ([0, 0, 0, 2.0], [0.1, 0, 0, 1.0]):
+        bad = T.copy()
+        bad[3] = row
+        assert not checks.check_rigid(bad, raise_on_fail=False).passed
+    with pytest.raises(ValueError, match="tol"):
+        checks.check_rigid(T, tol=0.5)
+
+
+def test_check_rate_and_answer_refuse_vacuous_bars():
+    """ind2-ch-rate-one, -answer-atol-cap: max_rate = 1 cannot fail; an atol above 10 % of the answer accepts
+    wrong answers."""
+    with pytest.raises(ValueError, match="max_rate"):
+        checks.check_rate("r", np.zeros(10, bool), max_rate=1.0)
+    assert checks.check_answer("x", 2.0, 2.0, atol=0.2, quiet=True)
+    with pytest.raises(ValueError, match="atol"):
+        checks.check_answer("x", 2.0, 2.0, atol=0.5, quiet=True)
+
+
+def test_residual_scan_divides_by_the_scale():
+    """ind2-ch-residual-scale, -scale-zero: the residual is relative, |fk(ik(p)) - p| / scale; scale 0 is refused."""
+    p = np.array([[1.0, 2.0], [3.0, 4.0]])
+    rep = checks.residual_scan(lambda q: q + [3e-6, 4e-6], lambda t: t, p, tol=1e-5, scale=10.0)
+    assert rep.max_error == pytest.approx(5e-7, rel=1e-6)
+    with pytest.raises(ValueError, match="scale"):
+        checks.residual_scan(lambda q: q, lambda t: t, p, tol=1e-5, scale=0.0)
+
+
+def test_jacobian_fd_refuses_a_step_lost_to_rounding():
+    """ind2-ch-fd-round-away: at |x| = 1e12 a step of 1e-6 rounds away (x + eps == x): refused, naming eps."""
+    with pytest.raises(ValueError, match="eps"):
+        checks.jacobian_fd(lambda x: x**2, [1e12], eps=1e-6)
+    J = checks.jacobian_fd(lambda x: x**2, [1e3], eps=1e-6)
+    assert J[0, 0] == pytest.approx(2e3, rel=1e-6)

@@ -318,3 +318,46 @@ def test_counts_refuse_booleans():
             v.integer(bad, "n")
     with pytest.raises(ValueError, match="max_iter"):
         v.count(True, "max_iter")
+
+
+def test_ivp_options_bounds_both_tolerances():
+    """ind2-va-tol-min, -min-rtol, -max-atol: rtol below scipy's own floor of 100 eps (2.2e-14; scipy would warn and
+    change it) and atol above 1 (no accuracy) are refused; the bounds themselves are accepted."""
+    lo = 100 * np.finfo(float).eps
+    assert v.ivp_options(lo, 1.0, "RK45") == (lo, 1.0, "RK45")
+    for rtol in (1e-14, 1e-15, 1e-17):
+        with pytest.raises(ValueError, match="rtol must be at least"):
+            v.ivp_options(rtol, 1e-9, "RK45")
+    for atol in (10.0, 100.0):
+        with pytest.raises(ValueError, match="atol must be at most 1"):
+            v.ivp_options(1e-6, atol, "RK45")
+
+
+def test_tolerances_are_positive_unless_zero_is_allowed():
+    """ind2-va-tol-zero: a zero tolerance or step is refused (a check that only exact equality passes, a step that
+    goes nowhere) unless the caller allows it."""
+    with pytest.raises(ValueError, match="eps must be a finite positive number"):
+        v.tolerance(0.0, "eps")
+    assert v.tolerance(0.0, "tol", allow_zero=True) == 0.0
+
+
+def test_condition_thresholds_are_capped_at_float64_singularity():
+    """ind2-va-max-cond: a condition-number threshold above 1e16 (beyond 1 / eps every matrix counts as invertible)
+    is refused where the package takes one."""
+    from robokin.robots import STEWART
+
+    pose, rates = [0.0, 0.0, 0.5, 0.0, 0.0, 0.0], np.zeros(6)
+    STEWART.twist_from_leg_rates(pose, rates, warn_cond=1e16)
+    for bad in (1e17, 1e19):
+        with pytest.raises(ValueError, match="warn_cond"):
+            STEWART.twist_from_leg_rates(pose, rates, warn_cond=bad)
+
+
+def test_check_inertias_accepts_flat_bodies_and_refuses_impossible_ones():
+    """ind2-va-flat-body: a flat body (a plate: I_a + I_b = I_c exactly) is a rigid body; 1 % beyond is not."""
+    plate = np.diag([0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(v.check_inertias(plate), plate)
+    R = np.linalg.qr(np.random.default_rng(4).normal(size=(3, 3)))[0]
+    v.check_inertias(R @ plate @ R.T)  # in any orientation (round-off within the slack)
+    with pytest.raises(ValueError, match="triangle inequality"):
+        v.check_inertias(np.diag([0.1, 0.2, 0.303]))

@@ -72,8 +72,8 @@ mut("ur5-input-gain", "robokin/ur5.py", "INPUT_ERROR_GAIN = 10.0", "INPUT_ERROR_
 mut(
     "ur5-hint-ignored",
     "robokin/ur5.py",
-    "th6 = np.where(sing5, hint, th6c)",
-    "th6 = np.where(sing5, 0.0, th6c)",
+    "th6 = _wrap(np.where(sing5, hint, th6c))",
+    "th6 = _wrap(np.where(sing5, 0.0, th6c))",
     UR,
 )
 mut(
@@ -98,7 +98,7 @@ mut(
     "c5 = (p[..., 0] * s1 - p[..., 1] * c1 + D4) / D6",
     UR,
 )
-mut("ur5-elbow-label", "robokin/ur5.py", "th3 = E * S * np.arccos(", "th3 = E * np.arccos(", UR)
+mut("ur5-elbow-label", "robokin/ur5.py", "th3 = _wrap(E * S * np.arccos(", "th3 = _wrap(E * np.arccos(", UR)
 mut("ur5-nearest-weights", "robokin/ur5.py", "np.sum(w * dq * dq, axis=-1)", "np.sum(dq * dq, axis=-1)", UR)
 mut(
     "ur5-residual-norm",

@@ -474,3 +474,29 @@ def test_a_planted_slip_fails_the_comparison(tmp_path, rng):
     ok = (stf == OK) & ref.valid
     foot = np.linalg.norm(LEG.fk(qf[ok].astype(np.float64)) - p[ok], axis=-1)
     assert np.max(foot) > 1e3 * 16 * EPS32 * (LEG.l1 + LEG.l2)
+
+
+@pytest.mark.parametrize(
+    ("flags", "refused"),
+    [
+        ((), False),
+        (("-ffast-math",), True),
+        (("-ffinite-math-only",), True),
+        (("-Ofast",), True),
+        # the part of -ffast-math that breaks isfinite switched back off: nothing left to refuse
+        (("-ffast-math", "-fno-finite-math-only"), False),
+    ],
+    ids=["plain", "fast-math", "finite-math-only", "Ofast", "fast-math-but-finite-off"],
+)
+def test_header_refuses_fast_math_builds(tmp_path, flags, refused):
+    """robokin.h stops a -ffast-math build with #error: there isfinite may fold to true and NaN come back RK_OK."""
+    import subprocess
+
+    from robokin.codegen import generate
+    from robokin.codegen.host import CFLAGS
+
+    generate(tmp_path, leg2_kernels())
+    cmd = [compiler(), *[f for f in CFLAGS if f not in ("-shared", "-fPIC")], *flags, "-c", "robokin.c", "-o", "x.o"]
+    r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert (r.returncode != 0) == refused, r.stderr
+    assert ("#error" in r.stderr and "-ffast-math or -ffinite-math-only" in r.stderr) == refused, r.stderr

@@ -115,3 +115,14 @@ def test_code_size_per_function(runs):
     assert any(c.startswith("__aeabi_d") for c in called["rk_fivebar_fk_d"])  # the check sees double code
     sec = section_sizes(obj)
     assert sec["data"] == 0 and sec["bss"] == 0, sec  # no global state: no writable static data at all
+
+
+def test_build_all_equals_the_separate_builds(runs, tmp_path):
+    """The chapter's side-by-side build gives the same object code and the same host and QEMU printouts."""
+    from robokin.codegen.target import build_all
+
+    cs, host, target, host_text, target_text, obj, _ = runs
+    obj2, elf2, exe2 = build_all(tmp_path, cs, KS)
+    assert obj2.read_bytes() == obj.read_bytes()
+    assert subprocess.run([str(exe2)], capture_output=True, text=True, timeout=60, check=True).stdout == host_text
+    assert run_qemu(elf2, timeout=60) == target_text

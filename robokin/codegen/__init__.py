@@ -69,6 +69,12 @@ _HEADER_TOP = """\
 #ifndef ROBOKIN_H
 #define ROBOKIN_H
 
+/* -ffast-math implies -ffinite-math-only: the compiler may then fold isfinite() to true and NaN comparisons away,
+ * and a NaN input would come back as RK_OK. Refuse such a build rather than lose the status codes. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "robokin.h: compiled with -ffast-math or -ffinite-math-only; the status checks need IEEE NaN and infinity"
+#endif
+
 #include <stddef.h>
 
 #ifdef __cplusplus

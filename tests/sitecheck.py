@@ -30,9 +30,21 @@ an empty list means the page passed. Problem codes:
 ``dead-widget``    an ipywidgets view on a static page (controls that do nothing)
 ``dark``           a dark page behind light figures, or a theme switch that leads there
 ``hidden-bar``     a "show code cell" bar above the page title
-``numbering``      exercises not numbered ``Exercise <chapter>.<k>`` from 1, or solutions not saying whose
+``numbering``      exercises, figures or equations not numbered ``<chapter>.<k>`` from 1, or solutions not saying
+                   whose
 ``two-search``     more than one search box in the page header and sidebars
 ``no-results``     a search that found nothing
+``raw-myst``       a MyST role left as text (``{cite}hawkins2013``: a docstring is reST, the API page showed it raw)
+``raw-label``      a label name a reader cannot follow ("over the map of fig-ch3-map", ``eq-ch09-ik`` as code)
+``raw-glue``       the key of a glued value instead of the value ("median gap ch1_order_median")
+``double-paren``   "((36))": an equation reference, which brings its parentheses, inside a second pair
+``table-cells``    a table row with more or fewer cells than the header (an unescaped ``|`` split a cell)
+``icon``           an icon that draws nothing (no CSS mask, no glyph of a loaded icon font): a blank square
+``wrap``           the animation player's buttons on more than one row
+``clipped``        maths, a figure, a table or code wider than a box that hides the rest (no way to see it)
+``scroll-hint``    content that scrolls sideways in its box with nothing showing that it does (no edge shadow)
+``alt-text``       an image whose alt text is a file path, or a figure without alt text
+``hide-input``     a cell tagged ``hide-input`` whose code is not behind a closed toggle on the page
 =================  =================================================================================================
 """
 
@@ -340,6 +352,127 @@ _PROBE = r"""
     .filter(e => !e.closest('article, #search-results, .bd-search-container, dialog:not([open])')
                  && !(e.matches('input') && e.closest('form.bd-search')) && e.checkVisibility()
                  && e.getBoundingClientRect().width > 0).length;
+
+  // --- what a reader reads: text outside code and maths
+  const article = document.querySelector('article') || document.querySelector('main') || document.body;
+  const proseTexts = [], codeTexts = [];
+  const tw = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+    const p = n.parentElement;
+    if (!p || p.closest('script, style, noscript, template, mjx-container, .MathJax') || !n.nodeValue.trim()) continue;
+    if (p.closest('pre, .highlight, textarea')) continue;  // code cells: a label or key there is Python
+    (p.closest('code, tt, kbd, samp') ? codeTexts : proseTexts).push(n.nodeValue);
+  }
+  const prose = proseTexts.join(' '), code = codeTexts.join(' ');
+  const grab = (re, text) => Array.from(new Set([...text.matchAll(re)].map(m => m[0]))).slice(0, 5);
+  // MyST roles that were not parsed: "{cite}hawkins2013", "{prf:ref}`alg`" (docstrings are reST)
+  // (prose only: a page may quote MyST as code, ``{eval}`glued("key:fmt")``` in the API of robokin.nb)
+  out.rawMyst = grab(/\{(?:cite(?::[pt])?|prf:ref|eq|numref|ref|doc|glue(?::\w+)?|eval|term|math)\}`?[^\s`]*`?/g, prose)
+    .concat(grab(/(?<![\w`]):(?:cite(?::[pt])?|eq|numref|ref|doc|prf:ref):`[^`]*`/g, prose));
+  // label names a reader cannot follow: "over the map of fig-ch3-map", an equation reference shown as code
+  out.rawLabels = grab(/\b(?:fig|eq|tab|alg)-ch\d+(?:[-_][A-Za-z0-9]+)*\b/g, prose + ' ' + code);
+  // glue keys instead of their values: "median gap ch1_order_median"
+  out.rawGlue = grab(/\bch\d+_[a-z0-9]+(?:_[a-z0-9]+)*\b/g, prose);
+  // "((36))": a reference that brings its own parentheses, inside a second pair
+  out.doubleParen = grab(/\(\(\s*\d+(?:\.\d+)*\s*\)\)/g, article.innerText);
+
+  // numbers of figures and equations, in page order
+  out.figNumbers = Array.from(article.querySelectorAll('figure .caption-number, .caption .caption-number, figcaption .caption-number'))
+    .map(e => e.textContent.replace(/\s+/g, ' ').trim());
+  out.eqNumbers = Array.from(article.querySelectorAll('.math .eqno, div.math > .eqno, span.eqno'))
+    .map(e => e.textContent.replace(/\s+/g, ' ').trim());
+
+  // table rows with more or fewer cells than the header (an unescaped "|" splits a cell)
+  out.badRows = [];
+  for (const t of article.querySelectorAll('table')) {
+    const rows = Array.from(t.rows).filter(r => !r.closest('table table') || r.closest('table') === t);
+    if (!rows.length) continue;
+    const width = r => Array.from(r.cells).reduce((s, c) => s + (c.colSpan || 1), 0);
+    const head = t.tHead && t.tHead.rows.length ? width(t.tHead.rows[0]) : width(rows[0]);
+    for (const r of rows) if (r.closest('table') === t && width(r) !== head) {
+      out.badRows.push(`${width(r)} cells, header ${head}: ` + r.textContent.replace(/\s+/g, ' ').trim().slice(0, 60));
+      if (out.badRows.length >= 3) break;
+    }
+  }
+
+  // icons: every icon element draws something (a CSS mask, or a glyph of a loaded icon font)
+  out.blankIcons = [];
+  for (const i of document.querySelectorAll('i.fa, i[class*="fa-"], .anim-buttons button i')) {
+    if (!i.checkVisibility()) continue;
+    const b = getComputedStyle(i, '::before');
+    const mask = b.webkitMaskImage || b.maskImage || 'none';
+    const drawsMask = mask !== 'none' && /url\(/.test(mask);
+    const content = b.content && b.content !== 'none' && b.content !== 'normal' && b.content !== '""';
+    const font = getComputedStyle(i).fontFamily;
+    const glyph = content && /Font Awesome/i.test(font) && document.fonts.check(`16px ${font}`, b.content.replace(/"/g, ''));
+    if (!drawsMask && !glyph) {
+      const btn = i.closest('button');
+      out.blankIcons.push((btn && (btn.title || btn.getAttribute('aria-label'))) || i.className);
+      if (out.blankIcons.length >= 5) break;
+    }
+  }
+  // the animation player's buttons on one row
+  out.wrappedButtons = [];
+  for (const row of document.querySelectorAll('.anim-buttons')) {
+    const tops = Array.from(row.querySelectorAll('button')).filter(b => b.checkVisibility()).map(b => Math.round(b.getBoundingClientRect().top));
+    if (tops.length && Math.max(...tops) - Math.min(...tops) > 2) out.wrappedButtons.push(`${new Set(tops).size} rows of buttons`);
+  }
+
+  // content cut at an edge: maths, figures, tables and code wider than a box that hides the rest (clipped), or
+  // that scrolls without showing that it does (no shadow at its edge)
+  out.clipped = []; out.noHint = [];
+  const hidden2 = Array.from(document.querySelectorAll('mjx-assistive-mml'));
+  hidden2.forEach(e => e.style.setProperty('display', 'none', 'important'));
+  const what = el => el.tagName.toLowerCase() === 'mjx-container'
+    ? (el.getAttribute('display') === 'true' ? 'display maths' : 'inline maths') + ' ' + (el.textContent || '').slice(0, 40)
+    : `${el.tagName.toLowerCase()}.${String(el.className).split(' ')[0]} ` + (el.getAttribute('src') || el.textContent || '').replace(/\s+/g, ' ').slice(0, 40);
+  for (const el of article.querySelectorAll('mjx-container, img, table, pre')) {
+    if (!el.checkVisibility()) continue;
+    const box0 = el.getBoundingClientRect();
+    if (box0.width === 0) continue;
+    // a box that lets its content spill (a <pre> with overflow: visible) is as wide as that content
+    const r = {left: box0.left, right: box0.left + Math.max(box0.width, el.scrollWidth)};
+    // maths and tables may be their own scroll box (display maths, a table with display: block)
+    const own = getComputedStyle(el);
+    if (own.overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1) {
+      const more = el.scrollWidth - el.clientWidth;
+      if (!/auto|scroll/.test(own.overflowX)) out.clipped.push(what(el) + ` (${more} px hidden)`);
+      else if (own.backgroundImage === 'none') out.noHint.push(what(el) + ` (${more} px to scroll to, no hint)`);
+      continue;
+    }
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const st = getComputedStyle(a);
+      // overflow does not apply to an inline box (span.math reports "auto" and clips nothing)
+      if (st.overflowX === 'visible' || st.display === 'inline' || st.display === 'contents') continue;
+      const box = a.getBoundingClientRect();
+      const cut = r.right - box.right;
+      if (cut > 1 || box.left - r.left > 1) {
+        if (/auto|scroll/.test(st.overflowX)) {
+          if (st.backgroundImage === 'none' && a.scrollWidth > a.clientWidth + 1)
+            out.noHint.push(what(el) + ` (${Math.round(cut)} px to scroll to, no hint)`);
+        } else out.clipped.push(what(el) + ` (${Math.round(cut)} px cut by ${a.tagName.toLowerCase()}.${String(a.className).split(' ')[0]})`);
+      }
+      break;
+    }
+    if (out.clipped.length + out.noHint.length >= 6) break;
+  }
+  hidden2.forEach(e => e.style.removeProperty('display'));
+
+  // alt text of images: a description, not the file's path or name
+  out.pathAlts = Array.from(document.images).filter(i => i.checkVisibility() || i.closest('article'))
+    .map(i => (i.getAttribute('alt') || '').trim())
+    .filter(a => /\.(?:png|jpe?g|gif|svg|webp)\b|^[.\/\w-]*\/[\w.-]+$|_build|jupyter_execute/i.test(a)).slice(0, 5);
+  // (the animation player's frame is matplotlib's markup: robokin.plotting gives it no alt yet)
+  out.noAlt = Array.from(article.querySelectorAll('.cell_output img, figure img, .robokin-figure'))
+    .filter(i => !i.closest('.animation') && !(i.getAttribute('alt') || '').trim()).length;
+
+  // cells whose input is hidden (tag hide-input): collapsed, with the code still on the page
+  out.hiddenInputs = [];
+  for (const c of article.querySelectorAll('.cell.tag_hide-input')) {
+    const d = c.querySelector('details');
+    if (!d || d.open || !d.querySelector('pre') || !d.querySelector('summary'))
+      out.hiddenInputs.push(!d ? 'no toggle' : d.open ? 'shown open' : 'no code inside the toggle');
+  }
   return out;
 }
 """
@@ -496,6 +629,24 @@ def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=T
         bad = [t for t in o["solutions"] if not re.search(rf"Exercise {chapter}\.\d+", t)]
         if bad:
             p.append(Problem("numbering", f"solutions that do not say which exercise they solve: {bad[:3]}"))
+    p += [Problem("raw-myst", t) for t in o["rawMyst"][:3]]
+    p += [Problem("raw-label", t) for t in o["rawLabels"][:3]]
+    p += [Problem("raw-glue", t) for t in o["rawGlue"][:3]]
+    p += [Problem("double-paren", t) for t in o["doubleParen"][:3]]
+    p += [Problem("table-cells", t) for t in o["badRows"][:3]]
+    p += [Problem("icon", f"blank icon: {t}") for t in o["blankIcons"][:3]]
+    p += [Problem("wrap", f"animation player at {v.viewport} width: {t}") for t in o["wrappedButtons"][:2]]
+    p += [Problem("clipped", t) for t in o["clipped"][:3]]
+    p += [Problem("scroll-hint", t) for t in o["noHint"][:3]]
+    p += [Problem("alt-text", f"alt text is a file path: {t!r}") for t in o["pathAlts"][:3]]
+    if o["noAlt"]:
+        p.append(Problem("alt-text", f"{o['noAlt']} figure(s) without alt text"))
+    p += [Problem("hide-input", f"a hide-input cell: {t}") for t in o["hiddenInputs"][:3]]
+    if chapter is not None:
+        for kind, found in (("figure", o["figNumbers"]), ("equation", o["eqNumbers"])):
+            ks = [re.search(rf"(?<![\d.]){chapter}\.(\d+)\b", t) for t in found]
+            if not all(ks) or [int(m.group(1)) for m in ks] != list(range(1, len(ks) + 1)):
+                p.append(Problem("numbering", f"chapter {chapter} {kind}s are numbered {found[:4]}"))
     if o["searchBoxes"] > 1:
         p.append(Problem("two-search", f"{o['searchBoxes']} search boxes visible at {v.viewport} width"))
     return p
@@ -529,3 +680,26 @@ def search(browser, base, query, *, viewport="desktop", budget=SEARCH_BUDGET):
     if n == 0:
         p.append(Problem("no-results", f"search for {query!r} found nothing"))
     return v, p
+
+
+def check_switch_anchor(browser, url, section, *, viewport="desktop"):
+    """Open ``url#section``, follow the language switch as a reader would: the twin page must open at the same
+    section (the ``#section`` anchor kept, and an element with that id there). Problem code ``lang-anchor``."""
+    v = visit(browser, f"{url}#{section}", viewport=viewport)
+    try:
+        link = v.page.locator("a.robokin-lang-switch")
+        if link.count() != 1 or not link.is_visible():
+            return [Problem("lang-anchor", f"no visible language switch on {url}")]
+        before = v.page.url
+        link.click()
+        v.page.wait_for_url(lambda u: u.split("#")[0] != before.split("#")[0], timeout=10000)
+        v.page.wait_for_load_state("load")
+        after = v.page.url
+        there = v.page.evaluate("(id) => !!document.getElementById(id)", section)
+    finally:
+        v.close()
+    if urlparse(after).fragment != section:
+        return [Problem("lang-anchor", f"{before} -> {after}: the #{section} anchor was dropped")]
+    if not there:
+        return [Problem("lang-anchor", f"{after}: no element with id {section!r} on the twin page")]
+    return []

@@ -17,6 +17,7 @@ import sitecheck
 pytestmark = pytest.mark.site
 
 FIX = Path(__file__).parent / "site_fixtures"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _png(width, height):
@@ -52,6 +53,49 @@ def site(tmp_path_factory):
 
 
 GOOD = (FIX / "good.html").read_text()
+
+# an animation player as matplotlib writes it (Font Awesome 4 names), with the icons drawn as CSS masks
+_MASK = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 10 10'%3E%3Cpath d='M0 0h10v10z'/%3E%3C/svg%3E"
+PLAYER = (
+    "<style>.fa::before{content:'';display:inline-block;width:1em;height:1em;background:currentColor;"
+    f'-webkit-mask:url("{_MASK}") no-repeat center/contain}}.fa-fast-backward::before{{-webkit-mask:none}}'
+    ".anim-buttons{display:flex;flex-wrap:nowrap;gap:2px}.anim-buttons button{flex:0 1 36px;min-width:0;width:36px}"
+    '</style><div class="animation"><div class="anim-buttons">'
+    + "".join(
+        f'<button title="{t}"><i class="fa fa-play"></i></button>'
+        for t in [
+            "Decrease speed",
+            "First frame",
+            "Previous frame",
+            "Play backwards",
+            "Pause",
+            "Play",
+            "Next frame",
+            "Last frame",
+            "Increase speed",
+        ]
+    )
+    + "</div></div>"
+)
+LONG_INLINE = (
+    "\\(\\boldsymbol\\theta_b = (" + ", ".join(f"\\theta_{{{k}}} + m_{{{k}}} l_{{{k}}}^2" for k in range(1, 7)) + ")\\)"
+)
+LONG_DISPLAY = (
+    "\\[ G = \\operatorname{diag}(" + ", ".join(f"m_{{{k}}} g l_{{{k}}} \\cos q_{{{k}}}" for k in range(1, 8)) + ") \\]"
+)
+SCROLL_HINT = (
+    "<style>.hint mjx-container{display:inline-block;max-width:100%;overflow-x:auto;overflow-y:hidden;"
+    "background:radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.3),transparent) right/12px 100% "
+    "no-repeat}</style>"
+)
+FIGURE = (
+    '<figure><img src="fig600.png" alt="the map" style="width: max(min(100%, 384px), 224px); height: auto">'
+    '<figcaption><p><span class="caption-number">Fig. {n} </span>The map.</p></figcaption></figure>'
+)
+HIDDEN_CELL = (
+    '<div class="cell tag_hide-input"><details><summary>Show code cell source</summary>'
+    '<div class="cell_input"><pre>import numpy as np</pre></div></details></div>'
+)
 
 # (id, width, {slot or literal text: replacement}, expected problem codes)
 CASES = [
@@ -131,7 +175,7 @@ CASES = [
             )
             + "</tr></table>"
         },
-        {"wide-table"},
+        {"wide-table", "scroll-hint"},
     ),
     # the theme attached its handler to a hidden duplicate of the toggle
     (
@@ -231,6 +275,113 @@ CASES = [
         {"external", "broken-image", "console"},
     ),
     ("console-error", "phone", {"<!--SLOT:end-->": '<script>console.error("boom")</script>'}, {"console"}),
+    # validation report: an unescaped "|" in a check name split its cell, so "pass" showed a number
+    (
+        "row-with-an-extra-cell",
+        "desktop",
+        {
+            "<!--SLOT:table-->": "<table><thead><tr><th>check</th><th>max error</th><th>pass</th></tr></thead><tbody>"
+            "<tr><td>ik residual </td><td>fk(q) - t</td><td>(relative)</td><td>yes</td></tr></tbody></table>"
+        },
+        {"table-cells"},
+    ),
+    # animation player: icons drawn as CSS masks (book/_ext); the FA 4 names had no mask, so blank squares
+    ("player-icons-drawn", "phone", {"<!--SLOT:end-->": PLAYER}, set()),
+    ("player-icon-blank", "desktop", {"<!--SLOT:end-->": PLAYER.replace("fa-play", "fa-fast-backward", 1)}, {"icon"}),
+    (
+        "player-wraps-on-phone",
+        "phone",
+        {
+            "<!--SLOT:end-->": PLAYER.replace(
+                'class="anim-buttons"', 'class="anim-buttons" style="display: block; width: 200px"'
+            )
+        },
+        {"wrap"},
+    ),
+    # ch 12: inline maths wider than the column, in a box that hides what sticks out
+    (
+        "inline-maths-clipped",
+        "phone",
+        {"<!--SLOT:prose-->": f'<p style="overflow: hidden">so {LONG_INLINE}.</p>'},
+        {"clipped"},
+    ),
+    # ... and the fix: its own scroll box, with a shadow at the edge where more is hidden
+    (
+        "inline-maths-scrolls",
+        "phone",
+        {"<!--SLOT:prose-->": f'{SCROLL_HINT}<p class="hint">so {LONG_INLINE}.</p>'},
+        set(),
+    ),
+    # ch 4: G = diag(...) scrolled in its box with nothing saying so
+    ("display-maths-no-hint", "phone", {"<!--SLOT:prose-->": f"<p>{LONG_DISPLAY}</p>"}, {"scroll-hint"}),
+    # a long code line of a cell cut at the column's edge
+    (
+        "code-line-cut",
+        "desktop",
+        {
+            "<!--SLOT:output-->": '<div class="cell_input"><div class="highlight"><pre style="overflow: hidden">'
+            + "ax.plot(t, q, label='joint angle', color='C0', linewidth=1.5); " * 4
+            + "</pre></div></div>"
+        },
+        {"clipped"},
+    ),
+    # API page: MyST roles in a docstring (reST) stay text; an equation label shown as code
+    (
+        "myst-role-in-docstring",
+        "desktop",
+        {"<!--SLOT:prose-->": "<p>IK of {cite}<cite>hawkins2013</cite>.</p>"},
+        {"raw-myst"},
+    ),
+    (
+        "label-in-caption",
+        "phone",
+        {"<!--SLOT:prose-->": "<p>Link interference over the map of fig-ch3-map.</p>"},
+        {"raw-label"},
+    ),
+    (
+        "label-as-code",
+        "desktop",
+        {"<!--SLOT:prose-->": "<p>Leg lengths (equation <code>eq-ch09-ik</code>).</p>"},
+        {"raw-label"},
+    ),
+    # claims audit: the key of a glued value instead of the value
+    (
+        "glue-key-in-claims",
+        "desktop",
+        {"<!--SLOT:prose-->": "<p>Same numbers in XYZ order: median gap ch1_order_median</p>"},
+        {"raw-glue"},
+    ),
+    # ch 5, 6: "({eq}`eq-x`)" around a reference that brings its own parentheses
+    (
+        "double-parentheses",
+        "phone",
+        {"<!--SLOT:prose-->": "<p>with joints 1 and 4 shifted by π ((36)) and</p>"},
+        {"double-paren"},
+    ),
+    ("book-wide-figure-number", "desktop", {"<!--SLOT:output-->": FIGURE.format(n="84")}, {"numbering"}),
+    ("chapter-figure-number", "desktop", {"<!--SLOT:output-->": FIGURE.format(n="3.1")}, set()),
+    (
+        "book-wide-equation-number",
+        "desktop",
+        {"<!--SLOT:prose-->": '<div class="math" id="equation-x"><span class="eqno">(84)</span>\\[ x = 1 \\]</div>'},
+        {"numbering"},
+    ),
+    ("alt-is-a-path", "desktop", {'alt="a figure"': 'alt="../_build/jupyter_execute/4f3a.png"'}, {"alt-text"}),
+    ("no-alt", "phone", {'alt="a figure"': 'alt=""'}, {"alt-text"}),
+    # a set-up cell tagged hide-input: its code must stay on the page, behind a closed toggle
+    ("hide-input-collapsed", "desktop", {"<!--SLOT:output-->": HIDDEN_CELL}, set()),
+    (
+        "hide-input-dropped",
+        "desktop",
+        {"<!--SLOT:output-->": HIDDEN_CELL.replace("<pre>import numpy as np</pre>", "")},
+        {"hide-input"},
+    ),
+    (
+        "hide-input-open",
+        "desktop",
+        {"<!--SLOT:output-->": HIDDEN_CELL.replace("<details>", "<details open>")},
+        {"hide-input"},
+    ),
 ]
 
 
@@ -307,3 +458,20 @@ def test_budget_depends_on_animation(site, browser):
     without = _page(site, "mid-still", {"<!--SLOT:end-->": '<script src="mid.js"></script>'})
     assert _codes(browser, with_player, "desktop")[0] == set()
     assert _codes(browser, without, "desktop")[0] == {"weight"}
+
+
+@pytest.mark.parametrize("with_script, expected", [(False, {"lang-anchor"}), (True, set())])
+def test_language_switch_keeps_the_section(site, browser, with_script, expected):
+    """A plain link to the twin page drops ``#section``; the book's own robokin.js keeps it."""
+    d, base = site
+    script = (ROOT / "book" / "_static" / "robokin.js").read_text() if with_script else ""
+    for name, other in (("en-page", "zh-page"), ("zh-page", "en-page")):
+        (d / f"{name}.html").write_text(
+            f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{name}</title></head><body>'
+            f'<a class="robokin-lang-switch" href="{other}.html">switch</a>'
+            '<section id="intro"><h1>Title</h1><p>Text.</p></section>'
+            f'<div style="height: 3000px"></div><section id="derivation"><h2>Derivation</h2></section>'
+            f"<script>{script}</script></body></html>"
+        )
+    problems = sitecheck.check_switch_anchor(browser, f"{base}/en-page.html", "derivation")
+    assert {p.code for p in problems} == expected, "\n".join(map(str, problems)) or "no problem reported"

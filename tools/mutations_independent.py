@@ -379,8 +379,14 @@ mut(
 # Written from the package source only, without reading tests/test_params.py, test_checks.py, test_errors_validate.py,
 # test_reports.py or the firmware tests.
 PA = ["tests/test_params.py", "robokin/params/__init__.py", "robokin/params/_fields.py"]
-CL = ["tests/test_reports.py", "tests/test_verify.py"]
-FW = ["tests/test_firmware.py"]
+# the command line in-process, then end to end (only test_reports.py's command-line tests: the rest renders reports)
+CL = [
+    "tests/test_cli.py",
+    "tests/test_reports.py::test_cli_report_passes_and_fails_with_the_exit_status",
+    "tests/test_reports.py::test_cli_bad_file_and_list",
+    "tests/test_verify.py",
+]
+FW = ["tests/test_codegen.py", "tests/test_firmware.py"]
 VE = ["tests/test_errors_validate.py", "robokin/_validate.py", "tests/test_hostile.py"]
 FLD, FAM, PI_ = "robokin/params/_fields.py", "robokin/params/families.py", "robokin/params/__init__.py"
 

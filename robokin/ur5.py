@@ -31,7 +31,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import transforms as _tf
-from ._primitives import cos_sin as _cos_sin
 from ._primitives import wrap as _wrap
 from ._validate import as_array, choice, finite_scalar, integer, on_unreachable_mode, positive
 from .errors import SingularityWarning, UnreachableError
@@ -88,6 +87,31 @@ _CORE_SLACK = 1e3
 #: the CPU cache (measured: about 6 % less time per pose than 8192-pose chunks on a quiet machine, more when other
 #: processes share the cache).
 _IK_CHUNK = 1024
+
+
+def _cos_sin(t):
+    """``np.cos, np.sin``: the FK check must give what ``UR5.fk`` gives (``_primitives.cos_sin`` is within 1.5 ulp,
+    which moves residuals of ~1e-15 by ~1e-15)."""
+    return np.cos(t), np.sin(t)
+
+
+def _full(a, shape):
+    """``a`` broadcast to ``shape`` as a new array (one assignment; ``np.broadcast_to`` costs more per call)."""
+    out = np.empty(shape, a.dtype)
+    out[...] = a
+    return out
+
+
+def _cos_sin_pm(t, axis):
+    """``np.cos(t), np.sin(t)`` of angles that come in +- pairs along branch ``axis`` (theta3 over the elbow,
+    theta5 over the wrist), from the first member only: ``|t|`` is the same there, ``cos`` is even and ``sin``
+    odd, bit for bit (numpy's float64 cos/sin; tests/test_ur5.py checks it). Half the cos/sin work."""
+    b = np.abs(t[(slice(None),) * axis + (slice(0, 1),)])
+    c, s = np.cos(b), np.sin(b) * np.copysign(1.0, t)  # sin(-x) = -sin(x) (not copysign: |t| may pass pi)
+    odd = np.abs(t) != b  # wrapping can break a pair (pi - 1 ulp wraps to about -pi): take those as they are
+    if np.any(odd):
+        c, s = np.where(odd, np.cos(t), c), np.where(odd, np.sin(t), s)
+    return c, s
 
 
 class URGeometry(NamedTuple):
@@ -714,6 +738,7 @@ def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
     r = np.hypot(p05x, p05y)
     ok1 = r >= D4 * (1 - t4)
     th1 = np.arctan2(p05y, p05x) + S * np.arccos(np.clip(D4 / np.where(r > 0, r, 1.0), -1.0, 1.0)) + np.pi / 2
+    th1 = _wrap(th1)  # cos/sin of every angle are taken once, of the wrapped value that is returned
     c1, s1 = _cos_sin(th1)
     # wrist: cos theta5 from the tool position along the shoulder-plane normal n = (s1, -c1, 0);
     # |sin theta5| from the tool x, y axes along n (Hawkins' theta6 terms). atan2 of both keeps
@@ -723,7 +748,8 @@ def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
     x6 = R[..., 0, 0] * s1 - R[..., 1, 0] * c1
     y6 = -R[..., 0, 1] * s1 + R[..., 1, 1] * c1
     th5 = W * np.arctan2(np.hypot(x6, y6), np.clip(c5, -1.0, 1.0))
-    cs5 = _cos_sin(th5)  # of the very theta5 returned: the FK check reuses them
+    th5 = _wrap(th5)
+    cs5 = _cos_sin_pm(th5, 2)  # of the very theta5 returned: the FK check reuses them
     s5 = cs5[1]
     sing5 = np.abs(s5) < stol
     # theta6 = atan2(y6 / s5, x6 / s5); multiplying by sign(s5) instead of dividing is the same. Its error is
@@ -731,18 +757,19 @@ def _ik_flat(arm, T, e_in, hint, tol, singular_tol, S, E, W):
     # the computed one only where the hint's branch fails the FK check.
     sg = np.where(s5 >= 0, 1.0, -1.0)
     th6c = np.arctan2(y6 * sg, x6 * sg)
-    th6 = np.where(sing5, hint, th6c)
+    th6 = _wrap(np.where(sing5, hint, th6c))
     q, exists, res = _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, cs5, th6, t4, full)
     valid = exists & (res <= tk)
-    retry = np.broadcast_to(sing5, full).reshape(k, m) & ~valid
+    sing5 = _full(sing5, full).reshape(k, m)
+    retry = sing5 & ~valid
     if np.any(retry):
         q2, exists2, res2 = _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, cs5, th6c, t4, full)
         take = retry & exists2 & (res2 <= tk)
         q, exists, res = np.where(take, q2, q), exists | take, np.where(take, res2, res)
         valid = valid | take
-    sing5 = np.broadcast_to(sing5, full).reshape(k, m) & exists
-    near1 = np.broadcast_to(np.abs(r - D4) <= np.maximum(t4, 1e-9) * D4, full).reshape(k, m)
-    exists = exists & np.broadcast_to(ok1 & ok5, full).reshape(k, m)
+    sing5 = sing5 & exists
+    near1 = _full(np.abs(r - D4) <= np.maximum(t4, 1e-9) * D4, full).reshape(k, m)
+    exists = exists & _full(ok1 & ok5, full).reshape(k, m)
     valid = valid & exists
     return q.transpose(2, 1, 0), valid.T, res.T, sing5.T, near1.T
 
@@ -761,19 +788,23 @@ def _branches(arm, d1, R, p, S, E, th1, s1, c1, th5, cs5, th6, t4, full):
     # planar step's reach although the pose is reachable: move it to the nearest reachable theta6 (FK judges)
     fix = (np.abs(c3) > 1 + t4) & (np.abs(cs5[1]) < 1e-3)
     if np.any(fix):
-        th6 = np.where(fix, _theta6_singular(arm, d1, R, p, s1, c1, th6), th6)
+        th6 = _wrap(np.where(fix, _theta6_singular(arm, d1, R, p, s1, c1, th6), th6))
         x, y, x4x, x4y, c6, s6 = _planar_t14(arm, d1, R, p, s1, c1, cs5, th6)
         c3 = (x * x + y * y - A2 * A2 - A3 * A3) / (2 * A2 * A3)
     ok3 = np.abs(c3) <= 1 + t4
-    th3 = E * S * np.arccos(np.clip(c3, -1.0, 1.0))
-    ct3, st3 = _cos_sin(th3)
+    th3 = _wrap(E * S * np.arccos(np.clip(c3, -1.0, 1.0)))
+    ct3, st3 = _cos_sin_pm(th3, 1)
     th2 = np.arctan2(y, x) - np.arctan2(A3 * st3, A2 + A3 * ct3)
     th4 = np.arctan2(x4y, x4x) - th2 - th3
 
-    ths = [th1, th2, th3, th4, th5, th6]
-    q = np.stack([np.broadcast_to(_wrap(t), full) for t in ths]).reshape(6, k, m)
-    exists = np.broadcast_to(ok3, full).reshape(k, m)
-    # confirm every branch by forward kinematics (cos/sin of the very angles returned, each computed once)
+    th2, th4 = _wrap(th2), _wrap(th4)
+    q = np.empty((6,) + full)
+    for j, t in enumerate((th1, th2, th3, th4, th5, th6)):
+        q[j] = t  # broadcast over the branch axes it does not depend on
+    q = q.reshape(6, k, m)
+    exists = _full(ok3, full).reshape(k, m)
+    # confirm every branch by forward kinematics of the very angles returned (wrapped, cos/sin as UR5.fk takes
+    # them: the residual is bit-for-bit pose_residual(UR5.fk(q), T) up to the order of its sums)
     (c2, s2), (c4, s4) = _cos_sin(th2), _cos_sin(th4)
     cs = [c1, c2, ct3, c4, cs5[0], c6]
     ss = [s1, s2, st3, s4, cs5[1], s6]

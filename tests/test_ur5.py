@@ -825,3 +825,24 @@ def test_fk_check_verdicts_match_public_fk(case):
     if case == "random":  # exact, well-conditioned poses: the generating q is one of the branches
         d = np.abs(wrap(res.q - q[:, None])).max(-1)
         assert np.all(np.nanmin(d, axis=-1) <= 1e-8)
+
+
+def test_cos_sin_of_pm_pairs_is_bit_for_bit_numpy():
+    """``_cos_sin_pm`` (cos/sin of +- angle pairs from the first member) equals np.cos/np.sin of every member,
+    bit for bit, at 0, -0, +-pi (wrapped to -pi) too; taking the wrong slice or dropping the sign fails."""
+    a = np.concatenate([np.random.default_rng(7).uniform(0, np.pi, 5000), [0.0, np.pi, np.nextafter(np.pi, 0)]])
+    t = wrap(np.array([1.0, -1.0])[:, None] * a)[None]  # (1, 2, n): the +- pair on axis 1
+    c, s = ur5._cos_sin_pm(t, 1)
+    assert np.array_equal(np.broadcast_to(c, t.shape), np.cos(t)) and np.array_equal(s, np.sin(t))
+    assert np.signbit(s[0, 1, -3]) and t[0, 0, -2] == -np.pi and np.signbit(s[0, 0, -2])
+
+
+def test_ik_residual_is_pose_residual_of_fk_of_the_returned_q():
+    """The FK check takes cos/sin of the wrapped angles it returns, as UR5.fk does: the residual agrees with
+    ``pose_residual(UR5.fk(q), T)`` to 1e-15 (chapter 6 asserts this); unwrapped or approximate trig drifts."""
+    q = np.random.default_rng(66).uniform(-np.pi, np.pi, (4000, 6))
+    T = UR5.fk(q)
+    res = UR5.ik(T)
+    v = res.valid
+    ref = pose_residual(UR5.fk(np.where(v[..., None], res.q, 0.0)), T[:, None])
+    assert np.abs(res.residual[v] - ref[v]).max() <= 2e-16

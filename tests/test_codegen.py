@@ -38,3 +38,31 @@ def test_an_overflowing_output_is_reported_and_not_written(lib, prec, big):
     assert st[0] == CODES["RK_NONFINITE_OUTPUT"] and np.isnan(p).all()
     (p,), st = lib.call("leg2_fk", prec, {"l1": big / 4, "l2": big / 4}, [[[0.3, 0.0]]])
     assert st[0] == CODES["RK_OK"] and np.isfinite(p).all()
+
+
+def test_double_jacobian_is_singular_exactly_where_the_package_warns(lib):
+    """ind2-cg-sing-double, -typeII-scale: in double the C five-bar Jacobian returns RK_SINGULAR where
+    FiveBar.jacobian warns, |sin(CE, DE)| <= 1e-7, and RK_OK above it (samples 1e-9..1e-3, a 5 % band at the
+    threshold left out for round-off)."""
+    from robokin.fivebar import FiveBar
+
+    fb = FiveBar(**FBP)
+    rng = np.random.default_rng(7)
+    n = 4000
+    # knees at |CD| = (l3 + l4)(1 - eta): sin(CE, DE) ~ sqrt(eta) sweeps the type II boundary
+    t1 = rng.uniform(-np.pi, np.pi, n)
+    L = (fb.l3 + fb.l4) * (1 - 10.0 ** rng.uniform(-18, -5, n))
+    C = fb.l1 * np.stack([np.cos(t1), np.sin(t1)], -1)
+    rB = C - [fb.d, 0.0]
+    dB = np.linalg.norm(rB, axis=-1)
+    c = np.clip((fb.l2**2 + dB**2 - L**2) / (2 * fb.l2 * dB), -1, 1)
+    q = np.stack([t1, np.arctan2(rB[:, 1], rB[:, 0]) + rng.choice([-1.0, 1.0], n) * np.arccos(c)], -1)
+    ok = np.isfinite(fb.fk(q, on_unreachable="nan")).all(-1)
+    q = q[ok]
+    sin2 = np.abs(fb.singularity_measures(q, assembly="down")[1])
+    keep = (sin2 < 0.95e-7) | (sin2 > 1.05e-7)
+    q, sin2 = q[keep], sin2[keep]
+    assert (sin2 < 1e-7).sum() > 50 and ((sin2 > 1e-7) & (sin2 < 1e-5)).sum() > 50  # both sides sampled
+    _, st = lib.call("fivebar_jacobian", "d", FBP, [q], 0)
+    assert set(st.tolist()) <= {CODES["RK_OK"], CODES["RK_SINGULAR"]}
+    np.testing.assert_array_equal(st == CODES["RK_SINGULAR"], sin2 < 1e-7)

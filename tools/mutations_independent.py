@@ -387,7 +387,7 @@ CL = [
     "tests/test_verify.py",
 ]
 FW = ["tests/test_codegen.py", "tests/test_firmware.py"]
-VE = ["tests/test_errors_validate.py", "robokin/_validate.py", "tests/test_hostile.py"]
+VE = ["tests/test_errors_validate.py", "robokin/_validate.py"]
 FLD, FAM, PI_ = "robokin/params/_fields.py", "robokin/params/families.py", "robokin/params/__init__.py"
 
 mut("ind2-pa-mm-factor", FLD, '"length": {"m": 1.0, "mm": 1e-3}', '"length": {"m": 1.0, "mm": 1e-2}', PA)

@@ -66,3 +66,18 @@ def test_double_jacobian_is_singular_exactly_where_the_package_warns(lib):
     _, st = lib.call("fivebar_jacobian", "d", FBP, [q], 0)
     assert set(st.tolist()) <= {CODES["RK_OK"], CODES["RK_SINGULAR"]}
     np.testing.assert_array_equal(st == CODES["RK_SINGULAR"], sin2 < 1e-7)
+
+
+@pytest.mark.parametrize("rel, reachable", [(-1e-10, True), (0.0, True), (1e-10, False), (1e-8, False)])
+def test_double_leg_ik_reach_matches_the_package_at_the_boundary(lib, rel, reachable):
+    """ind2-cg-leg2-far, -rel-double: in double a target (l1 + l2)(1 + rel) from the hip is reachable exactly when
+    TwoLinkLeg.ik says so (round-off slack 1e-12): 1e-10 beyond full stretch is RK_UNREACHABLE."""
+    from robokin.leg2 import TwoLinkLeg
+
+    leg = TwoLinkLeg(**LEGP)
+    u = np.array([np.sin(0.4), -np.cos(0.4)])
+    p = (leg.l1 + leg.l2) * (1 + rel) * u
+    assert bool(leg.ik(p, on_unreachable="nan").valid) == reachable
+    (q,), st = lib.call("leg2_ik", "d", LEGP, [p[None]], 0)
+    assert st[0] == (CODES["RK_OK"] if reachable else CODES["RK_UNREACHABLE"])
+    assert np.isfinite(q).all() == reachable

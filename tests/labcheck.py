@@ -15,7 +15,7 @@ a folder of notebooks; :func:`check_notebook` opens one, runs all cells from the
 ``raw-tex``         TeX source outside typeset maths (``$``, ``\\frac``, ``\\(``, ...)
 ``myst-warning``    jupyterlab-myst's warning mark: maths that does not typeset, a reference that does not resolve,
                     an ``{eval}`` not executed or failed, an unknown directive (a citation of a key that is in
-                    ``book/references.bib`` is allowed: Lab shows the key, the book its reference)
+                    ``book/references.bib`` is reported as ``citation`` instead; any other key is a warning)
 ``error``           an error or stderr output of a code cell (stderr of a cell tagged ``remove-stderr`` is expected)
 ``figure``          a broken image, or a code cell with ``mystnb.figure`` metadata that shows no image
 ``slider``          a "Try it live" section without a slider, or moving it does not change the cell's output

@@ -30,6 +30,8 @@ pytestmark = pytest.mark.lab
 ROOT = Path(__file__).resolve().parents[1]
 LAB_DIR = Path(os.environ.get("ROBOKIN_LAB_DIR", ROOT / "notebooks"))
 SHOTS = ROOT / "_build" / "lab-screenshots"
+# seconds Run All may take per chapter; raise it on a loaded machine (a chapter runs in about a minute)
+RUN_TIMEOUT = int(os.environ.get("ROBOKIN_LAB_RUN_TIMEOUT", "300"))
 
 
 def _chapters():
@@ -160,7 +162,7 @@ def test_chapter_in_lab(lab, browser, name):
     if not (LAB_DIR / name).exists():
         pytest.fail(f"no chapter {name} in {LAB_DIR}")
     labcheck = lab[0]
-    problems = _check(lab, browser, name)
+    problems = _check(lab, browser, name, run_timeout=RUN_TIMEOUT)
     fixable = [p for p in problems if p.code not in labcheck.KNOWN]
     assert not fixable, f"{name} in JupyterLab:\n" + "\n".join(str(p) for p in fixable)
     known = sorted({p.code for p in problems} & labcheck.KNOWN)

@@ -54,7 +54,7 @@ $(VENV)/.stamp-test: $(call stale,$(VENV)/.stamp-test) | $(PY)
 	echo $(DEPS_HASH) > $@
 	echo $(DEPS_HASH) > $(VENV)/.stamp-book
 
-book: $(VENV)/.stamp-book
+book: $(VENV)/.stamp-book gl
 	rm -rf _build/html _build/.doctrees
 	mkdir -p _build
 	$(BIN)/jupyter-book build . -W -n --keep-going 2>&1 | tee _build/build.log
@@ -81,12 +81,21 @@ format: $(VENV)/.stamp-test
 	$(BIN)/ruff format $(LINTED)
 	$(BIN)/ruff check --fix $(LINTED)
 
-unit: $(VENV)/.stamp-test
+unit: $(VENV)/.stamp-test gl
 	$(PY) -m pytest tests robokin --doctest-modules -p no:nbval -m "not site and not lab"
 
-notebooks: $(VENV)/.stamp-test
+notebooks: $(VENV)/.stamp-test gl
 	$(BIN)/nbstripout --verify --extra-keys "cell.metadata.user_expressions" $(NOTEBOOKS)
 	ROBOKIN_FAST=1 MPLBACKEND=Agg $(PY) -m pytest --nbval-lax --nbval-current-env notebooks
+
+# MuJoCo's offscreen renderer (chapter 13, robokin.render) needs EGL from Mesa: Debian's packages, installed here
+# when missing (as root, like the browser below)
+.PHONY: gl
+gl:
+	@ldconfig -p 2>/dev/null | grep -q 'libEGL_mesa.so.0' || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libegl1 libegl-mesa0 libgl1-mesa-dri >/dev/null; } || \
+	  { echo "install Debian's libegl1, libegl-mesa0 and libgl1-mesa-dri (EGL for MuJoCo's renderer)"; exit 2; }
 
 test: lint unit notebooks
 

@@ -563,6 +563,20 @@ RECIPES = {
         dict(a=np.array([1.0, 1.0]), alpha=np.zeros(2), d=np.zeros(2), convention="standard"),
     ),
     "serial.pose_error": lambda: (robokin.serial.pose_error, dict(T_target=np.eye(4), T_current=np.eye(4))),
+    # render (MuJoCo's offscreen renderer, chapter 13)
+    "render.render_frames": lambda: (
+        robokin.render.render_frames,
+        dict(
+            model=_obj("fbmodel"),
+            qpos=robokin.sim.fivebar_qpos(_obj("fb"), _obj("fb").ik([0.035, -0.12]).q),
+            width=32,
+            height=24,
+        ),
+    ),
+    "render.encode_mp4": lambda: (robokin.render.encode_mp4, dict(frames=np.zeros((2, 8, 8, 3), np.uint8), fps=10.0)),
+    "render.encode_png": lambda: (robokin.render.encode_png, dict(frame=np.zeros((8, 8, 3), np.uint8))),
+    "render.video_html": None,  # bytes and text only (tests/test_render.py)
+    "render.image_html": None,  # a list of frames and text (tests/test_render.py)
     # sim (MuJoCo)
     "sim.fivebar_mjcf": lambda: (
         robokin.sim.fivebar_mjcf,

@@ -203,6 +203,8 @@ def test_bad_impl_specs_are_clear_errors(tmp_path):
         load_impl("course", "hessian", LEG)
     with pytest.raises(ValueError, match="two_link_leg, fivebar, serial_arm, stewart, mecanum, wheel_leg"):
         verify(params.load(params.EXAMPLES / "arm2_ch11.toml"), None)
+    with pytest.raises(ValueError, match="give the task's arm file"):
+        load_impl("course", "ik", params.load(params.EXAMPLES / "contest_gripper_task.toml"))
     with pytest.raises(ValueError, match="Stewart platform's ik"):
         load_impl("course", "fk", STEWART)
     with pytest.raises(ValueError, match="mecanum chassis' ik"):

@@ -157,14 +157,17 @@ def _shape(design, kind):
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
     mech = design.mechanism if design is not None else None
+    if design is not None and design.family not in FAMILIES:
+        raise ValueError(
+            f"verify supports the {', '.join(FAMILIES)} families, got {design.family!r}"
+            + (" (give the task's arm file, family serial_arm)" if design.family == "contest" else "")
+        )
     if design is not None and design.family in _maps.FAMILIES:
         spec = _maps.spec_for(design, kind, _arm_variants(design) if isinstance(mech, SerialArm) else None)
         if spec is not None:
             return _Shape(kind, len(spec.inputs), len(spec.outputs), False, len(spec.inputs), spec)
     if isinstance(mech, SerialArm):
         n = mech.n
-        if kind == "jacobian":
-            raise ValueError("unreachable")  # pragma: no cover - the arm Jacobian is a MapSpec
         return _Shape(kind, n if kind == "fk" else 16, 16 if kind == "fk" else n, True, n)
     return _Shape(kind, 2, OUT_DIM[kind], False)
 

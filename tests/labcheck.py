@@ -221,13 +221,19 @@ def _menu(page, menu, item):
     page.click(f".lm-Menu-itemLabel:text-is('{item}')")
 
 
-# Run All has finished: the kernel is idle, no cell is queued ([*]) and the first code cell has run. After an error
-# Lab leaves the cells below it unrun, so "every cell has a number" would wait forever.
+# Run All has finished: the kernel is idle, no cell is queued ([*]) and the first code cell has run, and this has
+# held for 2 s (the kernel is idle for a moment between two cells). After an error Lab leaves the cells below it
+# unrun, so "every cell has a number" would wait forever. A cell with hidden source (jupyter.source_hidden) shows
+# an empty prompt in its placeholder whatever its state: only the prompts of cells that show their source count.
 _DONE = """(NB) => {
-  const prompts = [...document.querySelectorAll(NB + ' .jp-CodeCell .jp-InputPrompt')].map(p => p.textContent);
+  const prompts = [...document.querySelectorAll(NB + ' .jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)')]
+    .map(p => p.textContent);
   const st = document.querySelector('.jp-Notebook-ExecutionIndicator');
-  return prompts.length > 0 && /\\[\\d+\\]/.test(prompts[0]) && !prompts.some(p => p.includes('*'))
+  const now = prompts.length > 0 && /\\[\\d+\\]/.test(prompts[0]) && !prompts.some(p => p.includes('*'))
     && (!st || st.getAttribute('data-status') === 'idle');
+  if (!now) { window.__robokinIdleSince = undefined; return false; }
+  window.__robokinIdleSince = window.__robokinIdleSince || Date.now();
+  return Date.now() - window.__robokinIdleSince >= 2000;
 }"""
 
 _PROBE = r"""

@@ -62,8 +62,11 @@ _SLIDER = (
 )
 
 # Everything a chapter uses, written the way Lab renders it: must pass.
-GOOD = [
-    _code("G = {'err': 1.234e-9}\n\n\ndef glued(s):\n    k, _, f = s.partition(':')\n    return format(G[k], f)"),
+GOOD = [  # the first code cell has its source hidden, as the chapters' set-up cell (its prompt shows no number)
+    _code(
+        "G = {'err': 1.234e-9}\n\n\ndef glued(s):\n    k, _, f = s.partition(':')\n    return format(G[k], f)",
+        jupyter={"source_hidden": True},
+    ),
     _md('# Title\n\nThe error is {eval}`glued("err:.1e")` m, see {eq}`eq-x`.'),
     _md("```{math}\n:label: eq-x\nx = \\frac{1}{2}\n```\n\n```{note}\nA note with $a^2$.\n```"),
     _md(":::{prf:definition} Frames\n:label: def-x\nText.\n:::\n\n```{exercise-start}\n:label: ex-x\n```\nDo it."),

@@ -147,6 +147,17 @@ def failures_html(outcome: Outcome) -> str:
     return f"<ul>{items}</ul>"
 
 
+#: The report kernel draws inline whatever the caller's environment says: a headless shell's ``MPLBACKEND=Agg``
+#: would reach the kernel and leave the report without figures.
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
+def _kernel_env() -> dict:
+    import os
+
+    return dict(os.environ, MPLBACKEND=INLINE_BACKEND)
+
+
 def execute(
     family: str, param_file: str | Path, out_dir: str | Path, *, fast: bool = False, progress: bool = True
 ) -> Path:
@@ -156,6 +167,15 @@ def execute(
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     nb_out = out / "report.ipynb"
+    import os
+    from unittest import mock
+
+    with mock.patch.dict(os.environ, _kernel_env()):  # papermill starts the kernel with this process's environment
+        _papermill(pm, family, param_file, out, nb_out, fast, progress)
+    return nb_out
+
+
+def _papermill(pm, family, param_file, out, nb_out, fast, progress):
     pm.execute_notebook(
         str(report_notebook(family)),
         str(nb_out),
@@ -166,7 +186,6 @@ def execute(
         log_output=False,
         report_mode=True,
     )
-    return nb_out
 
 
 def execute_batch(jobs, *, fast: bool = True, progress: bool = False) -> list[Path]:
@@ -185,7 +204,7 @@ def execute_batch(jobs, *, fast: bool = True, progress: bool = False) -> list[Pa
     from tqdm.auto import tqdm
 
     km = KernelManager(kernel_name="python3")
-    km.start_kernel(cwd=str(REPORTS))
+    km.start_kernel(cwd=str(REPORTS), env=_kernel_env())
     out = []
     try:
         for family, file, out_dir in tqdm(list(jobs), desc="reports", disable=not progress):

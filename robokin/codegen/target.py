@@ -304,9 +304,7 @@ def build_m4(outdir: str | Path, cs: list[Case], ks: list[Kernel] | None = None)
 
 def _run_parallel(cmds, cwd, timeout=300):
     """Run independent compiler commands at once (each translation unit is one process); raise on the first failure."""
-    procs = [
-        subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for cmd in cmds
-    ]
+    procs = [subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for cmd in cmds]
     errors = []
     for cmd, pr in zip(cmds, procs):
         out, err = pr.communicate(timeout=timeout)

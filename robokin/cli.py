@@ -10,6 +10,10 @@
     The families, their example files and each family's schema (fields with units).
 ``python -m robokin verify FAMILY FILE --impl SPEC``
     Check the reader's own implementation against the course's (:mod:`robokin.params.verify`).
+``python -m robokin view MODEL [--still OUT.png]``
+    Open MuJoCo's interactive viewer on a model: a reference model the course generates (``fivebar``,
+    ``wheel_leg``) or a team's own MJCF or URDF file (MuJoCo compiles URDF). ``--still`` renders one
+    picture offscreen instead (no screen needed, :mod:`robokin.render`).
 """
 
 from __future__ import annotations
@@ -39,7 +43,72 @@ def _parser():
     v.add_argument("--kind", default="ik", choices=("ik", "fk", "jacobian"), help="what --impl computes")
     v.add_argument("--symbol", default=None, help="function name in the C library (default robokin_<kind>)")
     v.add_argument("--fast", action="store_true", help="fewer samples")
+    w = sub.add_parser("view", help="MuJoCo's viewer on a generated model or your MJCF/URDF")
+    w.add_argument("model", help=f"{', '.join(VIEW_MODELS)}, or an MJCF (.xml) or URDF (.urdf) file")
+    w.add_argument("--still", default=None, help="write one offscreen picture (PNG) here instead of opening a window")
+    w.add_argument("--width", type=int, default=640, help="picture width in pixels (--still)")
+    w.add_argument("--height", type=int, default=480, help="picture height in pixels (--still)")
     return p
+
+
+#: The course's generated MuJoCo models that ``view`` knows by name.
+VIEW_MODELS = ("fivebar", "wheel_leg")
+
+
+def _view_model(name: str):
+    """The compiled MuJoCo model of a reference name or of an MJCF/URDF file; ValueError with the reason."""
+    from . import sim
+    from .robots import FIVEBAR, WHEEL_LEG, WHEEL_LEG_FIVEBAR
+
+    mujoco = sim.require_mujoco()
+    if name == "fivebar":
+        return sim.fivebar_model(FIVEBAR, masses=(0.05, 0.08, 0.05, 0.08))  # chapter 13's leg
+    if name == "wheel_leg":
+        return sim.wheel_leg_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR)
+    path = Path(name)
+    if path.suffix.lower() not in (".xml", ".urdf", ".mjcf"):
+        raise ValueError(f"MODEL must be one of {', '.join(VIEW_MODELS)} or an .xml/.urdf file, got {name!r}")
+    if not path.is_file():
+        raise ValueError(f"no such model file: {path}")
+    try:
+        return mujoco.MjModel.from_xml_path(str(path))
+    except Exception as exc:  # noqa: BLE001 - MuJoCo's compiler message names the element and line
+        raise ValueError(f"MuJoCo cannot compile {path}: {exc}") from None
+
+
+def view(model: str, *, still: str | None = None, width: int = 640, height: int = 480) -> int:
+    """``python -m robokin view``: the viewer, or one offscreen picture; returns the exit status."""
+    import os
+
+    try:
+        m = _view_model(model)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if still is not None:
+        from . import render
+
+        m.vis.global_.offwidth, m.vis.global_.offheight = max(width, 640), max(height, 480)
+        try:
+            data = m.qpos0.copy()
+            frame = render.render_frames(m, data, width=width, height=height)[0]
+            Path(still).write_bytes(render.encode_png(frame))
+        except (ValueError, render.RenderError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(still)
+        return 0
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        print(
+            "error: MuJoCo's viewer needs a screen and none is set (DISPLAY); use --still OUT.png for an offscreen "
+            "picture, or robokin.render in a notebook",
+            file=sys.stderr,
+        )
+        return 2
+    import mujoco.viewer
+
+    mujoco.viewer.launch(m)
+    return 0
 
 
 def _list() -> int:
@@ -113,7 +182,7 @@ def report(family: str, file: str, out: str, *, fast: bool = False, progress: bo
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m robokin``."""
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in ("report", "verify"):  # the validation report, with its own options
+    if not argv or argv[0] not in ("report", "verify", "view"):  # the validation report, with its own options
         from .report import main as validation_report
 
         return validation_report(argv[1:] if argv[:1] == ["validate"] else argv)
@@ -129,4 +198,6 @@ def main(argv: list[str] | None = None) -> int:
         from .params import verify
 
         return verify.main(args)
+    if args.command == "view":
+        return view(args.model, still=args.still, width=args.width, height=args.height)
     return 2

@@ -101,6 +101,11 @@ def render_frames(
     mujoco = require_mujoco()
     if not isinstance(model, mujoco.MjModel):
         raise TypeError(f"model must be a mujoco.MjModel, got {type(model).__name__}")
+    if model.ngeom == 0:
+        raise ValueError(
+            "model has no geoms: nothing to draw (add <geom> elements; a URDF's visuals are dropped by MuJoCo "
+            'unless its <mujoco><compiler discardvisual="false"/></mujoco> says otherwise)'
+        )
     width = integer(width, "width", minimum=8, maximum=MAX_SIDE)
     height = integer(height, "height", minimum=8, maximum=MAX_SIDE)
     offw, offh = int(model.vis.global_.offwidth), int(model.vis.global_.offheight)

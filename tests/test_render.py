@@ -114,3 +114,11 @@ def test_image_html_has_alt_text_and_lazy_loading():
     assert html.count('loading="lazy"') == 2 and html.count('alt="two black squares"') == 2
     with pytest.raises(ValueError, match="alt"):
         render.image_html(list(frames), alt="")
+
+
+def test_a_model_without_geoms_is_refused():
+    from robokin.robots import UR5, ur5_inertials
+
+    model = sim.dh_model(UR5, **ur5_inertials())  # inertial bodies only
+    with pytest.raises(ValueError, match="no geoms"):
+        render.render_frames(model, np.zeros(model.nq))

@@ -463,7 +463,7 @@ _PROBE = r"""
     .map(i => (i.getAttribute('alt') || '').trim())
     .filter(a => /\.(?:png|jpe?g|gif|svg|webp)\b|^[.\/\w-]*\/[\w.-]+$|_build|jupyter_execute/i.test(a)).slice(0, 5);
   // (the animation player's frame is matplotlib's markup: robokin.plotting gives it no alt yet)
-  out.noAlt = Array.from(article.querySelectorAll('.cell_output img, figure img, .robokin-figure'))
+  out.noAlt = Array.from(article.querySelectorAll('.cell_output img, figure img, img.robokin-figure'))
     .filter(i => !i.closest('.animation') && !(i.getAttribute('alt') || '').trim()).length;
 
   // cells whose input is hidden (tag hide-input): collapsed, with the code still on the page

@@ -137,3 +137,38 @@ def test_every_page_listed():
     files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
     missing = [f for f in files if f"{f}.html" not in PAGES]
     assert not missing, f"pages of _toc.yml not in the build: {missing}"
+
+
+_SECTION_ID = re.compile(r'<section id="([^"]+)"')
+
+
+def test_section_ids_match_between_editions():
+    """The language switch keeps ``#section``: that works only where the twin page has the same section ids."""
+    zh = HTML / "zh"
+    if not zh.exists():
+        pytest.fail("_build/html/zh is missing: run `python tools/i18n.py build-zh`")
+    checked, bad = 0, []
+    for page in PAGES:
+        if not (zh / page).exists():
+            continue
+        en_ids = set(_SECTION_ID.findall((HTML / page).read_text(encoding="utf-8")))
+        zh_ids = set(_SECTION_ID.findall((zh / page).read_text(encoding="utf-8")))
+        checked += len(en_ids)
+        if en_ids != zh_ids:
+            bad.append(
+                f"{page}: only in English {sorted(en_ids - zh_ids)[:3]}, only in Chinese {sorted(zh_ids - en_ids)[:3]}"
+            )
+    assert checked > 100, f"only {checked} section ids found"
+    assert not bad, "section ids that differ between the editions:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
+@pytest.mark.parametrize("page", ["notebooks/03_five_bar_leg", "book/conventions"])
+def test_switch_keeps_the_section(server, browser, page, width):
+    """A reader in the middle of a chapter switches language and stays at the same section, both ways."""
+    ids = _SECTION_ID.findall((HTML / f"{page}.html").read_text(encoding="utf-8"))
+    assert len(ids) >= 3, f"{page}: too few sections to test"
+    section = ids[len(ids) // 2]
+    problems = sitecheck.check_switch_anchor(browser, f"{server}/{page}.html", section, viewport=width)
+    problems += sitecheck.check_switch_anchor(browser, f"{server}/zh/{page}.html", section, viewport=width)
+    assert not problems, "\n".join(map(str, problems))

@@ -375,6 +375,10 @@ def _write_icons(app, exception):
     rules = []
     for name in sorted(used):
         m = re.search(r'[,{]"?' + re.escape(name) + r'"?:\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]*","(M[^"]+)"\]', data)
+        # an old (Font Awesome 4) name, as matplotlib's animation player writes ("fast-backward"), is an alias in
+        # the list of the icon's new name ("backward-fast": [512, 512, [9198, "fast-backward"], ...])
+        m = m or re.search(r'"?[a-z0-9-]+"?:\[(\d+),(\d+),\[[^\]]*"' + re.escape(name) + r'"[^\]]*\],"[0-9a-f]*",'
+                           r'"(M[^"]+)"\]', data)
         if not m:
             continue
         w, h, d = m.groups()
@@ -383,6 +387,8 @@ def _write_icons(app, exception):
         rules.append(f'.fa-{name}::before{{-webkit-mask-image:url("{url}");mask-image:url("{url}");'
                      f"width:{int(w) / int(h):.3f}em}}")
     # font-family: the theme's CSS would otherwise fetch the Font Awesome web fonts (270 kB) for these elements
+    # the transforms of Font Awesome's own CSS that the pages use (the player's "play backwards" button)
+    rules.append(".fa-flip-horizontal{transform:scaleX(-1)}.fa-flip-vertical{transform:scaleY(-1)}")
     css = (".fa,.fas,.fab,.far,.fa-solid,.fa-brands,.fa-regular{display:inline-block;line-height:1;"
            "font-style:normal;font-family:inherit!important}"
            ".fa::before,.fas::before,.fab::before,.far::before,.fa-solid::before,.fa-brands::before,"

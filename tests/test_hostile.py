@@ -563,6 +563,15 @@ RECIPES = {
         dict(a=np.array([1.0, 1.0]), alpha=np.zeros(2), d=np.zeros(2), convention="standard"),
     ),
     "serial.pose_error": lambda: (robokin.serial.pose_error, dict(T_target=np.eye(4), T_current=np.eye(4))),
+    # urdf (URDF export; MuJoCo compiles it, tests/test_urdf.py)
+    "urdf.serial_urdf": lambda: (
+        robokin.urdf.serial_urdf,
+        dict(arm=robokin.robots.UR5, **robokin.robots.ur5_inertials()),
+    ),
+    "urdf.two_link_leg_urdf": lambda: (
+        robokin.urdf.two_link_leg_urdf,
+        dict(leg=robokin.robots.LEG2, masses=np.array([0.3, 0.2])),
+    ),
     # render (MuJoCo's offscreen renderer, chapter 13)
     "render.render_frames": lambda: (
         robokin.render.render_frames,

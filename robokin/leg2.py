@@ -261,7 +261,7 @@ class TwoLinkLeg:
         branch: Literal["knee-back", "knee-front", "all"] = "knee-back",
         on_unreachable: Literal["raise", "nan"] = "raise",
     ) -> IKResult:
-        """Closed-form inverse kinematics (law of cosines + atan2), eq. ``eq-ch02-ik``.
+        """Closed-form inverse kinematics (law of cosines + atan2), eqs. ``eq-ch02-ik1`` and ``eq-ch02-ik2``.
 
         Parameters
         ----------

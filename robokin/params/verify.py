@@ -38,7 +38,7 @@ solution or None); the C signatures ``int robokin_fk(const double q[n], double T
 mix-up (a modified table with standard formulas or the reverse), the tool or base transform ignored, joint offsets
 ignored, degrees for radians and, for IK, a branch mismatch.
 
-The vector-map families (:mod:`robokin.params._maps`), checked against the course's answer to ``TOL`` of the
+The vector-map families (``robokin.params._maps``), checked against the course's answer to ``TOL`` of the
 output scale, with their mistakes named the same way:
 
 * ``stewart``, ``ik``: ``f([x, y, z, roll, pitch, yaw]) -> [L1..L6]`` (m, rad, ZYX angles, R = Rz Ry Rx); C

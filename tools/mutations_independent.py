@@ -467,8 +467,8 @@ mut(
 mut(
     "ind2-cli-bad-file-status",
     "robokin/cli.py",
-    'print(f"error: {exc}", file=sys.stderr)\n        return 2',
-    'print(f"error: {exc}", file=sys.stderr)\n        return 1',
+    'except params.ParameterFileError as exc:\n        print(f"error: {exc}", file=sys.stderr)\n        return 2',
+    'except params.ParameterFileError as exc:\n        print(f"error: {exc}", file=sys.stderr)\n        return 1',
     CL,
 )
 mut("ind2-cli-validate-word", "robokin/cli.py", 'argv[1:] if argv[:1] == ["validate"] else argv', "argv", CL)

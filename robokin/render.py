@@ -173,7 +173,10 @@ def render_frames(
 
 
 def _frames(frames: Any) -> np.ndarray:
-    f = np.asarray(frames)
+    try:
+        f = np.asarray(frames)
+    except ValueError:  # a ragged nesting of lists
+        raise ValueError("frames must be uint8 RGB of shape (N, H, W, 3), got a ragged sequence") from None
     if f.dtype != np.uint8 or f.ndim != 4 or f.shape[-1] != 3 or f.shape[0] < 1:
         raise ValueError(f"frames must be uint8 RGB of shape (N, H, W, 3), got {f.dtype} {f.shape}")
     return f
@@ -230,7 +233,11 @@ def encode_png(frame: Any) -> bytes:
     """One RGB frame (H, W, 3) as PNG bytes."""
     import imageio.v3 as iio
 
-    f = _frames(np.asarray(frame)[None])
+    try:
+        one = np.asarray(frame)[None]
+    except ValueError:
+        raise ValueError("frame must be uint8 RGB of shape (H, W, 3), got a ragged sequence") from None
+    f = _frames(one)
     buf = io.BytesIO()
     iio.imwrite(buf, f[0], extension=".png")
     return buf.getvalue()

@@ -1210,6 +1210,8 @@ SWEEP_OWNED = (
     "mecanum",
     "dynamics",
     "results",
+    "render",
+    "urdf",
 )
 SWEEP_TIME = 10.0  # s per call (generous: the machine may be shared; a hang costs this much)
 SWEEP_BATCH_TIME = 30.0  # s per call for the large-batch variant

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -104,10 +103,6 @@ def test_on_copies_of_the_chapters_the_tool_only_changes_metadata_and_is_idempot
         assert b.cells[0].metadata.jupyter.source_hidden
 
 
-@pytest.mark.skipif(
-    os.environ.get("ROBOKIN_NB_META_APPLIED") != "1",
-    reason="until the maintainer has run tools/nb_meta.py on the chapters (then delete this skipif)",
-)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_chapter_metadata_is_what_the_tool_sets(path):
     assert nb_meta.main(["--check", str(path)]) == 0, f"run: python tools/nb_meta.py {path.relative_to(ROOT)}"

@@ -298,3 +298,29 @@ def test_correct_exports_pass_for_the_new_families(tmp_path):
     )
     rep = verify(WHEEL_LEG, load_impl(str(tmp_path / "w.csv"), "fk", WHEEL_LEG), kind="fk")
     assert rep.passed and rep.samples == len(rows) >= 4, str(rep)
+
+
+# ---- review findings (stop 38): a branch outside the limits, the wrap share, the reader's own exceptions ----------
+LEG_LIMITED = params.load(params.EXAMPLES / "leg2_limited_ch02.toml")
+
+
+def test_the_other_knee_outside_the_limits_is_named():
+    rep = verify(LEG_LIMITED, load_impl(f"{M}:ik_knee_front", "ik", LEG_LIMITED), kind="ik", fast=True)
+    assert not rep.passed
+    assert "a branch outside the joint limits" in str(rep), str(rep)
+    # without limits the same code is a consistent, legal branch: it passes
+    assert verify(LEG, load_impl(f"{M}:ik_knee_front", "ik", LEG), kind="ik", fast=True).passed
+
+
+def test_the_wrap_finding_explains_all_its_failures():
+    rep = verify(LEG, load_impl(f"{M}:ik_nowrap", "ik", LEG), kind="ik", fast=True)
+    wrap = [f for f in rep.findings if f.mistake.startswith("missing wrap")]
+    assert wrap and wrap[0].explained == 1.0, [(f.mistake, f.explained) for f in rep.findings]
+    assert "angle range:" in str(rep)
+
+
+def test_the_readers_exceptions_are_shown():
+    rep = verify(LEG, load_impl(f"{M}:ik_raises", "ik", LEG), kind="ik", fast=True)
+    assert not rep.passed and "your code raised" in str(rep) and "boom: my solver gave up" in str(rep)
+    with pytest.raises(ValueError, match="raised TypeError"):
+        verify(LEG, load_impl(f"{M}:ik_typo", "ik", LEG), kind="ik", fast=True)

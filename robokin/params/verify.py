@@ -70,7 +70,7 @@ import ctypes
 import importlib
 import importlib.util
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -212,8 +212,15 @@ def _py(spec, sh):
                 y = fn([float(v) for v in x])
             else:
                 y = fn(np.array(x, dtype=float).reshape(4, 4))
-        except (ValueError, ArithmeticError):
-            return np.full(sh.k, np.nan)  # the reader's code refused the input
+        except (ValueError, ArithmeticError) as exc:  # the reader's code refused the input: counted, first one shown
+            if call.first_error is None:
+                call.first_error = f"{type(exc).__name__}: {exc} (first at input {np.round(np.asarray(x), 6).tolist()})"
+            call.n_errors += 1
+            return np.full(sh.k, np.nan)
+        except Exception as exc:  # noqa: BLE001 - a bug in the reader's code, not a refusal: stop with its message
+            raise ValueError(
+                f"--impl {spec} raised {type(exc).__name__}: {exc} at input {np.round(np.asarray(x), 6).tolist()}"
+            ) from None
         if y is None:
             return np.full(sh.k, np.nan)
         y = np.asarray(y, dtype=float).reshape(-1)
@@ -221,7 +228,18 @@ def _py(spec, sh):
             raise ValueError(f"--impl {spec}: returned {y.size} numbers, expected {sh.k} for {sh.kind}")
         return y
 
-    return _Impl(call, sh.k)
+    call.first_error, call.n_errors = None, 0
+    impl = _Impl(call, sh.k)
+    impl.errors = call  # read by _refusal_line
+    return impl
+
+
+def _refusal_line(impl):
+    """'your code raised ...' when refusals came from exceptions of the reader's code, else None."""
+    src = getattr(impl, "errors", None)
+    if src is None or not src.n_errors:
+        return None
+    return f"your code raised {src.n_errors} exception(s), e.g. {src.first_error}"
 
 
 def _c(spec, sh):
@@ -498,10 +516,11 @@ def _verify_ik(mech, impl, rng, n):
     elif used:
         lines.append(f"branch: {names[used[0]]} everywhere it is right")
     if wrapped_ok.any():
+        lines.append(f"angle range: {int(wrapped_ok.sum())} answers outside [-pi, pi) (right up to a multiple of 2 pi)")
         findings.append(
             Finding(
                 "missing wrap (angles outside [-pi, pi))",
-                float(wrapped_ok.sum() / max(1, reach.sum())),
+                float(wrapped_ok.sum() / max(1, (reach & (wrapped_ok | (br < 0) | bad)).sum())),
                 _box(X, wrapped_ok, ("x", "y")),
                 "wrap the angles with atan2 or (q + pi) % (2 pi) - pi",
             )
@@ -513,6 +532,9 @@ def _verify_ik(mech, impl, rng, n):
     refused = reach & ~np.isfinite(U).all(-1)
     if refused.any():
         lines.append("refuses reachable targets: " + _box(X, refused, ("x", "y")))
+    raised = _refusal_line(impl)
+    if raised:
+        lines.append(raised)
     return int(len(X)), float(np.max(np.where(reach, res, 0))), passed, lines, findings
 
 
@@ -539,6 +561,17 @@ def _explain_ik(mech, X, U, C, mis):
     k = np.round(raw / (2 * np.pi))
     multiple = np.all(np.abs(raw - 2 * np.pi * k) <= 1e-6, axis=-1) & np.any(k != 0, axis=-1)
     hyp.append(("missing wrap (angles outside [-pi, pi))", multiple.any(-1), "wrap the angles into [-pi, pi)"))
+    if getattr(mech, "q_min", None) is not None or getattr(mech, "q_max", None) is not None:
+        free = replace(mech, q_min=None, q_max=None)  # the same mechanism without its joint limits
+        Cf, names_f = _all_ik(free, X)
+        hyp.append(
+            (
+                "a branch outside the joint limits (right without the limits, outside q_min..q_max with them)",
+                _match(U, Cf, 1e-6) >= 0,
+                f"pick the branch inside the limits (the course's default is {mech.default_branch!r}) and check "
+                "q_min <= q <= q_max",
+            )
+        )
     for what, other in _variants(mech).items():
         Cs, _ = _all_ik(other, X)
         hyp.append((f"swapped lengths ({what})", _match(U, Cs, 1e-6) >= 0, f"swap back {what}"))

@@ -67,3 +67,25 @@ def fk_degrees(t1, t2):
 def jacobian_transposed(t1, t2):
     J = jacobian(t1, t2)
     return [[J[0][0], J[1][0]], [J[0][1], J[1][1]]]
+
+
+def ik_knee_front(x, z):
+    """The other knee everywhere (q2 = -acos): right on a leg without limits, outside them on one with limits."""
+    q = ik(x, z)
+    if q is None:
+        return None
+    phi = atan2(x, -z)
+    return (2 * phi - q[0] + pi) % (2 * pi) - pi, -q[1]
+
+
+def ik_raises(x, z):
+    """Refuses by raising (as numpy-free code often does) instead of returning None."""
+    c2 = (x * x + z * z - L1 * L1 - L2 * L2) / (2 * L1 * L2)
+    if abs(c2) > 1 or x > 0.1:
+        raise ValueError("boom: my solver gave up")
+    return ik(x, z)
+
+
+def ik_typo(x, z):
+    """A bug that is not a refusal: a TypeError from inside the reader's code."""
+    return ik(x, z) + None

@@ -60,6 +60,8 @@ _PLOT_NAME = re.compile(
 # a line that is evidence (a glued number, a check): such a cell stays visible
 _EVIDENCE = re.compile(r"\b(glue|assert|check_\w+|CheckReport)\b")
 _EXPLORER = re.compile(r"\binteract(ive)?\b")
+# a cell that imports robokin names stays visible: a reader sees where every function comes from (test_packaging)
+_IMPORT = re.compile(r"^\s*(from robokin\b|import robokin\b)", re.M)
 
 
 class AltTextError(ValueError):
@@ -94,9 +96,11 @@ def is_plotting(source: str) -> bool:
     True
     >>> is_plotting("err = fk(q) - p\\nglue('err', err)\\nax.plot(err)")
     False
+    >>> is_plotting("from robokin.plotting import draw_leg\\ndraw_leg(ax, q)\\nplt.show()")
+    False
     """
     lines = _code_lines(source)
-    if not lines or _EVIDENCE.search(source) or _EXPLORER.search(source):
+    if not lines or _EVIDENCE.search(source) or _EXPLORER.search(source) or _IMPORT.search(source):
         return False
     return sum(map(is_plot_line, lines)) >= PLOT_SHARE * len(lines)
 

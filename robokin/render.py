@@ -2,9 +2,10 @@
 
 Rendering needs an OpenGL context without a screen: EGL (Mesa's headless driver) first, OSMesa second, both from
 Debian's packages (``libegl1``, ``libgl1-mesa-dri``; ``libosmesa6``). The context is made here, independently of the
-``MUJOCO_GL`` variable and of when :mod:`mujoco` was imported, so a notebook that imported MuJoCo first still
+``MUJOCO_GL`` variable and of when ``mujoco`` was imported, so a notebook that imported MuJoCo first still
 renders. Videos are H.264 MP4 encoded with the ffmpeg binary that the ``imageio-ffmpeg`` wheel ships, and are shown
-with :func:`video_html` as a poster frame that loads the video only when played (``preload="none"``).
+with :func:`video_html`: a poster frame, and a video that plays only when started (``preload="none"``; its bytes are
+embedded in the page, so it works offline).
 
 Pictures are for looking, never for measuring: every number a chapter states comes from the simulation's
 native-rate record, not from decimated video frames.
@@ -248,7 +249,7 @@ def _uri(mime: str, data: bytes) -> str:
 
 
 def video_html(mp4: bytes, *, poster: Any, alt: str, width: int | None = None) -> str:
-    """HTML for a video that costs one poster frame until played: ``<video preload="none" poster=...>``.
+    """HTML for a video that shows a poster frame and plays only when started: ``<video preload="none" poster=...>``.
 
     The video and the poster are embedded as data URIs, so the page works offline and needs no file beside it.
 

@@ -117,7 +117,7 @@ def serial_urdf(
         Link masses (kg). With ``coms`` and ``inertias`` (all three or none): the same inertial data as
         :class:`robokin.dynamics.SerialDynamics` takes (centre of mass in DH frame ``i``, m; inertia about the
         centre of mass in the axes of frame ``i``, kg m^2). Without them each link gets
-        :data:`PLACEHOLDER_MASS` (kinematics only).
+        ``PLACEHOLDER_MASS`` (1e-3 kg) (kinematics only).
     name : str
         The robot's name in the file.
 
@@ -203,7 +203,7 @@ def two_link_leg_urdf(
     Joints ``hip`` and ``knee`` turn about ``-y`` so that positive angles swing the foot towards ``+x``, as in
     :meth:`robokin.leg2.TwoLinkLeg.fk` (``x = l1 sin q1 + l2 sin(q1 + q2)``, ``z = -l1 cos q1 - l2 cos(q1 + q2)``);
     the fixed joint ``foot_joint`` puts the link ``foot`` at the foot. Each link is a uniform rod of the given mass
-    (kg; default :data:`PLACEHOLDER_MASS`), its centre of mass halfway, inertia ``m l^2 / 12`` about ``x`` and ``y``.
+    (kg; default ``PLACEHOLDER_MASS`` (1e-3 kg)), its centre of mass halfway, inertia ``m l^2 / 12`` about ``x`` and ``y``.
 
     Examples
     --------

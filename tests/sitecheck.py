@@ -335,6 +335,8 @@ _PROBE = r"""
   out.barAbove = [];
   if (h1) {
     for (const el of document.querySelectorAll('.cell, details, .toggle-details, button.toggle-button')) {
+      // the navigation sidebar's expandable sections are <details> too: they are not a code-cell bar
+      if (el.closest('nav, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header')) continue;
       if (el.compareDocumentPosition(h1) & Node.DOCUMENT_POSITION_FOLLOWING && el.checkVisibility())
         out.barAbove.push(el.textContent.trim().slice(0, 50) || el.className);
     }

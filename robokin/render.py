@@ -278,12 +278,14 @@ def video_html(mp4: bytes, *, poster: Any, alt: str, width: int | None = None) -
 
 
 def image_html(frames: Sequence[Any], *, alt: str) -> str:
-    """HTML for one or more still frames side by side (PNG data URIs, lazily decoded), scaled to the column."""
+    """HTML for one or more still frames side by side (PNG data URIs, decoded asynchronously), scaled to the column."""
     if not isinstance(alt, str) or not alt.strip():
         raise ValueError("alt must describe the picture in words")
     label = alt.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     imgs = "".join(
-        f'<img loading="lazy" decoding="async" alt="{label}" style="max-width:{100 // len(frames)}%;height:auto" '
+        # no loading="lazy": the bytes are in the page already, and a lazy image below the fold never loads in a
+        # headless check that waits for every image
+        f'<img decoding="async" alt="{label}" style="max-width:{100 // len(frames)}%;height:auto" '
         f'src="{_uri("image/png", encode_png(f))}">'
         for f in frames
     )

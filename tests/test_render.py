@@ -108,10 +108,11 @@ def test_video_html_loads_nothing_until_played():
         render.video_html(render.encode_mp4(frames, fps=10), poster=frames[0], alt=" ")
 
 
-def test_image_html_has_alt_text_and_lazy_loading():
+def test_image_html_has_alt_text_and_loads_eagerly():
     frames = np.zeros((2, 8, 8, 3), np.uint8)
     html = render.image_html(list(frames), alt="two black squares")
-    assert html.count('loading="lazy"') == 2 and html.count('alt="two black squares"') == 2
+    assert html.count('decoding="async"') == 2 and html.count('alt="two black squares"') == 2
+    assert 'loading="lazy"' not in html  # a lazy image below the fold never loads in the headless site check
     with pytest.raises(ValueError, match="alt"):
         render.image_html(list(frames), alt="")
 

@@ -106,6 +106,10 @@ def test_page(server, browser, weights, page, width):
                 v.page.screenshot(path=str(SHOTS / f"{_slug(page)}-{width}-figure.png"))
     finally:
         v.close()
+    known = sitecheck.known_problems(page, problems)
+    if problems and len(known) == len(problems):
+        stem = page.rsplit("/", 1)[-1].removesuffix(".html")
+        pytest.xfail("known: " + "; ".join(sorted({sitecheck.KNOWN[stem, p.code] for p in known})))
     assert not problems, f"{page} at {width} width:\n" + "\n".join(map(str, problems))
 
 
@@ -126,6 +130,9 @@ def test_search(server, browser, weights, query, width):
     finally:
         v.close()
     print(f"search {query!r} at {width}: {n} results, {weight / 1e6:.2f} MB")
+    known = sitecheck.known_problems("search", problems)
+    if problems and len(known) == len(problems):
+        pytest.xfail("known: " + "; ".join(sorted({sitecheck.KNOWN["search", p.code] for p in known})))
     assert not problems, f"search {query!r} at {width} width:\n" + "\n".join(map(str, problems))
 
 

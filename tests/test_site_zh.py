@@ -117,6 +117,10 @@ def test_zh_page(server, browser, page, width):
                 problems += [sitecheck.Problem("english-heading", h) for h in v.page.evaluate(_ENGLISH_HEADINGS)]
     finally:
         v.close()
+    known = sitecheck.known_problems(page, problems)
+    if problems and len(known) == len(problems):
+        stem = page.rsplit("/", 1)[-1].removesuffix(".html")
+        pytest.xfail("known: " + "; ".join(sorted({sitecheck.KNOWN[stem, p.code] for p in known})))
     assert not problems, f"zh/{page} at {width} width:\n" + "\n".join(map(str, problems))
 
 

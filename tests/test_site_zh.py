@@ -237,19 +237,31 @@ def _both(page):
 TWINS = [p for p in PAGES if (HTML / f"{p}.html").exists()]
 
 
+def _compare_editions(extract, what, differ):
+    """(items checked, problems) over the pages of both editions: ``extract(soup)`` lists a page's items, in order;
+    a page whose two lists differ in length is one problem, else ``differ(page, i, en_item, zh_item)`` (None when
+    they agree) for each pair."""
+    checked, bad = 0, []
+    for page in TWINS:
+        en, zh = (extract(s) for s in _both(page))
+        checked += len(en)
+        if len(en) != len(zh):
+            bad.append(f"{page}: {len(en)} {what} in English, {len(zh)} in Chinese")
+            continue
+        bad += [m for i, (a, b) in enumerate(zip(en, zh)) if (m := differ(page, i, a, b)) is not None]
+    return checked, bad
+
+
 def test_display_equations_agree():
     """Every display equation of a page has the same TeX in both editions, only \\text{} translated: a translated
     equation that Sphinx took from the catalogue shows as "::" (three did, in chapters 3, 10 and 13)."""
-    checked, bad = 0, []
-    for page in TWINS:
-        en, zh = (_display_maths(s) for s in _both(page))
-        checked += len(en)
-        if len(en) != len(zh):
-            bad.append(f"{page}: {len(en)} display equations in English, {len(zh)} in Chinese")
-            continue
-        for a, b in zip(en, zh):
-            if i18n.tex_skeleton(a) != i18n.tex_skeleton(b):
-                bad.append(f"{page}: {a[:50]!r} shows as {b[:50]!r}")
+    checked, bad = _compare_editions(
+        _display_maths,
+        "display equations",
+        lambda page, i, a, b: (
+            None if i18n.tex_skeleton(a) == i18n.tex_skeleton(b) else f"{page}: {a[:50]!r} shows as {b[:50]!r}"
+        ),
+    )
     assert checked > 80, f"only {checked} display equations found: are the chapters in the build?"
     assert not bad, "\n".join(bad)
 
@@ -265,14 +277,11 @@ def _outputs(soup):
 def test_code_outputs_identical():
     """One execution: every code cell's output is the same in both editions (it was printed twice when the Chinese
     build merged the streams myst-nb had already merged into the saved notebooks)."""
-    checked, bad = 0, []
-    for page in TWINS:
-        en, zh = (_outputs(s) for s in _both(page))
-        checked += len(en)
-        if len(en) != len(zh):
-            bad.append(f"{page}: {len(en)} outputs in English, {len(zh)} in Chinese")
-            continue
-        bad += [f"{page}, output {i}: {a[0][:60]!r} vs {b[0][:60]!r}" for i, (a, b) in enumerate(zip(en, zh)) if a != b]
+    checked, bad = _compare_editions(
+        _outputs,
+        "outputs",
+        lambda page, i, a, b: None if a == b else f"{page}, output {i}: {a[0][:60]!r} vs {b[0][:60]!r}",
+    )
     assert checked > 200, f"only {checked} outputs found: are the chapters in the build?"
     assert not bad, f"{len(bad)} outputs differ:\n" + "\n".join(bad[:20])
 

@@ -556,6 +556,7 @@ def simulate(
     dt: float = 1e-3,
     fv: ArrayLike = 0.0,
     fc: ArrayLike = 0.0,
+    v_eps: float = V_EPS,
     record_every: int = 10,
 ) -> SimResult:
     """Closed-loop simulation with fixed-step RK4, vectorised across a batch of plants.
@@ -578,6 +579,16 @@ def simulate(
         stage times and must be finite there (else ``ValueError``).
     fv, fc : float or array_like, shape (2,) or (S, 2)
         True viscous / Coulomb friction (unknown to the controller).
+    v_eps : float
+        Smoothing speed of the plant's Coulomb term ``fc * tanh(qd / v_eps)`` (rad/s), a finite number > 0 and at
+        most 1e12 (else ``ValueError`` naming ``v_eps``); the default is :data:`V_EPS` = 0.01 rad/s. Neither extreme
+        is refused; both are documented here. Near ``qd = 0`` the term is a damper of slope ``fc / v_eps``, so a
+        small ``v_eps`` makes the ODE stiff, and a step beyond RK4's stability limit for that slope
+        (:func:`robokin.sim.step_limit` of the closed loop linearised at rest) is not detected: the ``tanh``
+        saturates, so the state stays bounded and ``stable`` True while the rates near rest chatter with an
+        amplitude that scales with ``dt`` instead of settling (check by shrinking ``dt``). A ``v_eps`` far above
+        the joint rates turns the Coulomb term into a weak viscous one (slope ``fc / v_eps``): Coulomb friction
+        all but vanishes. An :class:`AdaptiveController`'s friction regressor keeps :data:`V_EPS`.
     record_every : int
         Keep every k-th step (memory: S x K x 6 floats); must divide the number of steps, so that the
         last record is the state at ``t_end``.
@@ -604,6 +615,7 @@ def simulate(
     ValueError: dt = 10 s is longer than the horizon t_end = 1 s: no step would be taken
     """
     q0, qd0, t_end, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc)
+    v_eps = positive(v_eps, "v_eps")
     if not callable(ref) or isinstance(ref, type):
         raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
     record_every = count(record_every, "record_every", max=MAX_STEPS)
@@ -621,8 +633,8 @@ def simulate(
         r = [c[k] for c in rc]
         cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))  # shared by controller and plant
         t1, t2, dxs = controller._law(q1, q2, v1, v2, x[4:], *r, cs=cs)
-        t1 = t1 - smoothed_friction(v1, fv1, fc1, V_EPS)
-        t2 = t2 - smoothed_friction(v2, fv2, fc2, V_EPS)
+        t1 = t1 - smoothed_friction(v1, fv1, fc1, v_eps)
+        t2 = t2 - smoothed_friction(v2, fv2, fc2, v_eps)
         a1, a2 = plant._accel(q1, q2, v1, v2, t1, t2, cs=cs)
         out = np.empty_like(x)
         for i, row in enumerate((v1, v2, a1, a2, *dxs)):
@@ -680,6 +692,7 @@ def simulate_ivp(
     t_eval: ArrayLike,
     fv: ArrayLike = 0.0,
     fc: ArrayLike = 0.0,
+    v_eps: float = V_EPS,
     rtol: float = 1e-10,
     atol: float = 1e-10,
     method: str = "DOP853",
@@ -690,7 +703,9 @@ def simulate_ivp(
     Same model as :func:`simulate` (used to validate it and as the per-sample baseline of the
     benchmark). ``t_eval`` (s) are the recorded times: a non-empty increasing 1-D array (at most 10**6 entries)
     within ``[0, t_end]``. Returns a :class:`robokin.results.SimResult` with the same fields and signals as
-    :func:`simulate`.
+    :func:`simulate`. ``v_eps`` (rad/s) is the plant's Coulomb smoothing speed, as in :func:`simulate`; a small one
+    makes the ODE stiff (an explicit ``method`` then needs many steps: use ``method="Radau"``, or the guard below
+    raises).
 
     The integration is guarded (``robokin._validate.solve_ivp_guarded``): ``rtol`` must lie in
     ``[100 eps, 0.1]`` and ``atol`` in ``(0, 1]``; more than ``max_nfev`` right-hand-side evaluations, a
@@ -708,6 +723,7 @@ def simulate_ivp(
     True
     """
     q0, qd0, t_end, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_end, 1.0, fv, fc)
+    v_eps = positive(v_eps, "v_eps")
     _check_arm(plant, "plant", scalar=True)
     rtol, atol, method = ivp_options(rtol, atol, method)
     max_nfev = count(max_nfev, "max_nfev")
@@ -730,7 +746,7 @@ def simulate_ivp(
         if not (np.all(np.isfinite(qr)) and np.all(np.isfinite(qdr)) and np.all(np.isfinite(qddr))):
             raise ValueError(f"ref(t) returned a non-finite value at t = {t:.6g} s")
         t1, t2, dxs = controller._law(*x[:4], x[4:], qr[0], qr[1], qdr[0], qdr[1], qddr[0], qddr[1])
-        tau = np.array([t1, t2]) - smoothed_friction(x[2:4], fv, fc, V_EPS)
+        tau = np.array([t1, t2]) - smoothed_friction(x[2:4], fv, fc, v_eps)
         qdd = plant._accel(x[0], x[1], x[2], x[3], tau[0], tau[1])
         return np.r_[x[2:4], qdd, dxs]
 

@@ -369,6 +369,74 @@ def test_simulators_apply_the_documented_friction():
     assert np.max(np.abs(nofric.q - rk.q)) > 1e-3
 
 
+def test_v_eps_default_is_the_old_constant_and_a_chosen_one_is_applied():
+    from scipy.integrate import solve_ivp
+
+    from robokin.control import V_EPS
+
+    fv, fc = np.array([0.3, 0.2]), np.array([0.2, 0.1])
+    ctl = tracking_controller(NOM, kind="pd_gravity", kp=[20.0, 5.0], kd=[2.0, 0.5])
+    kw = dict(q0=Q0, qd0=[0, 0], ref=REF, t_end=0.6, fv=fv, fc=fc, record_every=20)
+    base = simulate(PLANT, ctl, **kw)
+    assert V_EPS == 0.01
+    assert np.array_equal(simulate(PLANT, ctl, **kw, v_eps=V_EPS).q, base.q)  # the default, bit for bit
+    soft = simulate(PLANT, ctl, **kw, v_eps=0.2)
+
+    def rhs(t, x):  # independent right-hand side with the softer smoothing
+        qr, qdr, qddr = REF(t)
+        tau = ctl.torque(x[:2], x[2:4], x[4:], qr, qdr, qddr) - friction_torque(x[2:4], fv, fc, v_eps=0.2)
+        return np.r_[x[2:4], PLANT.forward_dynamics(x[:2], x[2:4], tau), qr - x[:2]]
+
+    sol = solve_ivp(rhs, (0, 0.6), np.r_[Q0, 0, 0, 0, 0], method="DOP853", rtol=1e-10, atol=1e-10, t_eval=soft.t)
+    iv = simulate_ivp(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.6, t_eval=soft.t, fv=fv, fc=fc, v_eps=0.2)
+    assert np.max(np.abs(soft.q - sol.y[:2].T)) < 1e-7
+    assert np.max(np.abs(iv.q - sol.y[:2].T)) < 1e-8
+    assert np.max(np.abs(soft.q - base.q)) > 1e-4  # the option is not ignored
+
+
+@pytest.mark.parametrize(
+    "bad", [np.nan, np.inf, -np.inf, 0.0, -0.01, 0.01 + 0j, 1j, [0.01], np.array([0.01, 0.01]), "0.01", True, None]
+)
+def test_v_eps_bad_input_names_the_argument(bad):
+    kw = dict(q0=Q0, qd0=[0, 0], ref=REF, t_end=0.1, fc=0.1, v_eps=bad)
+    with pytest.raises(ValueError, match="v_eps"):
+        simulate(PLANT, CT, **kw)
+    with pytest.raises(ValueError, match="v_eps"):
+        simulate_ivp(PLANT, CT, **kw, t_eval=[0.1])
+
+
+def test_v_eps_extremes_behave_as_documented():
+    ctl = tracking_controller(NOM, kind="pd_gravity", kp=[20.0, 5.0], kd=[2.0, 0.5])
+    kw = dict(q0=Q0, qd0=[0, 0], ref=REF, t_end=0.6, fv=0.2, record_every=20)
+    viscous = simulate(PLANT, ctl, **kw)
+    coulomb = simulate(PLANT, ctl, **kw, fc=0.3)
+    huge = simulate(PLANT, ctl, **kw, fc=0.3, v_eps=1e6)
+    # far above the joint rates the Coulomb term all but vanishes (a viscous slope fc / v_eps = 3e-7 N m s/rad)
+    assert np.max(np.abs(huge.q - viscous.q)) < 1e-6 < 1e-2 < np.max(np.abs(coulomb.q - viscous.q))
+    # tiny: held at rest, 1 ms is far beyond RK4's limit for the slope 0.3 / 1e-5 N m s/rad; nothing diverges,
+    # but the rate of joint 2 (held by friction) chatters with an amplitude proportional to dt
+    hold = quintic_reference(QF, QF, 1.0)
+    amp = {}
+    for dt in (1e-3, 1e-4):
+        r = simulate(PLANT, ctl, q0=QF, qd0=[0, 0], ref=hold, t_end=0.2, dt=dt, fc=0.3, v_eps=1e-5, record_every=1)
+        assert bool(r.stable)
+        amp[dt] = float(np.abs(r.qd[r.t > 0.1, 1]).max())
+    assert 5 < amp[1e-3] / amp[1e-4] < 20  # about tenfold: the step, not the physics, sets it
+    assert amp[1e-3] > 100 * 1e-5
+
+
+def test_v_eps_small_makes_the_ode_stiff_for_an_explicit_ivp_method():
+    from robokin.errors import IntegrationError
+
+    ctl = tracking_controller(NOM, kind="pd_gravity", kp=[20.0, 5.0], kd=[2.0, 0.5])
+    kw = dict(q0=QF, qd0=[0, 0], ref=quintic_reference(QF, QF, 1.0), t_end=0.2, t_eval=[0.2], fc=0.3)
+    simulate_ivp(PLANT, ctl, **kw, max_nfev=5_000)  # the default smoothing: within the budget
+    with pytest.raises(IntegrationError, match="max_nfev"):
+        simulate_ivp(PLANT, ctl, **kw, v_eps=1e-6, max_nfev=5_000)
+    r = simulate_ivp(PLANT, ctl, **kw, v_eps=1e-6, max_nfev=5_000, method="Radau", rtol=1e-6, atol=1e-9)
+    assert bool(r.stable)
+
+
 @pytest.mark.parametrize("kind", ["pd", "pd_gravity", "computed_torque"])
 def test_control_laws_match_their_formulas(kind):
     rng = np.random.default_rng(7)

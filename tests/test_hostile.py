@@ -572,6 +572,25 @@ RECIPES = {
         robokin.urdf.two_link_leg_urdf,
         dict(leg=robokin.robots.LEG2, masses=np.array([0.3, 0.2])),
     ),
+    # stewart_mujoco (the Stewart platform in MuJoCo, tests/test_stewart_mujoco.py)
+    "stewart_mujoco.stewart_mjcf": lambda: (
+        robokin.stewart_mujoco.stewart_mjcf,
+        dict(
+            robot=robokin.robots.STEWART, params=robokin.robots.STEWART_PAYLOAD, pose=np.array([0, 0, 0.42, 0, 0, 0.0])
+        ),
+    ),
+    "stewart_mujoco.stewart_model": lambda: (
+        robokin.stewart_mujoco.stewart_model,
+        dict(
+            robot=robokin.robots.STEWART, params=robokin.robots.STEWART_PAYLOAD, pose=np.array([0, 0, 0.42, 0, 0, 0.0])
+        ),
+    ),
+    "stewart_mujoco.stewart_set_state": None,  # needs a model and its data (tests/test_stewart_mujoco.py)
+    "stewart_mujoco.stewart_pose": None,
+    "stewart_mujoco.stewart_leg_lengths": None,
+    "stewart_mujoco.stewart_accel": None,
+    "stewart_mujoco.stewart_force_map": None,
+    "stewart_mujoco.stewart_engine_leg_forces": None,
     # render (MuJoCo's offscreen renderer, chapter 13)
     "render.render_frames": lambda: (
         robokin.render.render_frames,
@@ -1212,6 +1231,7 @@ SWEEP_OWNED = (
     "results",
     "render",
     "urdf",
+    "stewart_mujoco",
 )
 SWEEP_TIME = 10.0  # s per call (generous: the machine may be shared; a hang costs this much)
 SWEEP_BATCH_TIME = 30.0  # s per call for the large-batch variant

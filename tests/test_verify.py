@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -324,3 +325,135 @@ def test_the_readers_exceptions_are_shown():
     assert not rep.passed and "your code raised" in str(rep) and "boom: my solver gave up" in str(rep)
     with pytest.raises(ValueError, match="raised TypeError"):
         verify(LEG, load_impl(f"{M}:ik_typo", "ik", LEG), kind="ik", fast=True)
+
+
+# ---- review findings (stop 41): the angle convention, the leg's x,z header, one explanation function ----------------
+@pytest.mark.parametrize(("design", "spec"), [(LEG, f"{M}:ik_0_2pi"), (FIVEBAR, f"{FIX / 'fivebar_ik.py'}:ik_0_2pi")])
+def test_angles_in_0_2pi_are_named_as_the_wrap(design, spec):
+    """Right answers wrapped into [0, 2 pi): one finding, the wrap, explaining every failure, and the range shown."""
+    rep = verify(design, load_impl(spec, "ik", design), kind="ik", fast=True)
+    assert not rep.passed
+    assert [f.mistake for f in rep.findings] == ["missing wrap (angles in [0, 2 pi) instead of [-pi, pi])"], str(rep)
+    assert rep.findings[0].explained == 1.0 and "(q + pi) % (2 pi) - pi" in rep.findings[0].fix
+    assert "answers outside [-pi, pi]" in str(rep) and "your angles span [0" in str(rep)
+    # the same code with the wrap passes: the range is the whole finding
+    assert rep.max_error <= 1e-12
+
+
+def test_plus_pi_is_inside_the_convention(tmp_path):
+    """[-pi, pi] is closed: atan2's +pi passes (the old check, [-pi, pi), refused it); pi + 0.1 rad does not."""
+    m = LEG.mechanism
+    qs = [(np.pi, 0.5), (np.pi, 1.0), (-np.pi, 0.7), (0.3, 1.2)]
+    rows = ["x,z,q1,q2"] + [",".join(repr(float(v)) for v in (*m.fk(q), *q)) for q in qs]
+    (tmp_path / "pi.csv").write_text("\n".join(rows) + "\n")
+    rep = verify(LEG, load_impl(str(tmp_path / "pi.csv"), "ik", LEG), kind="ik")
+    assert rep.passed and rep.samples == 4, str(rep)
+    q = (-np.pi + 0.1, 0.5)  # the right hip angle -pi + 0.1 returned as pi + 0.1: outside by 0.1 rad
+    rows[1] = ",".join(repr(float(v)) for v in (*m.fk(q), q[0] + 2 * np.pi, q[1]))
+    (tmp_path / "out.csv").write_text("\n".join(rows) + "\n")
+    rep = verify(LEG, load_impl(str(tmp_path / "out.csv"), "ik", LEG), kind="ik")
+    assert not rep.passed and rep.findings[0].mistake == "missing wrap (angles outside [-pi, pi])", str(rep)
+    assert "1 answers outside" in str(rep)
+
+
+@pytest.mark.parametrize("frame", ["x,z", "x,y"])
+def test_the_leg_csv_takes_x_z_or_x_y(tmp_path, frame):
+    """The leg's hip frame is [x, z]: x,z,q1,q2 is the header; x,y,q1,q2 (the planar name) is accepted too."""
+    m = LEG.mechanism
+    Q = [(0.1 * i - 0.4, 0.3 + 0.2 * i) for i in range(8)]
+    (tmp_path / "ik.csv").write_text(
+        f"{frame},q1,q2\n" + "".join(",".join(repr(float(v)) for v in (*m.fk(q), *q)) + "\n" for q in Q)
+    )
+    rep = verify(LEG, load_impl(str(tmp_path / "ik.csv"), "ik", LEG), kind="ik")
+    assert rep.passed and rep.samples == 8, str(rep)
+    (tmp_path / "fk.csv").write_text(
+        f"q1,q2,{frame}\n" + "".join(",".join(repr(float(v)) for v in (*q, *m.fk(q))) + "\n" for q in Q)
+    )
+    rep = verify(LEG, load_impl(str(tmp_path / "fk.csv"), "fk", LEG), kind="fk")
+    assert rep.passed and rep.samples == 8, str(rep)
+
+
+def test_a_wrong_csv_header_names_the_accepted_ones(tmp_path):
+    (tmp_path / "bad.csv").write_text("x,y,z,q1,q2\n0.1,0,-0.3,0.1,0.2\n")
+    with pytest.raises(ValueError, match=r"header must start with x,z,q1,q2 \(or x,y,q1,q2\) for ik, got x,y,z,q1,q2"):
+        load_impl(str(tmp_path / "bad.csv"), "ik", LEG)
+    with pytest.raises(ValueError, match=r"header must start with q1,q2,x,z \(or q1,q2,x,y\) for fk"):
+        load_impl(str(tmp_path / "bad.csv"), "fk", LEG)
+    # the five-bar's motor frame is [x, y] only: x,z is not its header
+    (tmp_path / "fb.csv").write_text("x,z,q1,q2\n0.03,-0.1,1.0,2.0\n")
+    with pytest.raises(ValueError, match=r"header must start with x,y,q1,q2 for ik, got x,z,q1,q2$"):
+        load_impl(str(tmp_path / "fb.csv"), "ik", FIVEBAR)
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ValueError, match="got an empty file"):
+        load_impl(str(tmp_path / "empty.csv"), "ik", LEG)
+
+
+def test_the_leg_findings_name_the_hip_frame():
+    """A leg's input ranges are in its hip frame [x, z], a five-bar's in the motor frame [x, y]."""
+    rep = verify(LEG, load_impl(f"{M}:ik_branch", "ik", LEG), kind="ik", fast=True)
+    assert ", z in [" in rep.findings[0].where and ", y in [" not in rep.findings[0].where
+    rep = verify(FIVEBAR, load_impl(f"{FIX / 'fivebar_ik.py'}:ik_branch", "ik", FIVEBAR), kind="ik", fast=True)
+    assert ", y in [" in rep.findings[0].where
+
+
+def test_one_explanation_function_for_ik_fk_and_jacobian():
+    """The refactor kept both behaviours: IK findings deduplicated and at most two, FK/Jacobian all in order."""
+    from robokin.params import verify as v
+
+    assert not hasattr(v, "_explain_ik")
+    X = np.array([[0.1, -0.3], [0.2, -0.3], [0.0, -0.3]])
+    bad = np.array([True, True, True])
+    hyp = [("a", bad, "fa"), ("b", bad, "fb"), ("c", bad & [1, 1, 0], "fc")]
+    assert [f.mistake for f in v._explain(hyp, X, bad, ("x", "z"), fallback="?")] == ["a", "b", "c"]
+    top = v._explain(hyp, X, bad, ("x", "z"), fallback="?", dedup=True, top=2)
+    assert [(f.mistake, round(f.explained, 3)) for f in top] == [("a", 1.0), ("c", 0.667)]
+
+
+PAGE = Path(__file__).resolve().parents[1] / "book" / "your_robot.md"
+
+
+def page_exit_statuses():
+    """The exit-status table of book/your_robot.md: {status: (report's meaning, verify's meaning)}."""
+    rows = re.findall(r"^\| ([0-9]) \| (.+?) \| (.+?) \|$", PAGE.read_text(encoding="utf-8"), re.M)
+    return {int(code): (rep, ver) for code, rep, ver in rows}
+
+
+def test_the_page_states_the_exit_statuses_verify_returns(tmp_path, capsys):
+    """Each exit status of the page's table is what `python -m robokin verify` returns for that case."""
+    from robokin import cli
+
+    page = page_exit_statuses()
+    assert sorted(page) == [0, 1, 2]
+    leg = str(params.EXAMPLES / "leg2_ch02.toml")
+
+    def run(*argv):
+        try:
+            return cli.main(["verify", *argv])
+        except SystemExit as exc:  # argparse's usage error
+            return exc.code
+
+    assert "passes" in page[0][1] and run("two_link_leg", leg, "--impl", f"{FIX / 'leg_ik_correct.py'}:ik") == 0
+    assert "a check fails" in page[1][1] and run("two_link_leg", leg, "--impl", f"{M}:ik_0_2pi", "--fast") == 1
+    # a ValueError of the reader's code is a refusal of that input: a failing check, not a crash
+    assert "count as refusing" in page[2][1] and run("two_link_leg", leg, "--impl", f"{M}:ik_raises", "--fast") == 1
+    (tmp_path / "bad.csv").write_text("a,b,c,d\n1,2,3,4\n")
+    for case, argv in (
+        ("a bad parameter file", ("two_link_leg", str(params.EXAMPLES / "fivebar_ch03.toml"), "--impl", "course")),
+        ("an unknown family", ("bogus", leg, "--impl", "course")),
+        ("an unknown family", ("two_link_arm", str(params.EXAMPLES / "arm2_ch11.toml"), "--impl", "course")),
+        ("a bad option", ("two_link_leg", leg, "--impl", "course", "--kind", "hessian")),
+        ("cannot be loaded", ("two_link_leg", leg, "--impl", "no_such_module_xyz:ik")),
+        ("another header", ("two_link_leg", leg, "--impl", str(tmp_path / "bad.csv"))),
+        ("other than `ValueError`", ("two_link_leg", leg, "--impl", f"{M}:ik_typo", "--fast")),
+    ):
+        assert case in page[2][1], case
+        assert run(*argv) == 2, case
+    capsys.readouterr()
+
+
+def test_the_page_states_the_angle_convention_the_check_uses():
+    from robokin.params import verify as v
+
+    text = PAGE.read_text(encoding="utf-8")
+    assert "must lie in $[-\\pi, \\pi]$" in text and "`x,z,q1,q2`" in text and "`q1,q2,x,z`" in text
+    assert "must lie in ``[-pi, pi]``" in v.__doc__ and v.ANGLE_TOL <= 1e-9

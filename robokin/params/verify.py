@@ -12,8 +12,9 @@ Implementations (``SPEC``)
 ``module:function`` or ``path/to/file.py:function``
     A Python callable of one input point, all floats (rad, m):
 
-    * ``ik``: ``f(x, y) -> (theta1, theta2)``; return None or NaN for a target it cannot reach;
-    * ``fk``: ``f(theta1, theta2) -> (x, y)``;
+    * ``ik``: ``f(x, y) -> (theta1, theta2)`` (the leg: ``f(x, z)``); return None or NaN for a target it cannot
+      reach;
+    * ``fk``: ``f(theta1, theta2) -> (x, y)`` (the leg: ``(x, z)``);
     * ``jacobian``: ``f(theta1, theta2) -> [[J11, J12], [J21, J22]]`` (``d(x, y) / d(theta1, theta2)``).
 ``path/to/lib.so`` or ``path/to/lib.so:symbol``
     A C shared library loaded with ctypes. Default symbol ``robokin_<kind>``. Signatures (``double`` is float64,
@@ -24,10 +25,28 @@ Implementations (``SPEC``)
         int robokin_jacobian(const double q[2], double J[4]);
 ``path/to/table.csv``
     Inputs and outputs exported from MATLAB or firmware, with a header row: ``x,y,q1,q2`` (ik), ``q1,q2,x,y``
-    (fk) or ``q1,q2,J11,J12,J21,J22`` (jacobian); an empty or NaN output marks an unreachable input. The checks
-    then run on the file's own inputs.
+    (fk) or ``q1,q2,J11,J12,J21,J22`` (jacobian); for the two-link leg, whose hip frame is ``[x, z]``,
+    ``x,z,q1,q2`` and ``q1,q2,x,z`` (``x,y`` is accepted too). The header must start with these columns (more
+    columns after them are ignored); another header is refused with the accepted ones named. An empty or NaN
+    output marks an unreachable input. The checks then run on the file's own inputs.
 ``course``
     The package's own implementation (it must pass).
+
+Angle convention of an IK answer (``two_link_leg``, ``fivebar``): every returned angle must lie in ``[-pi, pi]``
+(to within ``ANGLE_TOL``): the wrap ``(q + pi) % (2 pi) - pi`` gives ``[-pi, pi)``, ``atan2`` gives ``(-pi, pi]``,
+and both pass. An answer that is right only up to a multiple of 2 pi (angles in ``[0, 2 pi)``, say) fails with the
+finding "missing wrap" and the range of your angles. The arm's IK and the wheel leg's are compared modulo 2 pi.
+
+Conventions: the leg's ``theta1`` is the hip angle from the downward vertical, positive when the thigh swings
+forward (``+x``), ``theta2`` the knee angle of the shank relative to the thigh (``q = 0``: the straight leg
+hanging down; ``x = l1 sin theta1 + l2 sin(theta1 + theta2)``, ``z = -l1 cos theta1 - l2 cos(theta1 + theta2)``);
+the five-bar's motor angles are measured from ``+x``, positive counter-clockwise, motors at ``(0, 0)`` and
+``(d, 0)``.
+
+Exit status of ``python -m robokin verify``: 0 when the implementation passes, 1 when it fails (the findings say
+what the failures look like), 2 when the check cannot run (a bad parameter file or command, an ``--impl`` that
+cannot be loaded, a CSV with another header, or the reader's code raising an exception other than ``ValueError``
+or ``ArithmeticError``, which count as refusals).
 
 Families: ``two_link_leg`` (hip frame ``[x, z]``, chapter 2) and ``fivebar`` (motor frame ``[x, y]``, chapter 3,
 ``down`` assembly), both for ik, fk and jacobian; ``serial_arm`` for fk and, on a UR-family arm, ik. For an arm the
@@ -86,6 +105,10 @@ __all__ = ["Finding", "VerifyReport", "load_impl", "verify", "main", "TOL"]
 #: Relative tolerance of the residual scans (of the link scale) and of the Jacobian check: 1e-6, loose enough for a
 #: float32 firmware or a table printed with 7 digits, far below any of the mistakes' effects.
 TOL = 1e-6
+#: Slack of the angle-range convention (rad): an IK answer must lie in [-pi - ANGLE_TOL, pi + ANGLE_TOL].
+ANGLE_TOL = 1e-12
+#: The fix of the missing-wrap mistake.
+WRAP_FIX = "wrap each angle into [-pi, pi]: (q + pi) % (2 pi) - pi, or atan2(sin q, cos q)"
 #: The families verify checks.
 FAMILIES = ("two_link_leg", "fivebar", "serial_arm", "stewart", "mecanum", "wheel_leg")
 KINDS = ("ik", "fk", "jacobian")
@@ -151,6 +174,7 @@ class _Shape:
     arm: bool
     n: int = 2
     spec: object = None  # a _maps.MapSpec for the vector-map families
+    frame: tuple[str, ...] = ("x", "y")  # names of the task coordinates: the leg's hip frame is [x, z]
 
 
 def _shape(design, kind):
@@ -169,7 +193,12 @@ def _shape(design, kind):
     if isinstance(mech, SerialArm):
         n = mech.n
         return _Shape(kind, n if kind == "fk" else 16, 16 if kind == "fk" else n, True, n)
-    return _Shape(kind, 2, OUT_DIM[kind], False)
+    return _Shape(kind, 2, OUT_DIM[kind], False, frame=_frame(mech))
+
+
+def _frame(mech):
+    """Names of the task coordinates: ``("x", "z")`` for the two-link leg's hip frame, else ``("x", "y")``."""
+    return ("x", "z") if isinstance(mech, TwoLinkLeg) else ("x", "y")
 
 
 def _load_module(mod_name):
@@ -269,16 +298,30 @@ POSE6 = ["x", "y", "z", "roll", "pitch", "yaw"]
 
 
 def _csv_columns(sh):
+    """The accepted headers (first columns) of a CSV implementation, the preferred one first.
+
+    The two-link leg's task coordinates are the hip frame's ``x, z``; ``x, y`` (the planar name) is accepted too.
+
+    >>> _csv_columns(_Shape("ik", 2, 2, False, frame=("x", "z")))
+    [['x', 'z', 'q1', 'q2'], ['x', 'y', 'q1', 'q2']]
+    >>> _csv_columns(_Shape("fk", 2, 2, False))
+    [['q1', 'q2', 'x', 'y']]
+    """
     if sh.spec is not None:
-        return list(sh.spec.inputs) + list(sh.spec.outputs)
+        return [list(sh.spec.inputs) + list(sh.spec.outputs)]
     if not sh.arm:
-        return {
-            "ik": ["x", "y", "q1", "q2"],
-            "fk": ["q1", "q2", "x", "y"],
-            "jacobian": ["q1", "q2", "J11", "J12", "J21", "J22"],
-        }[sh.kind]
+        out = []
+        for a, b in (sh.frame, ("x", "y")):
+            cols = {
+                "ik": [a, b, "q1", "q2"],
+                "fk": ["q1", "q2", a, b],
+                "jacobian": ["q1", "q2", "J11", "J12", "J21", "J22"],
+            }
+            if cols[sh.kind] not in out:
+                out.append(cols[sh.kind])
+        return out
     qs = [f"q{j + 1}" for j in range(sh.n)]
-    return qs + POSE6 if sh.kind == "fk" else POSE6 + qs
+    return [qs + POSE6 if sh.kind == "fk" else POSE6 + qs]
 
 
 def _pose16(v):
@@ -294,10 +337,15 @@ def _csv(spec, sh):
         raise ValueError(f"--impl: no such CSV file {spec!r}")
     with open(path, newline="", encoding="utf-8-sig") as f:
         rows = list(csv.reader(f))
-    want = _csv_columns(sh)
+    accepted = _csv_columns(sh)
     head = [h.strip() for h in rows[0]] if rows else []
-    if head[: len(want)] != want:
-        raise ValueError(f"--impl {spec}: header must start with {','.join(want)} for {sh.kind}, got {','.join(head)}")
+    want = next((w for w in accepted if head[: len(w)] == w), None)
+    if want is None:
+        alt = "".join(f" (or {','.join(w)})" for w in accepted[1:])
+        raise ValueError(
+            f"--impl {spec}: header must start with {','.join(accepted[0])}{alt} for {sh.kind}, "
+            f"got {','.join(head) if head else 'an empty file'}"
+        )
     data = np.full((len(rows) - 1, len(want)), np.nan)
     for i, r in enumerate(rows[1:]):
         for j in range(len(want)):
@@ -430,27 +478,46 @@ def _scale(mech):
     return mech.scale if isinstance(mech, FiveBar) else mech.l1 + mech.l2
 
 
-def _explain(hyp, X, bad, distance, what):
-    """Findings for the failing motor-angle rows ``bad`` of ``X``: each ``(name, pred, fix)`` hypothesis whose
-    prediction matches the implementation (``distance(pred) <= TOL``) on at least half of them, else one finding that
-    no usual mistake explains (compare with the chapter's ``what``)."""
-    found = []
+def _explain(hyp, X, bad, names, *, fallback, dedup=False, top=None):
+    """Findings for the failing inputs ``bad`` of ``X`` (its columns named ``names`` in the text).
+
+    ``hyp`` lists ``(name, hit, fix)``: ``hit`` marks the inputs where the mistake ``name`` reproduces the
+    implementation's answer. A hypothesis that explains at least half of the failing inputs is a finding. With
+    ``dedup`` only the first name of each pattern of explained inputs is kept (two models of one wrong code); with
+    ``top`` only the ``top`` findings that explain most, best first. When none explains half, the one finding is
+    that no usual mistake explains the failures, with the fix ``fallback``.
+
+    >>> bad = np.array([True, True, False])
+    >>> X = np.array([[0.1, -0.2], [0.2, -0.2], [0.3, -0.2]])
+    >>> [f.mistake for f in _explain([("a", bad, "fa"), ("b", bad, "fb")], X, bad, ("x", "z"), fallback="?")]
+    ['a', 'b']
+    >>> [f.mistake for f in _explain([("a", bad, "fa"), ("b", bad, "fb")], X, bad, ("x", "z"), fallback="?",
+    ...                               dedup=True)]
+    ['a']
+    >>> _explain([("a", ~bad, "fa")], X, bad, ("x", "z"), fallback="compare").pop().mistake
+    'an error none of the usual mistakes explains'
+    """
+    found, seen = [], []
+    for name, hit, fix in hyp:
+        both = hit & bad
+        share = float(np.sum(both) / bad.sum())
+        if share >= 0.5 and not (dedup and any(np.array_equal(both, s) for s in seen)):
+            seen.append(both)
+            found.append(Finding(name, share, _box(X, both, names), fix))
+    if not found:
+        found.append(Finding("an error none of the usual mistakes explains", 1.0, _box(X, bad, names), fallback))
+    if top is not None:
+        found = sorted(found, key=lambda f: -f.explained)[:top]
+    return found
+
+
+def _hits(distance, hyp):
+    """``(name, pred, fix)`` hypotheses as ``(name, hit, fix)``: hit where ``distance(pred) <= TOL``."""
+    out = []
     for name, pred, fix in hyp:
         with np.errstate(invalid="ignore"):
-            hit = distance(pred) <= TOL
-        share = float(np.sum(hit & bad) / bad.sum())
-        if share >= 0.5:
-            found.append(Finding(name, share, _box(X, hit & bad, ("q1", "q2")), fix))
-    if not found:
-        found.append(
-            Finding(
-                "an error none of the usual mistakes explains",
-                1.0,
-                _box(X, bad, ("q1", "q2")),
-                f"compare with the chapter's {what}",
-            )
-        )
-    return found
+            out.append((name, distance(pred) <= TOL, fix))
+    return out
 
 
 def _box(X, mask, names):
@@ -463,7 +530,7 @@ def _box(X, mask, names):
         lo, hi = pts[:, j].min(), pts[:, j].max()
         parts.append(f"{nm} = {lo + 0.0:.4g}" if lo == hi else f"{nm} in [{lo:.4g}, {hi:.4g}]")
     extra = ""
-    if pts.shape[0] and np.all(pts[:, 0] == 0.0):
+    if names[0] == "x" and np.all(pts[:, 0] == 0.0):
         extra = " (only at x = 0 exactly: atan with a case split instead of atan2?)"
     return f"{int(mask.sum())} of {len(X)} inputs, {', '.join(parts)}{extra}"
 
@@ -498,7 +565,11 @@ def _verify_ik(mech, impl, rng, n):
     br = _match(U, C, tolq)
     used = sorted({int(b) for b in br[reach & (br >= 0)]})
     findings = []
-    wrapped_ok = reach & (br >= 0) & ~np.all(np.abs(_wrap(U) - U) <= 1e-12, axis=-1)
+    frame = _frame(mech)
+    # the convention: every angle in [-pi, pi] (the wrap (q + pi) % (2 pi) - pi gives [-pi, pi), atan2 (-pi, pi])
+    with np.errstate(invalid="ignore"):
+        inside = np.all(np.abs(U) <= np.pi + ANGLE_TOL, axis=-1)
+    wrapped_ok = reach & (br >= 0) & ~inside
     if len(used) > 1:
         counts = [(int(np.sum(br == b)), b) for b in used]
         main_b = max(counts)[1]
@@ -509,37 +580,46 @@ def _verify_ik(mech, impl, rng, n):
                 "branch mismatch (the working mode changes between targets)",
                 1.0,
                 f"where it returns {', '.join(names[b] for b in used if b != main_b)} instead of {names[main_b]}: "
-                + _box(X, minority, ("x", "y")),
+                + _box(X, minority, frame),
                 f"pick one branch explicitly (the course's default is {mech.default_branch!r}) and keep it",
             )
         )
     elif used:
         lines.append(f"branch: {names[used[0]]} everywhere it is right")
     if wrapped_ok.any():
-        lines.append(f"angle range: {int(wrapped_ok.sum())} answers outside [-pi, pi) (right up to a multiple of 2 pi)")
+        fin = U[np.isfinite(U).all(-1)]
+        lo, hi = float(fin.min()), float(fin.max())
+        zero_2pi = lo >= -ANGLE_TOL and hi < 2 * np.pi + ANGLE_TOL  # every answer in [0, 2 pi): a wrap to [0, 2 pi)
+        lines.append(
+            f"angle range: {int(wrapped_ok.sum())} answers outside [-pi, pi] (right up to a multiple of 2 pi); "
+            f"your angles span [{lo:.4g}, {hi:.4g}] rad"
+        )
         findings.append(
             Finding(
-                "missing wrap (angles outside [-pi, pi))",
+                "missing wrap (angles in [0, 2 pi) instead of [-pi, pi])"
+                if zero_2pi
+                else "missing wrap (angles outside [-pi, pi])",
                 float(wrapped_ok.sum() / max(1, (reach & (wrapped_ok | (br < 0) | bad)).sum())),
-                _box(X, wrapped_ok, ("x", "y")),
-                "wrap the angles with atan2 or (q + pi) % (2 pi) - pi",
+                _box(X, wrapped_ok, frame),
+                WRAP_FIX,
             )
         )
     mis = reach & (br < 0)
     if mis.any():
-        findings += _explain_ik(mech, X, U, C, mis)
+        fallback = "compare your formula with the chapter's derivation at the first failing input"
+        findings += _explain(_ik_hypotheses(mech, X, U, C), X, mis, frame, fallback=fallback, dedup=True, top=2)
     passed = not bad.any() and not findings and not (reach & ~np.isfinite(U).all(-1)).any()
     refused = reach & ~np.isfinite(U).all(-1)
     if refused.any():
-        lines.append("refuses reachable targets: " + _box(X, refused, ("x", "y")))
+        lines.append("refuses reachable targets: " + _box(X, refused, frame))
     raised = _refusal_line(impl)
     if raised:
         lines.append(raised)
     return int(len(X)), float(np.max(np.where(reach, res, 0))), passed, lines, findings
 
 
-def _explain_ik(mech, X, U, C, mis):
-    """Hypotheses for the inputs whose answer matches no course branch."""
+def _ik_hypotheses(mech, X, U, C):
+    """``(name, hit, fix)`` of the usual IK mistakes, for the inputs whose answer matches no course branch."""
     hyp = []
     if isinstance(mech, TwoLinkLeg):
         hyp.append(
@@ -560,7 +640,7 @@ def _explain_ik(mech, X, U, C, mis):
     raw = U[:, None, :] - C
     k = np.round(raw / (2 * np.pi))
     multiple = np.all(np.abs(raw - 2 * np.pi * k) <= 1e-6, axis=-1) & np.any(k != 0, axis=-1)
-    hyp.append(("missing wrap (angles outside [-pi, pi))", multiple.any(-1), "wrap the angles into [-pi, pi)"))
+    hyp.append(("missing wrap (angles outside [-pi, pi])", multiple.any(-1), WRAP_FIX))
     if getattr(mech, "q_min", None) is not None or getattr(mech, "q_max", None) is not None:
         free = replace(mech, q_min=None, q_max=None)  # the same mechanism without its joint limits
         Cf, names_f = _all_ik(free, X)
@@ -595,7 +675,7 @@ def _explain_ik(mech, X, U, C, mis):
             (
                 "wrong sign convention (angles positive the other way)",
                 _match(U, Cs, 1e-6) >= 0,
-                "angles positive by the right-hand rule about the axis out of the page",
+                "angles positive when they swing the link forward: x = l1 sin q1 + l2 sin(q1 + q2)",
             )
         )
     else:
@@ -614,22 +694,7 @@ def _explain_ik(mech, X, U, C, mis):
                 "y up, motors on the x axis; the foot below has y < 0",
             )
         )
-    out, seen = [], []
-    for name, hit, fix in hyp:
-        share = float(np.sum(hit & mis) / mis.sum())
-        if share >= 0.5 and not any(np.array_equal(hit & mis, s) for s in seen):  # the first name of a pattern
-            seen.append(hit & mis)
-            out.append(Finding(name, share, _box(X, hit & mis, ("x", "y")), fix))
-    if not out:
-        out.append(
-            Finding(
-                "an error none of the usual mistakes explains",
-                1.0,
-                _box(X, mis, ("x", "y")),
-                "compare your formula with the chapter's derivation at the first failing input",
-            )
-        )
-    return sorted(out, key=lambda f: -f.explained)[:2]
+    return hyp
 
 
 def _configs(mech, rng, n):
@@ -684,7 +749,8 @@ def _verify_fk(mech, impl, rng, n):
                 "angles positive counter-clockwise",
             )
         )
-        findings += _explain(hyp, X, bad, lambda pred: np.linalg.norm(U - pred, axis=-1) / scale, "FK")
+        hits = _hits(lambda pred: np.linalg.norm(U - pred, axis=-1) / scale, hyp)
+        findings += _explain(hits, X, bad, ("q1", "q2"), fallback="compare with the chapter's FK")
     return int(len(X)), float(np.max(np.where(ok, err, 0))), not bad.any(), lines, findings
 
 
@@ -721,7 +787,8 @@ def _verify_jacobian(mech, impl, rng, n):
             hyp.append(
                 (f"swapped lengths ({what})", checks.jacobian_fd(lambda q, o=other: _fk(o, q), X), f"swap back {what}")
             )
-        findings += _explain(hyp, X, bad, lambda pred: (np.abs(U - pred) / scale).max(axis=(-2, -1)), "Jacobian")
+        hits = _hits(lambda pred: (np.abs(U - pred) / scale).max(axis=(-2, -1)), hyp)
+        findings += _explain(hits, X, bad, ("q1", "q2"), fallback="compare with the chapter's Jacobian")
     return int(len(X)), float(err.max()), not bad.any(), lines, findings
 
 
@@ -900,7 +967,7 @@ def verify(design, impl, *, kind: str = "ik", fast: bool = False, seed: int = 30
 
 
 def main(args) -> int:
-    """``python -m robokin verify``: 0 when the implementation passes, 1 when a mistake is found, 2 bad input."""
+    """``python -m robokin verify``: 0 when the implementation passes, 1 when it fails, 2 when it cannot run."""
     import sys
 
     from . import ParameterFileError, load

@@ -1,6 +1,6 @@
-"""A reader's five-bar IK (chapter 3's frame: motors at (0, 0) and (d, 0)), knees outward; and a wrong variant."""
+"""A reader's five-bar IK (chapter 3's frame: motors at (0, 0) and (d, 0)), knees outward; and wrong variants."""
 
-from math import atan2, hypot, sqrt
+from math import atan2, hypot, pi, sqrt
 
 L1, L2, L3, L4, D = 0.06, 0.06, 0.10, 0.10, 0.07
 
@@ -32,3 +32,9 @@ def ik_branch(x, y):
         return q
     c = _knee(0.0, 0.0, x, y, L1, L3, +1)
     return atan2(c[1], c[0]), q[1]
+
+
+def ik_0_2pi(x, y):
+    """Both motor angles wrapped into [0, 2 pi) instead of [-pi, pi]."""
+    q = ik(x, y)
+    return None if q is None else (q[0] % (2 * pi), q[1] % (2 * pi))

@@ -89,3 +89,9 @@ def ik_raises(x, z):
 def ik_typo(x, z):
     """A bug that is not a refusal: a TypeError from inside the reader's code."""
     return ik(x, z) + None
+
+
+def ik_0_2pi(x, z):
+    """Both angles wrapped into [0, 2 pi) (a firmware's unsigned-angle habit) instead of [-pi, pi]."""
+    q = ik(x, z)
+    return None if q is None else (q[0] % (2 * pi), q[1] % (2 * pi))

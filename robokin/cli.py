@@ -2,14 +2,19 @@
 
 ``python -m robokin report FAMILY FILE -o DIR``
     Run the family's report notebook (``reports/<family>.ipynb``) on the parameter file FILE with papermill and
-    write ``DIR/report.html`` (self-contained: figures embedded, maths rendered offline, code hidden),
+    write ``DIR/report.html`` (self-contained: figures embedded with alt text, maths rendered offline, code hidden),
     ``DIR/report.ipynb`` (the executed notebook), ``DIR/checks.csv`` and, for a contest task, its answer tables
     (``waypoints.csv``, ``segments.csv``, ``contest.xlsx``). Exit status 0 when every check passes, 1 when one
-    fails (the report says what to change), 2 for a bad file or command.
+    fails (the report says what to change), 2 when it cannot run (a bad file, family or option, an output folder
+    that cannot be made, a report notebook that stops with an error). The report kernel's log shows errors only
+    (:data:`robokin.params.render.KERNEL_ARGS`), so the terminal carries the report's own lines.
 ``python -m robokin report --list``
     The families, their example files and each family's schema (fields with units).
 ``python -m robokin verify FAMILY FILE --impl SPEC``
-    Check the reader's own implementation against the course's (:mod:`robokin.params.verify`).
+    Check the reader's own implementation against the course's (:mod:`robokin.params.verify`). Exit status 0
+    when it passes, 1 when a check fails (the findings name the mistake the failures look like), 2 when the check
+    cannot run (a bad file, family or option, an ``--impl`` that cannot be loaded, or the reader's code raising an
+    exception other than ``ValueError`` or ``ArithmeticError``).
 ``python -m robokin view MODEL [--still OUT.png]``
     Open MuJoCo's interactive viewer on a model: a reference model the course generates (``fivebar``,
     ``wheel_leg``) or a team's own MJCF or URDF file (MuJoCo compiles URDF). ``--still`` renders one

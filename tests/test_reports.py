@@ -20,6 +20,7 @@ from robokin import params
 from robokin.params import design, render
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "book" / "your_robot.md"
 EXAMPLES = params.examples()
 #: Example files whose report must fail, and the check that fails: the chapter's uniform layout is singular.
 EXPECTED_FAIL = {"stewart_uniform_ch09.toml": "singularity map"}
@@ -76,6 +77,17 @@ def test_every_example_file_produces_its_report(reports):
         # an embedded figure (an <img>, not the template's CSS icons)
         assert 'src="data:image/png;base64' in html or params.load(f).family == "two_link_arm", f.name
         assert "render.write_results" not in html  # the code cells are hidden
+        # every figure has a text description: alt with words, not empty and not nbconvert's placeholder
+        imgs = re.findall(r"<img\b[^>]*>", html)
+        assert len(imgs) == html.count('src="data:image/png;base64'), f.name
+        for tag in imgs:
+            alt = re.search(r'\balt="([^"]*)"', tag)
+            assert alt and len(alt.group(1).split()) >= 8, (f.name, tag[:200])
+            assert "No description" not in alt.group(1)
+        # the output folder holds what book/your_robot.md says it does, nothing else
+        page = PAGE.read_text(encoding="utf-8")
+        for p in out.iterdir():
+            assert f"`my_report/{p.name}`" in page or f"`contest/{p.name}`" in page, (f.name, p.name)
 
 
 def test_contest_reports_write_the_answer_tables(reports):
@@ -174,7 +186,20 @@ def _cli(*args, cwd=None):
     )
 
 
+def page_exit_statuses():
+    """The exit-status table of book/your_robot.md: {status: (report's meaning, verify's meaning)}."""
+    rows = re.findall(r"^\| ([0-9]) \| (.+?) \| (.+?) \|$", PAGE.read_text(encoding="utf-8"), re.M)
+    return {int(code): (rep, ver) for code, rep, ver in rows}
+
+
+#: What the report kernel printed on the terminal before its log was limited to errors.
+KERNEL_NOISE = ("running over TCP without encryption", "[IPKernelApp] WARNING")
+
+
 def test_cli_report_passes_and_fails_with_the_exit_status(tmp_path):
+    """The exit statuses are those of the page's table, and the terminal shows no kernel noise."""
+    page = page_exit_statuses()
+    assert sorted(page) == [0, 1, 2] and page[0][0] == "every check passes" and "a check fails" in page[1][0]
     ok = _cli(
         "report",
         "fivebar",
@@ -186,6 +211,8 @@ def test_cli_report_passes_and_fails_with_the_exit_status(tmp_path):
     )
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "a" / "report.html").is_file() and "0 failed" in ok.stdout
+    assert not any(n in ok.stderr for n in KERNEL_NOISE), ok.stderr
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["checks.csv", "report.html", "report.ipynb"]
     bad = _cli(
         "report",
         "stewart",
@@ -196,9 +223,20 @@ def test_cli_report_passes_and_fails_with_the_exit_status(tmp_path):
         "--no-progress",
     )
     assert bad.returncode == 1 and "FAIL singularity map" in bad.stdout and "stagger the anchor pairs" in bad.stdout
+    assert not any(n in bad.stderr for n in KERNEL_NOISE), bad.stderr
 
 
 def test_cli_bad_file_and_list(tmp_path):
+    page = page_exit_statuses()[2][0]
+    for case in ("a bad parameter file", "an unknown family", "a bad option", "an output folder that cannot be made"):
+        assert case in page, case
+    r = _cli("report", "bogus", str(params.EXAMPLES / "fivebar_ch03.toml"), "-o", str(tmp_path / "x"))
+    assert r.returncode == 2 and "family must be one of" in r.stderr
+    r = _cli("report", "fivebar", str(params.EXAMPLES / "fivebar_ch03.toml"), "--no-such-option")
+    assert r.returncode == 2
+    (tmp_path / "file").write_text("")
+    r = _cli("report", "fivebar", str(params.EXAMPLES / "fivebar_ch03.toml"), "-o", str(tmp_path / "file" / "out"))
+    assert r.returncode == 2 and "cannot create the output directory" in r.stderr
     broken = tmp_path / "leg.toml"
     broken.write_text('family = "fivebar"\n[linkage]\nl1_m = 0.06\n')
     r = _cli("report", "fivebar", str(broken), "-o", str(tmp_path / "x"))
@@ -255,3 +293,17 @@ def test_report_renders_offline_in_a_browser(reports, tmp_path):
     external = [u for u in urls if u.startswith("http") and not any(h in u.split("/")[2] for h in BROWSER_SERVICES)]
     assert not external, external
     assert "cdnjs" not in page.read_text() or "require.min.js" not in page.read_text()
+
+
+def test_a_report_notebook_that_stops_is_exit_status_2(monkeypatch, tmp_path, capsys):
+    from robokin import cli
+
+    assert "a report notebook that stops with an error" in page_exit_statuses()[2][0]
+
+    def stops(*args, **kwargs):
+        raise RuntimeError("the cell of the sizing raised")
+
+    monkeypatch.setattr(render, "execute", stops)
+    assert cli.report("fivebar", str(params.EXAMPLES / "fivebar_ch03.toml"), str(tmp_path / "o"), progress=False) == 2
+    err = capsys.readouterr().err
+    assert "could not run" in err and "the cell of the sizing raised" in err

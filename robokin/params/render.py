@@ -26,6 +26,7 @@ __all__ = [
     "execute",
     "execute_batch",
     "to_html",
+    "figure_html",
 ]
 
 #: Folder of the report notebooks (``reports/`` of the source tree).
@@ -158,6 +159,12 @@ def _kernel_env() -> dict:
     return dict(os.environ, MPLBACKEND=INLINE_BACKEND)
 
 
+#: Arguments of the report kernel: its log shows errors only. Its one routine message, the warning that a local
+#: kernel talks to this process over TCP without encryption, is noise on a report user's terminal; errors stay
+#: visible, and a failing cell reaches the caller as papermill's or nbclient's exception in any case.
+KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR"]
+
+
 def execute(
     family: str, param_file: str | Path, out_dir: str | Path, *, fast: bool = False, progress: bool = True
 ) -> Path:
@@ -185,6 +192,7 @@ def _papermill(pm, family, param_file, out, nb_out, fast, progress):
         cwd=str(REPORTS),
         log_output=False,
         report_mode=True,
+        extra_arguments=list(KERNEL_ARGS),
     )
 
 
@@ -204,7 +212,7 @@ def execute_batch(jobs, *, fast: bool = True, progress: bool = False) -> list[Pa
     from tqdm.auto import tqdm
 
     km = KernelManager(kernel_name="python3")
-    km.start_kernel(cwd=str(REPORTS), env=_kernel_env())
+    km.start_kernel(cwd=str(REPORTS), env=_kernel_env(), extra_arguments=list(KERNEL_ARGS))
     out = []
     try:
         for family, file, out_dir in tqdm(list(jobs), desc="reports", disable=not progress):
@@ -263,6 +271,40 @@ def to_html(nb_path: str | Path, html_path: str | Path) -> Path:
         raise RuntimeError("nbconvert's MathJax block not found: the template changed")
     Path(html_path).write_text(body, encoding="utf-8")
     return Path(html_path)
+
+
+def figure_html(fig, alt: str) -> str:
+    """A matplotlib figure as an embedded PNG ``<img>`` with its alt text; closes the figure.
+
+    nbconvert writes a figure's ``<img>`` without ``alt``, so the report notebooks show their figures through this
+    (``display(HTML(render.figure_html(fig, alt)))``): a screen reader then reads what the figure shows.
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> tag = figure_html(plt.figure(figsize=(1, 1)), 'an empty "square"')
+    >>> tag.startswith('<img src="data:image/png;base64,') and 'alt="an empty &quot;square&quot;"' in tag
+    True
+    >>> figure_html(plt.figure(), " ")
+    Traceback (most recent call last):
+    ...
+    ValueError: alt must describe the figure (a non-empty text), got ' '
+    """
+    import base64
+    import io
+
+    import matplotlib.pyplot as plt
+
+    if not isinstance(alt, str) or not alt.strip():
+        plt.close(fig)
+        raise ValueError(f"alt must describe the figure (a non-empty text), got {alt!r}")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return (
+        f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt.strip(), quote=True)}" style="max-width:100%">'
+    )
 
 
 def table_html(head: list[str], rows: list[list]) -> str:

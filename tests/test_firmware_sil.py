@@ -3,8 +3,10 @@
 Each 1 ms tick reads chapter 4's state from the engine (``robokin.sim.wheel_leg_state``), calls the generated
 ``rk_wheel_leg_step`` (scheduled LQR, saturation, leg-length loop) once per leg and ``rk_fivebar_vmc`` per leg for
 the motor torques, through ctypes; the anti-scissor and yaw terms and the per-motor limits are chapter 13's glue.
-The firmware runs with the MCU's imperfections: float32, motor, wheel and attitude angles quantised to a 14-bit
-encoder's step, and a one-tick bus delay (the torques computed at tick k are applied at tick k + 1). The reference
+The firmware runs with the MCU's imperfections, and only these: float32; the leg angle theta, the pitch phi and the
+four leg-motor angles rounded to a 14-bit step (2 pi / 2**14 rad), the wheel travel x to the wheel encoder's step
+(R 2 pi / 2**14); and a one-tick bus delay on all six motor commands (the torques computed at tick k are applied at
+tick k + 1). The rates, the leg lengths and their rates, the scissor and yaw terms and the torques are not rounded. The reference
 is the same law in the package, in double, with ideal sensors and no delay. Scenarios: chapter 4's 60 N push and
 the crouch / stand-up. Sensor noise is off so that the differences have only the causes named here. The step kernel
 is called twice per leg: once at the mean leg length (the schedule, as chapter 13) and once at the leg's own length

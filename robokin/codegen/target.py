@@ -129,9 +129,9 @@ def _draw(k: Kernel, rng, n):
                 [rng.uniform(0.12, 0.34, n), rng.normal(0, 0.2, n), rng.uniform(0.12, 0.34, n), rng.normal(0, 0.2, n)],
                 axis=1,
             )
-        elif a.name == "pose":
+        elif a.name == "pose":  # Stewart poses about mid-stroke, inside the workspace (~98 % reachable)
             x = np.concatenate(
-                [rng.uniform([-0.1, -0.1, 0.3], [0.1, 0.1, 0.6], (n, 3)), rng.uniform(-0.3, 0.3, (n, 3))], 1
+                [rng.uniform([-0.05, -0.05, 0.25], [0.05, 0.05, 0.45], (n, 3)), rng.uniform(-0.1, 0.1, (n, 3))], 1
             )
         else:
             x = rng.normal(0, 50, (n, a.size))

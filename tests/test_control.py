@@ -395,7 +395,8 @@ def test_v_eps_default_is_the_old_constant_and_a_chosen_one_is_applied():
 
 
 @pytest.mark.parametrize(
-    "bad", [np.nan, np.inf, -np.inf, 0.0, -0.01, 0.01 + 0j, 1j, [0.01], np.array([0.01, 0.01]), "0.01", True, None]
+    "bad",
+    [np.nan, np.inf, -np.inf, 0.0, -0.01, 1e13, 0.01 + 0j, 1j, [0.01], np.array([0.01, 0.01]), "0.01", True, None],
 )
 def test_v_eps_bad_input_names_the_argument(bad):
     kw = dict(q0=Q0, qd0=[0, 0], ref=REF, t_end=0.1, fc=0.1, v_eps=bad)

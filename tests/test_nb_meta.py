@@ -106,3 +106,49 @@ def test_on_copies_of_the_chapters_the_tool_only_changes_metadata_and_is_idempot
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_chapter_metadata_is_what_the_tool_sets(path):
     assert nb_meta.main(["--check", str(path)]) == 0, f"run: python tools/nb_meta.py {path.relative_to(ROOT)}"
+
+
+def test_the_notebook_gets_what_lab_writes_when_the_kernel_starts():
+    from ipykernel.ipkernel import IPythonKernel
+
+    lab = nb_meta.lab_metadata()
+    assert lab["language_info"] == IPythonKernel.language_info  # what the kernel_info reply carries
+    assert lab["kernelspec"] == {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb = _nb()
+    nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3"}, "language_info": {"name": "python"}}
+    changes = nb_meta.apply(nb)
+    assert "notebook: kernelspec as Lab writes it" in changes and "notebook: the kernel's language_info" in changes
+    assert nb.metadata.kernelspec == lab["kernelspec"] and nb.metadata.language_info == lab["language_info"]
+    assert nb_meta.apply(nb) == []
+
+
+def test_language_info_of_another_patch_level_is_kept_and_anything_else_is_rewritten():
+    lab = nb_meta.lab_metadata()
+    nb = _nb()
+    nb_meta.apply(nb)  # the cells' rules
+    nb.metadata.language_info = {**lab["language_info"], "version": "3.11.0"}
+    assert nb_meta.apply(nb) == []  # the same on any Python: --check passes in CI and on a reader's machine
+    for broken in ({**lab["language_info"], "pygments_lexer": "python"}, {**lab["language_info"], "version": ""}):
+        nb.metadata.language_info = broken
+        assert nb_meta.apply(nb) == ["notebook: the kernel's language_info"]
+        assert nb.metadata.language_info == lab["language_info"]
+
+
+def test_nbstripout_as_make_test_runs_it_keeps_the_notebook_metadata(tmp_path):
+    # the notebooks are stored stripped: the options of `make notebooks` must leave what the tool sets in place
+    import re
+    import subprocess
+
+    rule = (ROOT / "Makefile").read_text(encoding="utf-8").split("\nnotebooks:", 1)[1].split("\n\n", 1)[0]
+    line = next(ln for ln in rule.splitlines() if "nbstripout" in ln)
+    opts = re.findall(r'--[\w-]+(?: "[^"]*"| [^-$\s]\S*)?', line.split("nbstripout", 1)[1].replace("$(NOTEBOOKS)", ""))
+    assert "--verify" in opts, line
+    nb = _nb()
+    nb_meta.apply(nb)
+    path = tmp_path / "01_x.ipynb"
+    nbformat.write(nb, path)
+    args = [a for o in opts if o != "--verify" for a in o.replace('"', "").split(" ", 1)]
+    subprocess.run([sys.executable, "-m", "nbstripout", *args, str(path)], check=True)
+    kept = nbformat.read(path, as_version=4).metadata
+    lab = nb_meta.lab_metadata()
+    assert kept.kernelspec == lab["kernelspec"] and kept.language_info == lab["language_info"]

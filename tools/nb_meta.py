@@ -21,6 +21,13 @@ book                       (Lab shows what the book shows)
 figure alt text            ``mystnb.image.alt`` (what myst-nb writes as the image's ``alt``) from
                            ``book/alt_text.toml``: one ``[NN_stem]`` table per notebook, keys the figure's
                            ``mystnb.figure.name`` or ``cell-<index>``, values the alt text
+the notebook               ``metadata.kernelspec`` and ``metadata.language_info``: what JupyterLab writes into a
+                           notebook when its kernel starts (:func:`lab_metadata`: ipykernel's own kernel spec and
+                           the ``language_info`` its kernel reports). Lab compares before it writes, so a notebook
+                           that already has them is not marked modified on open. The Python ``version`` in it is
+                           the one of the interpreter that first wrote it and is kept while the rest matches: the
+                           tool gives the same result on any Python (CI's, a reader's), and Lab on another patch
+                           level of Python still marks the notebook modified (nothing in a notebook can avoid it)
 =========================  ======================================================================================
 
 Only adds: a tag or flag set by an author is never removed, so running the tool twice changes nothing the second
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import re
 import sys
 import tokenize
@@ -150,6 +158,34 @@ def load_alt(path: Path) -> dict[str, dict[str, str]]:
     return data
 
 
+def lab_metadata() -> dict:
+    """The notebook metadata JupyterLab writes when it starts this interpreter's ipykernel kernel.
+
+    ``kernelspec`` is ipykernel's kernel spec (name, display name, language: what Lab copies from the spec it starts);
+    ``language_info`` is what that kernel reports in its ``kernel_info`` reply. Both come from the installed ipykernel,
+    not from a list kept here, so they follow it.
+    """
+    from ipykernel import kernelspec
+    from ipykernel.ipkernel import IPythonKernel
+
+    spec = kernelspec.get_kernel_dict()
+    return {
+        "kernelspec": {
+            "name": kernelspec.KERNEL_NAME,
+            "display_name": spec["display_name"],
+            "language": spec["language"],
+        },
+        "language_info": json.loads(json.dumps(IPythonKernel.language_info)),
+    }
+
+
+def _same_but_version(stored, wanted) -> bool:
+    """True when two ``language_info`` agree in everything but a non-empty Python ``version``."""
+    if not isinstance(stored, dict) or not stored.get("version"):
+        return False
+    return {k: v for k, v in stored.items() if k != "version"} == {k: v for k, v in wanted.items() if k != "version"}
+
+
 def _set(meta, path: tuple[str, ...], value, changes: list[str], what: str) -> None:
     d = meta
     for key in path[:-1]:
@@ -159,9 +195,16 @@ def _set(meta, path: tuple[str, ...], value, changes: list[str], what: str) -> N
         changes.append(what)
 
 
-def apply(nb, alt: dict[str, str] | None = None) -> list[str]:
-    """Set the metadata of ``nb`` in place; returns what changed, one line per change (empty: nothing to do)."""
+def apply(nb, alt: dict[str, str] | None = None, kernel: dict | None = None) -> list[str]:
+    """Set the metadata of ``nb`` in place; returns what changed, one line per change (empty: nothing to do).
+
+    ``kernel`` is the notebook metadata of :func:`lab_metadata` (the default).
+    """
     changes: list[str] = []
+    kernel = lab_metadata() if kernel is None else kernel
+    _set(nb.metadata, ("kernelspec",), kernel["kernelspec"], changes, "notebook: kernelspec as Lab writes it")
+    if not _same_but_version(nb.metadata.get("language_info"), kernel["language_info"]):
+        _set(nb.metadata, ("language_info",), kernel["language_info"], changes, "notebook: the kernel's language_info")
     sel = selection(nb)
     for i in sel["solution"]:
         meta = nb.cells[i].metadata

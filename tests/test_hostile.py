@@ -56,6 +56,8 @@ RESULT_TYPES = {
     "trajectory.LimitReport",
     "trajectory.TimeOptResult",
     "wheel_leg.GainSchedule",
+    "triage.DivergenceRun",
+    "triage.Triage",
 }
 
 
@@ -572,6 +574,8 @@ RECIPES = {
         robokin.urdf.two_link_leg_urdf,
         dict(leg=robokin.robots.LEG2, masses=np.array([0.3, 0.2])),
     ),
+    # triage (takes a model factory and a controller; bad input in tests/test_triage.py)
+    "triage.divergence_triage": None,
     # stewart_mujoco (the Stewart platform in MuJoCo, tests/test_stewart_mujoco.py)
     "stewart_mujoco.stewart_mjcf": lambda: (
         robokin.stewart_mujoco.stewart_mjcf,
@@ -1232,6 +1236,7 @@ SWEEP_OWNED = (
     "render",
     "urdf",
     "stewart_mujoco",
+    "triage",
 )
 SWEEP_TIME = 10.0  # s per call (generous: the machine may be shared; a hang costs this much)
 SWEEP_BATCH_TIME = 30.0  # s per call for the large-batch variant

@@ -18,6 +18,8 @@ a folder of notebooks; :func:`check_notebook` opens one, runs all cells from the
                     ``book/references.bib`` is reported as ``citation`` instead; any other key is a warning)
 ``error``           an error or stderr output of a code cell (stderr of a cell tagged ``remove-stderr`` is expected)
 ``figure``          a broken image, or a code cell with ``mystnb.figure`` metadata that shows no image
+``caption``         the caption of a figure (``mystnb.figure.caption``, which the book shows under it) is not in
+                    the figure's cell nor in the cell below (known: see :data:`KNOWN`)
 ``slider``          a "Try it live" section without a slider, or moving it does not change the cell's output
 ``timeout``         Run All did not finish
 ``placeholder``     an ``{eval}`` role shown as its code (``glued("key")``) after Run All: Lab did not evaluate it
@@ -99,9 +101,10 @@ APP_SETTINGS = ROOT / "lab" / "settings"
 #: Problem codes that no file of the project can fix today (reported, and tolerated by tests/test_lab.py with an
 #: expected-failure note): jupyterlab-myst 2 has no bibliography (it renders every ``{cite}`` against an empty
 #: reference list, whatever the notebook's metadata, front matter or folder holds), so every ``{cite}`` shows its key
-#: with a warning mark. (Modified on open, the other defect of issue 34, is fixed: the notebooks store the
-#: ``kernelspec`` and ``language_info`` that Lab writes, ``tools/nb_meta.py``.)
-KNOWN = {"citation"}
+#: with a warning mark. Lab shows no cell metadata: a code cell's caption (``mystnb.figure.caption``, the book's
+#: figure caption) is in no rendered cell, and jupyterlab-myst renders Markdown cells only. (Modified on open, the
+#: third defect of issue 34, is fixed: the notebooks store the ``kernelspec`` and ``language_info`` Lab writes.)
+KNOWN = {"citation", "caption"}
 #: Problem codes that say something about the machine, not the notebooks (tolerated like :data:`KNOWN`): Lab writes
 #: the ``language_info`` of the kernel it started, whose ``version`` is that Python's; the notebooks store the patch
 #: level of the Python that first wrote it (tools/nb_meta.py keeps it, so the tool agrees with itself everywhere).
@@ -282,6 +285,7 @@ _PROBE = r"""
       });
       out.cells.push(o);
     } else out.cells.push({i});
+    out.cells[out.cells.length - 1].text = (cell.innerText || '').replace(/\s+/g, ' ').slice(0, 20000);
   });
   return out;
 }
@@ -364,6 +368,31 @@ def check_slider(page, nb) -> list[Problem]:
     return [Problem("slider", f'cells {cells}: no slider under the "Try it live" heading')]
 
 
+def _caption_words(caption: str) -> str:
+    """The first run of plain words of a caption (up to 8; maths, roles and markup end a run), spaces normalised.
+
+    >>> _caption_words("Left: the map of $C$ over (x, y)."), _caption_words("$q_1$ against time, {eq}`eq-x`")
+    ('Left: the map of', 'against time,')
+    """
+    runs = re.split(r"\$[^$]*\$|\{[\w:.-]+\}`[^`]*`|[`*_\[\]\\$]", caption)
+    return next((" ".join(r.split()[:8]) for r in runs if r.split()), "")
+
+
+def _caption_problems(nb, cells) -> list[Problem]:
+    """Figures whose caption is shown neither in their cell nor in the cell below it."""
+    out = []
+    for i, c in enumerate(nb.cells):
+        caption = c.metadata.get("mystnb", {}).get("figure", {}).get("caption", "") if c.cell_type == "code" else ""
+        words = _caption_words(caption)
+        if not words:
+            continue
+        shown = " ".join(cells[j].get("text", "") for j in (i, i + 1) if j < len(cells))
+        if words not in shown:
+            name = c.metadata.mystnb.figure.get("name", f"cell-{i}")
+            out.append(Problem("caption", f"cell {i}: the caption of {name} is not shown ({words!r}...)"))
+    return out
+
+
 def _why_modified(nb) -> Problem:
     """The problem for a notebook marked modified on open: what it stores against what Lab writes."""
     lab = lab_metadata()  # the kernel this server starts runs this interpreter (jupyter_client's "python")
@@ -436,6 +465,7 @@ def check_notebook(browser, base, token, path, *, slider=True, run_timeout=300, 
             if c.cell_type == "code" and "figure" in c.metadata.get("mystnb", {})
         }
         figure_names = set(figure_cells.values())
+        problems += _caption_problems(nb, probe["cells"])
         info["figures"] = 0
         solutions = set(solution_cells(nb))
         for c in probe["cells"]:

@@ -6,6 +6,9 @@ Cheap enough for `make test`, and they fail as soon as a chapter re-introduces w
 - a number quoted with ``{eval}`glued("key")``` above the code cell that glues ``key``: the book (inline execution)
   and Lab (Run All) both evaluate the role when they reach it, so the value must exist by then;
 - Lab settings that let Run All skip the numbers of cells out of view (windowing: ``lab/settings/overrides.json``).
+
+The browser test's caption check (a figure's ``mystnb.figure.caption`` in view in Lab) is tried here on what a page
+showed, without a browser.
 """
 
 from __future__ import annotations
@@ -60,3 +63,16 @@ def test_lab_runs_with_the_settings_that_keep_every_number():
     lab_rule = (ROOT / "Makefile").read_text(encoding="utf-8").split("\nlab:", 1)[1].split("\n\n", 1)[0]
     assert "--LabApp.app_settings_dir=$(CURDIR)/lab/settings" in lab_rule
     assert APP_SETTINGS == ROOT / "lab" / "settings"
+
+
+def test_the_caption_check_passes_a_caption_in_view_and_fails_one_that_is_not():
+    # labcheck's "caption" check (a known Lab defect: Lab shows no cell metadata) on what the page showed
+    from labcheck import _caption_problems
+
+    fig = {"mystnb": {"figure": {"name": "fig-x", "caption": "Torque of $q_1$ against time."}}}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("plot()", metadata=fig)])
+    nb.cells.append(nbformat.v4.new_markdown_cell("Below the figure."))
+    assert _caption_problems(nb, [{"text": "[1] plot()"}, {"text": "Torque of q1 against time."}]) == []
+    assert [p.code for p in _caption_problems(nb, [{"text": "[1] plot()"}, {"text": "Below the figure."}])] == [
+        "caption"
+    ]

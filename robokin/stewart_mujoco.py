@@ -17,9 +17,14 @@ Conventions
   force along the leg (N), positive pushing the platform away from the base — the sign of chapter 10's ``f``.
 * Mass: the platform's mass, centre of mass and inertia from ``params``; each leg's ``leg_mass`` is a point
   mass welded to the platform at the top anchor (chapter 10's lumping). The leg bodies themselves get
-  ``leg_body_mass`` (kg, default 1 g each, split over the cylinder and the rod): MuJoCo needs a positive mass
-  behind every joint. That is the one modelling difference from chapter 10; its effect is measured in the tests
-  (scales linearly with ``leg_body_mass``).
+  ``leg_body_mass`` (kg per leg, default 1 g, split evenly over the cylinder and the rod): MuJoCo needs a positive
+  mass behind every joint.
+* Two modelling differences from chapter 10 remain, both measured in tests/test_stewart_mujoco.py: that leg-body
+  mass, and the softness of MuJoCo's constraints (the closures give way a little under load; MuJoCo caps the
+  impedance ``d`` at 0.9999). The force gap grows linearly with ``leg_body_mass`` above a floor set by the softness.
+* Coordinates: the conversion of the engine's accelerations to pose coordinates uses the rate map ``E`` of
+  :func:`robokin.transforms.zyx_rate_matrix` (checked in chapter 1) and its own difference quotient for ``dE/dt``,
+  not chapter 10's formula for it, so an error in that term would show as a gap.
 * Friction: none in the engine. Chapter 10's smoothed actuator friction is a function of the leg rate; a
   controller that wants it applies it as part of its leg force.
 
@@ -41,7 +46,7 @@ from numpy.typing import ArrayLike
 from ._primitives import rpy_matrix
 from ._validate import as_array, finite_scalar, positive
 from .sim import INTEGRATORS, require_mujoco
-from .stewart import PlatformParams, Stewart, _edot_qd
+from .stewart import PlatformParams, Stewart
 from .transforms import matrix_to_rpy, zyx_rate_matrix
 
 __all__ = [
@@ -126,6 +131,9 @@ def stewart_mjcf(
     solref : array_like, shape (2,), keyword-only
         ``(timeconst, dampratio)`` of the six closures (s, -); ``timeconst`` at least twice ``timestep``
         (MuJoCo's own rule for a stable soft constraint).
+    solimp : array_like, shape (3,), keyword-only
+        ``(dmin, dmax, width)`` impedance of the closures, ``0 < dmin, dmax < 1``, ``width > 0`` (m). The default
+        is MuJoCo's largest impedance: MuJoCo clamps ``d`` to at most 0.9999, so values above that act as 0.9999.
 
     Returns
     -------
@@ -136,7 +144,7 @@ def stewart_mjcf(
     ------
     ValueError
         Not a ``Stewart``/``PlatformParams``, a bad pose, a non-positive mass or step, an unknown integrator, a
-        ``solref`` that is not positive or faster than two steps.
+        ``solref`` that is not positive or faster than two steps, a ``solimp`` outside the ranges above.
     """
     q, L = _check(robot, params, pose)
     mb = positive(leg_body_mass, "leg_body_mass")
@@ -339,21 +347,27 @@ def stewart_accel(model: Any, data: Any) -> np.ndarray:
 
     Linear part: the platform centre's world acceleration. Angular part: ``rpy_dd = E^-1 (alpha_world - Edot
     rpy_dot)`` with ``alpha_world = R qacc[3:6]`` (MuJoCo's free-joint angular acceleration is in the platform
-    frame, and ``d/dt (R w_b) = R dw_b/dt`` because ``w_b x w_b = 0``).
+    frame, and ``d/dt (R w_b) = R dw_b/dt`` because ``w_b x w_b = 0``). ``Edot rpy_dot`` is a central difference
+    of ``E`` along ``rpy_dot`` (step 1e-6 rad, error about 1e-12), independent of chapter 10's closed form.
     """
     q, qd = stewart_pose(model, data)  # checks model and data
     vadr = int(model.joint("platform").dofadr[0])
     R = data.xmat[model.body("platform").id].reshape(3, 3)
     alpha = R @ data.qacc[vadr + 3 : vadr + 6]
     E = zyx_rate_matrix(q[3:], frame="world")
-    return np.concatenate([data.qacc[vadr : vadr + 3], np.linalg.solve(E, alpha - _edot_qd(q, qd))])
+    h = 1e-6
+    E_dot = (
+        zyx_rate_matrix(q[3:] + h * qd[3:], frame="world") - zyx_rate_matrix(q[3:] - h * qd[3:], frame="world")
+    ) / (2 * h)
+    return np.concatenate([data.qacc[vadr : vadr + 3], np.linalg.solve(E, alpha - E_dot @ qd[3:])])
 
 
 def stewart_force_map(model: Any, data: Any) -> tuple[np.ndarray, np.ndarray]:
     """The engine's affine map from leg forces to pose accelerations at the current state: ``qdd = a0 + B f``.
 
     MuJoCo's forward dynamics is affine in the actuator inputs at a fixed state (the constraint solve of the six
-    closures included), so seven ``mj_forward`` calls give it exactly: ``a0`` with zero forces and one column of
+    closures included, as long as no slide-joint stroke limit is active: a limit constraint switches on or off
+    with the force), so seven ``mj_forward`` calls give it exactly: ``a0`` with zero forces and one column of
     ``B`` per unit leg force. ``data.ctrl`` is left at zero. In chapter 10's model ``B = M^-1 Jq^T``.
 
     Returns

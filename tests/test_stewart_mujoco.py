@@ -179,3 +179,14 @@ def test_leg_mass_lumping_matches_chapter_10_without_it():
     """The lumped leg mass is what chapter 10 adds: without it both models lose the same 6 x 0.4 kg."""
     gap, _ = force_gap(params=replace(STEWART_PAYLOAD, leg_mass=0.0), times=np.linspace(0, 2, 6), leg_body_mass=1e-4)
     assert gap < 1e-4 * 38
+
+
+def test_a_planted_error_in_chapter_10s_rate_derivative_is_seen(monkeypatch):
+    """The engine side converts accelerations with its own dE/dt (not chapter 10's): zeroing chapter 10's closed
+    form must open the gap (velocity terms of this motion are about ten times the 3e-3 N floor)."""
+    import robokin.stewart as st_mod
+
+    base, _ = force_gap(times=np.linspace(0, 2, 6), leg_body_mass=1e-4)
+    monkeypatch.setattr(st_mod, "_edot_qd", lambda q, qd: np.zeros(q.shape[:-1] + (3,)))
+    planted, _ = force_gap(times=np.linspace(0, 2, 6), leg_body_mass=1e-4)
+    assert planted > 5 * base, (planted, base)

@@ -8,12 +8,13 @@ inputs (a NaN row and an out-of-reach row included); outputs are printed as IEEE
 * Statuses agree on every call.
 * Arithmetic is IEEE single on both sides with no fused multiply-add (``-ffp-contract=off``), so outputs differ
   only where the two C libraries' ``sinf``/``cosf``/``atan2f``/``acosf`` round differently (newlib vs glibc): the
-  kernels that call no ``sinf``/``cosf`` (five-bar and two-link IK, which call ``atan2f`` and ``acosf``) are asserted
-  bit-exact, the others within ``64 * 2**-24`` times their largest output on the set (units of ``2**-24`` relative,
-  not ulps: one float32 ulp of ``x`` lies between ``2**-24 |x|`` and ``2**-23 |x|``; measured: 28 for the five-bar
-  Jacobian, whose near-singular rows amplify a 1-ulp ``sinf`` difference, <= 4 for the others;
-  tests/test_firmware.py bounds the float error against double). The other libm calls of the float kernels
-  (``sqrtf``, ``fabsf``, ``floorf``, ``fmaxf``, ``fminf``) are exact or correctly rounded on both sides.
+  kernels that call no ``sinf``/``cosf`` (five-bar IK: ``atan2f`` and ``acosf``; two-link IK: ``atan2f`` only) are
+  asserted bit-exact (a measurement on these two libraries, not an IEEE 754 guarantee), the others within
+  ``64 * 2**-24`` times their largest output on the set (units of ``2**-24`` relative, not ulps: one float32 ulp of
+  ``x`` lies between ``2**-24 |x|`` and ``2**-23 |x|``; measured: 28 for the five-bar Jacobian, whose near-singular
+  rows amplify a 1-ulp ``sinf`` difference, <= 4 for the others; tests/test_firmware.py bounds the float error
+  against double). The other libm calls of the float kernels (``sqrtf``, ``fabsf``, ``floorf``, ``fmaxf``,
+  ``fminf``) are exact or correctly rounded on both sides.
 """
 
 from __future__ import annotations

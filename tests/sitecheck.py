@@ -45,6 +45,10 @@ an empty list means the page passed. Problem codes:
 ``scroll-hint``    content that scrolls sideways in its box with nothing showing that it does (no edge shadow)
 ``alt-text``       an image whose alt text is a file path, or a figure without alt text
 ``hide-input``     a cell tagged ``hide-input`` whose code is not behind a closed toggle on the page
+``code-break``     an inline code element of at most :data:`SHORT_CODE` characters broken across lines in a table
+                   cell (a squeezed column that splits ``test_index`` letter by letter)
+``image-wait``     an image (or MathJax) still not ready after :data:`SETTLE_TIMEOUT` seconds: the check names the
+                   page and the image instead of waiting for ever
 =================  =================================================================================================
 """
 
@@ -70,11 +74,7 @@ VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, 
 PAGE_BUDGET = 3_000_000
 
 #: Problems a page is known to have, reported as XFAIL (never as passed) until they are fixed: (page, code) -> reason.
-KNOWN = {
-    ("prf-prf", "raw-label"): "sphinx-proof's index lists each definition and algorithm by its label (as a link)",
-    ("search", "raw-label"): "search snippets are cut from the notebook source (_sources/*.ipynb), which holds labels",
-    ("search", "raw-glue"): "search snippets are cut from the notebook source, which holds glue keys, not values",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def known_problems(page: str, problems: list) -> list:
@@ -93,6 +93,8 @@ SEARCH_BUDGET = 3_000_000
 FIGURE_DPI = _nb.FIGURE_DPI
 #: A figure inch must stay at least this many CSS pixels wide: a 10 pt label is then >= 7 px tall.
 MIN_PX_PER_INCH = 50
+#: Inline code this short (characters) must not be broken across lines in a table cell (book/_ext marks it so).
+SHORT_CODE = 12
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -125,6 +127,9 @@ class Visit:
     external: list = field(default_factory=list)
     failed: list = field(default_factory=list)
     errors: list = field(default_factory=list)
+    url: str = ""
+    #: what was still pending when the wait for images and MathJax timed out (:func:`_settle`)
+    stalled: dict = field(default_factory=dict)
 
     def bytes(self):
         total = 0
@@ -175,8 +180,10 @@ def serve(directory, *, extra=None):
         httpd.server_close()
 
 
-def visit(browser, url, *, viewport="desktop", color_scheme="light", wait_for=None):
-    """Open ``url`` in a fresh context (cold cache) and wait until it has loaded and MathJax has finished."""
+def visit(browser, url, *, viewport="desktop", color_scheme="light", wait_for=None, settle_timeout=None):
+    """Open ``url`` in a fresh context (cold cache) and wait until it has loaded and MathJax has finished (at most
+    ``settle_timeout`` seconds, :data:`SETTLE_TIMEOUT`, each: what is still pending is reported by
+    :func:`check_page` as ``image-wait``)."""
     ctx = browser.new_context(
         viewport=VIEWPORTS[viewport], color_scheme=color_scheme, device_scale_factor=1, service_workers="block"
     )
@@ -202,7 +209,12 @@ def visit(browser, url, *, viewport="desktop", color_scheme="light", wait_for=No
             r.abort()
 
     page.route("**/*", route)
-    page.goto(url, wait_until="load", timeout=60000)
+    v.url = url
+    try:
+        page.goto(url, wait_until="load", timeout=60000)
+    except Exception as exc:  # an image that never arrives holds the load event: _settle names it
+        if "Timeout" not in str(exc):
+            raise
     try:
         redirect = page.evaluate("() => !!document.querySelector('meta[http-equiv=refresh i]')")
     except Exception as exc:  # already on its way to the target of the redirect
@@ -212,7 +224,8 @@ def visit(browser, url, *, viewport="desktop", color_scheme="light", wait_for=No
     if redirect:  # index.html sends the reader to the first page
         page.wait_for_url(lambda u: u.rstrip("/") != url.rstrip("/"), timeout=10000)
         page.wait_for_load_state("load")
-    _settle(page)
+    seconds = SETTLE_TIMEOUT if settle_timeout is None else settle_timeout
+    v.stalled = {**(_settle(page, timeout=seconds) or {}), "seconds": seconds}
     if wait_for:
         page.wait_for_function(wait_for, timeout=30000)
         page.wait_for_load_state("networkidle")
@@ -220,25 +233,39 @@ def visit(browser, url, *, viewport="desktop", color_scheme="light", wait_for=No
     return v
 
 
-def _settle(page, tries=3):
-    """Wait for MathJax and the images; follow a redirect page (index.html) to where it leads."""
+def _settle(page, tries=3, timeout=None):
+    """Wait for MathJax and the images, at most ``timeout`` seconds (:data:`SETTLE_TIMEOUT`) for each; follow a
+    redirect page (index.html) to where it leads. Returns what was still pending: ``{"images": [src, ...],
+    "mathjax": bool}``."""
+    ms = round(1000 * (SETTLE_TIMEOUT if timeout is None else timeout))
+    if ms <= 0:
+        raise ValueError(f"_settle: timeout must be > 0 seconds, got {timeout!r}")
     for k in range(tries):
         try:
-            page.evaluate(_SETTLE)
-            return
+            return page.evaluate(_SETTLE, ms)
         except Exception as exc:  # the context goes away when a page redirects
             if "context was destroyed" not in str(exc) or k == tries - 1:
                 raise
             page.wait_for_load_state("load")
 
 
-_SETTLE = """async () => {
+#: Seconds to wait for MathJax, and for the images (a lazy image below the fold never decodes in a headless
+#: browser that does not scroll: the wait hung the whole check before there was a limit).
+SETTLE_TIMEOUT = 20
+
+_SETTLE = """async (ms) => {
+             const late = (p) => Promise.race([p.then(() => false, () => false),
+                                               new Promise(r => setTimeout(() => r(true), ms))]);
+             let mathjax = false;
              if (document.querySelector('script[src*="mathjax"], script[src*="MathJax"]')) {
                for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++)
                  await new Promise(r => setTimeout(r, 50));
-               if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+               if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+                 mathjax = await late(MathJax.startup.promise);
              }
-             await Promise.all(Array.from(document.images).map(i => i.decode().catch(() => null)));
+             const imgs = Array.from(document.images);
+             const stuck = await Promise.all(imgs.map(i => late(i.decode())));
+             return {mathjax, images: imgs.filter((i, k) => stuck[k]).map(i => i.getAttribute('src') || i.currentSrc)};
            }"""
 
 
@@ -483,6 +510,18 @@ _PROBE = r"""
   out.noAlt = Array.from(article.querySelectorAll('.cell_output img, figure img, img.robokin-figure'))
     .filter(i => !i.closest('.animation') && !(i.getAttribute('alt') || '').trim()).length;
 
+  // a short code word in a table cell broken across lines ("test_in" / "dex": a squeezed column)
+  out.codeBreaks = [];
+  for (const c of article.querySelectorAll('td code, th code')) {
+    const t = c.textContent.trim();
+    if (!t || t.length > opts.shortCode || !c.checkVisibility()) continue;
+    const tops = new Set(Array.from(c.getClientRects()).filter(r => r.width > 0 && r.height > 0).map(r => Math.round(r.top)));
+    if (tops.size > 1) {
+      out.codeBreaks.push(`${JSON.stringify(t)} on ${tops.size} lines in a ${Math.round(c.closest('td, th').getBoundingClientRect().width)} px cell`);
+      if (out.codeBreaks.length >= 5) break;
+    }
+  }
+
   // cells whose input is hidden (tag hide-input): collapsed, with the code still on the page
   out.hiddenInputs = [];
   for (const c of article.querySelectorAll('.cell.tag_hide-input')) {
@@ -580,7 +619,12 @@ def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=T
         player, else :data:`PAGE_BUDGET`.
     """
     p = []
-    o = v.page.evaluate(_PROBE, {})
+    stalled = v.stalled or {}
+    for src in stalled.get("images", [])[:3]:
+        p.append(Problem("image-wait", f"{v.url}: image {src} still not loaded after {stalled['seconds']} s"))
+    if stalled.get("mathjax"):
+        p.append(Problem("image-wait", f"{v.url}: MathJax still typesetting after {stalled['seconds']} s"))
+    o = v.page.evaluate(_PROBE, {"shortCode": SHORT_CODE})
     if toggles:
         p += check_toggles(v, shot=nav_shot)
     p += [Problem("external", u[:120]) for u in v.external[:3]]
@@ -659,6 +703,10 @@ def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=T
     if o["noAlt"]:
         p.append(Problem("alt-text", f"{o['noAlt']} figure(s) without alt text"))
     p += [Problem("hide-input", f"a hide-input cell: {t}") for t in o["hiddenInputs"][:3]]
+    p += [
+        Problem("code-break", f"short code broken in a table cell at {v.viewport} width: {t}")
+        for t in o["codeBreaks"][:3]
+    ]
     if chapter is not None:
         for kind, found in (("figure", o["figNumbers"]), ("equation", o["eqNumbers"])):
             ks = [re.search(rf"(?<![\d.]){chapter}\.(\d+)\b", t) for t in found]
@@ -673,7 +721,7 @@ def check_dark(browser, url, *, viewport="desktop"):
     """A reader whose system prefers dark: the page must not put light figures on a dark background."""
     v = visit(browser, url, viewport=viewport, color_scheme="dark")
     try:
-        o = v.page.evaluate(_PROBE, {})
+        o = v.page.evaluate(_PROBE, {"shortCode": SHORT_CODE})
         p = []
         if o["darkPage"] and any(im["fig"] for im in o["images"]):
             p.append(Problem("dark", "with a dark system theme the page turns dark behind light figures"))

@@ -97,6 +97,29 @@ HIDDEN_CELL = (
     '<div class="cell_input"><pre>import numpy as np</pre></div></details></div>'
 )
 
+
+def _css_rules(marker):
+    """The rules of book/_static/robokin.css whose selectors contain ``marker`` (the site's own fix, not a copy)."""
+    import re
+
+    css = re.sub(r"/\*.*?\*/", "", (ROOT / "book" / "_static" / "robokin.css").read_text(), flags=re.S)
+    rules = [m.group(0) for m in re.finditer(r"[^{}]+\{[^{}]*\}", css) if marker in m.group(0).split("{")[0]]
+    assert rules, f"robokin.css has no rule for {marker!r}"
+    return "".join(rules)
+
+
+# the MATLAB page on a desktop: a long token may break anywhere (table.table td), so the table layout squeezed the
+# narrow "id" and "checked by" columns until their code broke letter by letter
+_SQUEEZED = (
+    '<style>.bd-article table.table td { overflow-wrap: anywhere; }</style><table class="table" style="width: 100%">'
+    "<thead><tr><th>id</th><th>MATLAB</th><th>what goes wrong in a literal port</th><th>checked by</th></tr></thead>"
+    "<tbody><tr><td><code>index</code></td><td><code>q(1)</code>, <code>q(end)</code> (1-based, end inclusive)</td>"
+    "<td>"
+    + "takes two elements, not three, and silently starts one joint late; " * 6
+    + "</td><td><code>test_index</code></td></tr></tbody></table>"
+)
+_SHORT_CODE_CSS = "<style>" + _css_rules("robokin-short-code") + "</style>"
+
 # (id, width, {slot or literal text: replacement}, expected problem codes)
 CASES = [
     # ch 4: a prose line starting with "+ " inside $...$ became a bullet; the maths stays raw
@@ -369,6 +392,14 @@ CASES = [
     ("alt-is-a-path", "desktop", {'alt="a figure"': 'alt="../_build/jupyter_execute/4f3a.png"'}, {"alt-text"}),
     ("no-alt", "phone", {'alt="a figure"': 'alt=""'}, {"alt-text"}),
     # a set-up cell tagged hide-input: its code must stay on the page, behind a closed toggle
+    ("short-code-squeezed", "desktop", {"<!--SLOT:table-->": _SQUEEZED}, {"code-break"}),
+    # ... and the fix: book/_ext marks code of <= 12 characters in a cell, robokin.css keeps it on one line
+    (
+        "short-code-whole",
+        "desktop",
+        {"<!--SLOT:table-->": _SHORT_CODE_CSS + _SQUEEZED.replace("<code>", '<code class="robokin-short-code">')},
+        set(),
+    ),
     ("hide-input-collapsed", "desktop", {"<!--SLOT:output-->": HIDDEN_CELL}, set()),
     (
         "hide-input-dropped",
@@ -475,3 +506,36 @@ def test_language_switch_keeps_the_section(site, browser, with_script, expected)
         )
     problems = sitecheck.check_switch_anchor(browser, f"{base}/en-page.html", "derivation")
     assert {p.code for p in problems} == expected, "\n".join(map(str, problems)) or "no problem reported"
+
+
+def test_image_wait_times_out(site, browser):
+    """A lazy image below the fold never decodes in a browser that does not scroll: the wait for the images ends
+    after its time limit with a problem naming the page and the image (it hung the whole check before)."""
+    import signal
+    import time
+
+    url = _page(
+        site,
+        "lazy-image",
+        {"<!--SLOT:end-->": '<div style="height: 6000px"></div><img loading="lazy" src="fig200.png" alt="late">'},
+    )
+
+    def hung(signum, frame):
+        raise TimeoutError("sitecheck.visit still waiting for the images after 90 s (no time limit?)")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(90)
+    t0 = time.monotonic()
+    try:
+        v = sitecheck.visit(browser, url, settle_timeout=3)
+        try:
+            problems = sitecheck.check_page(v, toggles=False)
+        finally:
+            v.close()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    waited = [p for p in problems if p.code == "image-wait"]
+    assert waited, "no image-wait problem: " + ("\n".join(map(str, problems)) or "none")
+    assert "lazy-image.html" in waited[0].detail and "fig200.png" in waited[0].detail, waited[0].detail
+    assert time.monotonic() - t0 < 60

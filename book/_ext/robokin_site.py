@@ -13,13 +13,17 @@ Each fix is checked in a browser by ``tests/test_site.py`` (``make check-site``)
 * figures are given their size from their pixels (``FIGURE_DPI`` pixels per inch, shown at 96 CSS px per inch,
   never stretched), with a minimum width so that a phone does not shrink their labels below reading size.
 * search: Sphinx fetches every result page (several MB each) to cut a snippet, and shows the TeX source of the
-  maths. Each page gets a light text copy for the snippets (maths written out in plain symbols).
+  maths. Each page gets a light text copy of its rendered prose for the snippets (maths written out in plain
+  symbols; code cells left out, whose glue keys and label names would read as prose in a plain-text snippet).
 * MathJax: ``tex-chtml.js`` (1.16 MB) bundles the 0.43 MB context menu. Pages load ``startup.js`` and the
   components they typeset with (TeX input, CommonHTML output and its font, the hidden MathML for screen readers),
   about 0.76 MB; TeX extensions are still fetched on demand (``autoload``).
 * search index: the theme puts ``searchindex.js`` (0.2 MB and growing with the book) and Sphinx's search tools on
   every page for its search-as-you-type mode, which is off (``search_as_you_type = False``: the search box opens
   ``search.html``). Every page but the search page drops them.
+* tables: a cell's long token breaks anywhere (robokin.css) so that a table fits the column, but the table layout
+  then squeezed a narrow column ("id", "checked by") until its short code words broke letter by letter. A code word
+  of at most ``SHORT_CODE`` characters in a table cell is marked to stay on one line (``robokin-short-code``).
 * icons: the theme loads all of Font Awesome (1.5 MB of JavaScript) for about ten icons; the file is replaced by
   the icons the site uses. Its style sheets draw further icons (admonitions, breadcrumbs) with the Font Awesome web
   fonts (0.27 MB); those are replaced by subsets holding only the glyphs the style sheets name.
@@ -297,7 +301,10 @@ def _write_snippets(app, exception):
             or soup.body
         if main is None:  # a redirect page
             continue
-        for el in main.select("script, style, img, .cell_output, .headerlink, .robokin-live, svg, .animation"):
+        # the prose only: a code cell's source holds glue keys and label names (``glue("ch3_x", ...)``,
+        # ``# eq-ch3-jac as typed``) that the page shows as code, but a snippet, being plain text, shows as prose
+        for el in main.select("script, style, img, .cell_output, .cell_input, .headerlink, .robokin-live, svg, "
+                              ".animation"):
             el.decompose()
         for el in main.select(".math"):
             text = el.get_text()
@@ -318,6 +325,18 @@ def _write_snippets(app, exception):
             raise RuntimeError("robokin_site: searchtools.js changed; update the snippet hook in book/_ext")
         tools.write_text(js.replace(old, 'requestUrl = contentRoot + "_static/snippets/" + docName + docFileSuffix;'),
                          encoding="utf-8")
+
+
+# ---------------------------------------------------------------- short code in table cells
+
+SHORT_CODE = 12  # tests/sitecheck.py checks that no code element this short is broken across lines in a table
+
+
+def _mark_short_code(app, doctree, docname):
+    for entry in doctree.findall(nodes.entry):
+        for lit in entry.findall(nodes.literal):
+            if len(lit.astext().strip()) <= SHORT_CODE:
+                lit["classes"].append("robokin-short-code")
 
 
 # ---------------------------------------------------------------- MathJax and the search index
@@ -448,6 +467,8 @@ def setup(app):
     # after Sphinx's toctree collector (priority 500) has numbered the figures, exercises included, book-wide
     app.connect("env-get-updated", _number_exercises, priority=900)
     app.connect("config-inited", _light_mathjax, priority=900)
+    # after robokin_refs (500) replaced the glue keys written as code in the claims tables by their values
+    app.connect("doctree-resolved", _mark_short_code, priority=900)
     app.connect("build-finished", _write_snippets)
     app.connect("build-finished", _write_icons)
     app.connect("build-finished", _drop_search_scripts)

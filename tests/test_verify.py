@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +69,23 @@ WRONG += [
     (ARM, f"{AC}:jacobian_flange_wrong", "jacobian", "tool transform ignored", ""),
     (ARM, f"{AC}:jacobian_body_wrong", "jacobian", "tool-frame (body) Jacobian", ""),
 ]
+# the five-bar's wrong Jacobians (the swapped-length hypotheses' FK is NaN where those linkages cannot close: the
+# check must name the mistake, not stop), the other assembly mode, consistent non-default working modes, refusals
+FM = FIX / "fivebar_mistakes.py"
+WRONG += [
+    (FIVEBAR, f"{FM}:jacobian_transposed_wrong", "jacobian", "transposed Jacobian", "509 of 509"),
+    (FIVEBAR, f"{FM}:jacobian_degrees_wrong", "jacobian", "degrees for radians", "509 of 509"),
+    (FIVEBAR, f"{FM}:jacobian_inverted_wrong", "jacobian", "inverse Jacobian", "509 of 509"),
+    (FIVEBAR, f"{FM}:fk_up_wrong", "fk", "assembly mode 'up'", "509 of 509"),
+    (FIVEBAR, f"{FM}:ik_in_wrong", "ik", "working mode 'in' everywhere; the course's FK (assembly 'down') expects", ""),
+    (FIVEBAR, f"{FM}:ik_out_in_wrong", "ik", "working mode 'out-in' everywhere", ""),
+    (FIVEBAR, f"{FM}:ik_ydown_wrong", "ik", "working mode 'in' everywhere", ""),
+    (FIVEBAR, f"{FM}:ik_refuses_wrong", "ik", "refuses reachable targets (250 of 509)", "x in [0.035"),
+]
 RIGHT = [
+    (FIVEBAR, f"{FM}:jacobian", "jacobian"),
+    (FIVEBAR, f"{FM}:ik_float32", "ik"),
+    (LEG, f"{FIX / 'leg_ik_correct.py'}:ik_float32", "ik"),
     (LEG, "course", "ik"),
     (LEG, "course", "fk"),
     (LEG, "course", "jacobian"),
@@ -397,7 +414,8 @@ def test_the_leg_findings_name_the_hip_frame():
 
 
 def test_one_explanation_function_for_ik_fk_and_jacobian():
-    """The refactor kept both behaviours: IK findings deduplicated and at most two, FK/Jacobian all in order."""
+    """Without dedup all findings in order; with it, mistakes predicting the same answers are one finding naming
+    both (the checker cannot tell them apart), and at most ``top``."""
     from robokin.params import verify as v
 
     assert not hasattr(v, "_explain_ik")
@@ -406,7 +424,11 @@ def test_one_explanation_function_for_ik_fk_and_jacobian():
     hyp = [("a", bad, "fa"), ("b", bad, "fb"), ("c", bad & [1, 1, 0], "fc")]
     assert [f.mistake for f in v._explain(hyp, X, bad, ("x", "z"), fallback="?")] == ["a", "b", "c"]
     top = v._explain(hyp, X, bad, ("x", "z"), fallback="?", dedup=True, top=2)
-    assert [(f.mistake, round(f.explained, 3)) for f in top] == [("a", 1.0), ("c", 0.667)]
+    assert [(f.mistake, round(f.explained, 3)) for f in top] == [
+        ("a, or b (these predict the same answers here)", 1.0),
+        ("c", 0.667),
+    ]
+    assert top[0].fix == "fa; or fb"
 
 
 PAGE = Path(__file__).resolve().parents[1] / "book" / "your_robot.md"
@@ -457,3 +479,105 @@ def test_the_page_states_the_angle_convention_the_check_uses():
     text = PAGE.read_text(encoding="utf-8")
     assert "must lie in $[-\\pi, \\pi]$" in text and "`x,z,q1,q2`" in text and "`q1,q2,x,z`" in text
     assert "must lie in ``[-pi, pi]``" in v.__doc__ and v.ANGLE_TOL <= 1e-9
+
+
+def _run(path, kind="ik", design=LEG):
+    return verify(design, load_impl(str(path), kind, design), kind=kind)
+
+
+def test_the_fivebar_up_assembly_names_both_explanations():
+    """FK in the 'up' assembly predicts exactly what mirrored angles and y predict: both named, 'up' first."""
+    rep = verify(FIVEBAR, load_impl(f"{FM}:fk_up_wrong", "fk", FIVEBAR), kind="fk", fast=True)
+    (f,) = rep.findings
+    assert f.mistake.startswith("assembly mode 'up'") and "wrong sign convention" in f.mistake
+    assert "predict the same answers" in f.mistake
+
+
+def test_the_y_down_fivebar_ik_is_listed_with_the_working_mode():
+    for fn, ydown in (("ik_ydown_wrong", True), ("ik_in_wrong", True), ("ik_out_in_wrong", False)):
+        rep = verify(FIVEBAR, load_impl(f"{FM}:{fn}", "ik", FIVEBAR), kind="ik", fast=True)
+        (f,) = rep.findings
+        assert ("y axis pointing down" in f.mistake) == ydown, (fn, f.mistake)
+        assert "expects 'out'" in f.mistake and f.explained == 1.0
+
+
+def test_float32_answers_are_matched_to_their_branch():
+    """Before the branch tolerance scaled with the IK's sensitivity, 1e-6 rad failed float32 answers near stretch."""
+    from robokin.params import verify as v
+
+    rep = verify(LEG, load_impl(f"{FIX / 'leg_ik_correct.py'}:ik_float32", "ik", LEG), kind="ik")
+    assert rep.passed and 1e-8 < rep.max_error < v.TOL, str(rep)
+    tight = v.BRANCH_TOL
+    try:
+        v.BRANCH_TOL = (1e-6, 1e-6)  # the old fixed tolerance: the same answers fail
+        assert not verify(LEG, load_impl(f"{FIX / 'leg_ik_correct.py'}:ik_float32", "ik", LEG), kind="ik").passed
+    finally:
+        v.BRANCH_TOL = tight
+
+
+def test_csv_rows_with_one_input_are_all_checked(tmp_path):
+    q = [float(a) for a in LEG.mechanism.ik([0.1, -0.3]).q]
+    (tmp_path / "dup.csv").write_text(f"x,z,q1,q2\n0.1,-0.3,{q[0]!r},{q[1]!r}\n0.1,-0.3,{q[0] + 0.3!r},{q[1]!r}\n")
+    rep = _run(tmp_path / "dup.csv")
+    assert rep.samples == 2 and not rep.passed and "1 fail" in str(rep), str(rep)
+    (tmp_path / "dup2.csv").write_text(f"x,z,q1,q2\n0.1,-0.3,{q[0] + 0.3!r},{q[1]!r}\n0.1,-0.3,{q[0]!r},{q[1]!r}\n")
+    assert not _run(tmp_path / "dup2.csv").passed  # the wrong row first: the last row does not hide it
+
+
+def test_answers_to_unreachable_targets_are_flagged(tmp_path):
+    q = [float(a) for a in LEG.mechanism.ik([0.1, -0.3]).q]
+    (tmp_path / "clamp.csv").write_text(f"x,z,q1,q2\n0.1,-0.3,{q[0]!r},{q[1]!r}\n0.0,-0.9,0.0,0.0\n0.0,-0.95,,\n")
+    rep = _run(tmp_path / "clamp.csv")
+    assert not rep.passed
+    assert [f.mistake for f in rep.findings] == [
+        "answers 1 unreachable target(s) (clamped acos, or no reachability check?)"
+    ]
+    assert "z = -0.9" in rep.findings[0].where
+
+
+def test_bad_csv_and_python_answers_are_clear(tmp_path, capsys):
+    (tmp_path / "head.csv").write_text("x,z,q1,q2\n\n")
+    with pytest.raises(ValueError, match=r"head.csv: the file has a header \(x,z,q1,q2\) but no rows"):
+        load_impl(str(tmp_path / "head.csv"), "ik", LEG)
+    (tmp_path / "nan.csv").write_text("x,z,q1,q2\n0.1,-0.3,0.1,0.2\nnan,-0.3,0.1,0.2\n")
+    with pytest.raises(ValueError, match="nan.csv: every row needs finite inputs .x, z.; row 3 has x=nan"):
+        load_impl(str(tmp_path / "nan.csv"), "ik", LEG)
+    (tmp_path / "inf.csv").write_text("x,z,q1,q2\n0.1,-0.3,inf,0.2\n0.1,-0.3,1e308,1e308\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy RuntimeWarning reaches the reader
+        rep = _run(tmp_path / "inf.csv")
+    assert not rep.passed and "2 fail" in str(rep)
+    with pytest.raises(
+        ValueError, match=r"fivebar_mistakes.py:ik_strings_wrong: returned \('0.1', '0.2'\) at input \["
+    ):
+        verify(FIVEBAR, load_impl(f"{FM}:ik_strings_wrong", "ik", FIVEBAR), kind="ik", fast=True)
+
+
+def test_a_closed_pipe_is_no_traceback():
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from robokin.cli import main; sys.exit(main(sys.argv[1:]))",
+        "verify",
+        "fivebar",
+        str(params.EXAMPLES / "fivebar_ch03.toml"),
+        "--impl",
+        f"{FM}:ik_in_wrong",
+        "--fast",
+    ]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader's `| head -1` has gone before verify prints
+    err = p.stderr.read().decode()
+    assert p.wait() == 1 and "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_the_report_page_title_is_the_design_name(tmp_path):
+    import nbformat
+
+    from robokin.params import render
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("report")])
+    nb.metadata["papermill"] = {"parameters": {"param_file": str(params.EXAMPLES / "fivebar_ch03.toml")}}
+    nbformat.write(nb, str(tmp_path / "report.ipynb"))
+    html = render.to_html(tmp_path / "report.ipynb", tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<title>Chapter 3 five-bar (FIVEBAR) - robokin design report</title>" in html

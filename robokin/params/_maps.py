@@ -511,23 +511,42 @@ def check(spec: MapSpec, X, U, tol, box, finding):
             )
         elif used:
             lines.append(f"branch: {spec.branches[used[0]]} everywhere it is right")
-    refused = exists & ~np.isfinite(U).all(-1)
+    refused = exists & np.isnan(U).any(-1)  # None / NaN / an exception: a refusal, its own finding
     if refused.any():
-        lines.append("refuses inputs the course answers: " + box(X, refused, names))
-    if bad.any():
+        findings.append(
+            finding(
+                f"refuses inputs the course answers ({int(refused.sum())} of {int(exists.sum())})",
+                float(refused.sum() / bad.sum()),
+                box(X, refused, names),
+                "answer every input the course answers: check your reachability test and the exception raised",
+            )
+        )
+    answered = ~exists & np.isfinite(U).all(-1)
+    if answered.any():
+        findings.append(
+            finding(
+                f"answers {int(answered.sum())} input(s) the course has no answer for (outside the workspace or "
+                "the stroke: a clamp, or no reachability check?)",
+                1.0,
+                box(X, answered, names),
+                "return None / NaN (C: a non-zero status) where no configuration exists",
+            )
+        )
+    wrong = bad & ~refused
+    if wrong.any():
         seen = []
         for name, cand, fix in spec.hypotheses(X):
             hit = _row_err(U, cand, spec).min(-1) <= tol
-            share = float(np.sum(hit & bad) / bad.sum())
-            if share >= 0.5 and not any(np.array_equal(hit & bad, s) for s in seen):
-                seen.append(hit & bad)
-                findings.append(finding(name, share, box(X, hit & bad, names), fix))
+            share = float(np.sum(hit & wrong) / wrong.sum())
+            if share >= 0.5 and not any(np.array_equal(hit & wrong, s) for s in seen):
+                seen.append(hit & wrong)
+                findings.append(finding(name, share, box(X, hit & wrong, names), fix))
         if not seen:
             findings.append(
                 finding(
                     "an error none of the usual mistakes explains",
                     1.0,
-                    box(X, bad, names),
+                    box(X, wrong, names),
                     "compare your formula with the chapter's at the first failing input",
                 )
             )

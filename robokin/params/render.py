@@ -248,12 +248,32 @@ def _mathjax_js() -> str:
 _MATHJAX_BLOCK = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
 
 
+def _design_title(nb) -> str | None:
+    """The design's name (``name`` of its parameter file, else the file's stem), for the page's ``<title>``."""
+    file = nb.metadata.get("papermill", {}).get("parameters", {}).get("param_file")
+    if not file:
+        return None
+    try:
+        from . import load
+
+        name = getattr(load(file), "name", None)
+    except Exception:  # noqa: BLE001 - a title is never worth an error: fall back to the file's stem
+        name = None
+    return f"{name or Path(file).stem} - robokin design report"
+
+
 def to_html(nb_path: str | Path, html_path: str | Path) -> Path:
-    """Render an executed report notebook to one self-contained HTML file: code hidden, MathJax inlined."""
+    """Render an executed report notebook to one self-contained HTML file: code hidden, MathJax inlined.
+
+    The page's ``<title>`` is the design's name (not nbconvert's default, the notebook's file name).
+    """
     import nbformat
     from nbconvert import HTMLExporter
 
     nb = nbformat.read(str(nb_path), as_version=4)
+    title = _design_title(nb)
+    if title:
+        nb.metadata["title"] = title
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True

@@ -21,3 +21,18 @@ def fk(t1, t2):
 def jacobian(t1, t2):
     c1, s1, c12, s12 = cos(t1), sin(t1), cos(t1 + t2), sin(t1 + t2)
     return [[L1 * c1 + L2 * c12, L2 * c12], [L1 * s1 + L2 * s12, L2 * s12]]
+
+
+def ik_float32(x, z):
+    """The same IK computed in float32 (a firmware's float arithmetic): correct to float32 rounding."""
+    import numpy as np
+
+    f = np.float32
+    x, z = f(x), f(z)
+    c2 = (x * x + z * z - f(L1) * f(L1) - f(L2) * f(L2)) / (f(2) * f(L1) * f(L2))
+    if abs(c2) > 1:
+        return None
+    t2 = np.arccos(c2)
+    t1 = np.arctan2(x, -z) - np.arctan2(f(L2) * np.sin(t2), f(L1) + f(L2) * np.cos(t2))
+    t1 = (t1 + f(pi)) % f(2 * pi) - f(pi)
+    return float(t1), float(t2)

@@ -581,3 +581,17 @@ def test_the_report_page_title_is_the_design_name(tmp_path):
     nbformat.write(nb, str(tmp_path / "report.ipynb"))
     html = render.to_html(tmp_path / "report.ipynb", tmp_path / "report.html").read_text(encoding="utf-8")
     assert "<title>Chapter 3 five-bar (FIVEBAR) - robokin design report</title>" in html
+
+
+def test_a_vector_map_refusal_is_its_own_finding():
+    rep = verify(MECANUM, load_impl(f"{MM}:ik_refuses_reverse_wrong", "ik", MECANUM), kind="ik", fast=True)
+    (f,) = rep.findings
+    assert f.mistake.startswith("refuses inputs the course answers (") and f.explained == 1.0, str(rep)
+    assert "vx in [-" in f.where and "none of the usual" not in str(rep)
+
+
+def test_an_unexplained_arm_fk_failure_gets_the_fallback_line(tmp_path):
+    (tmp_path / "eye.py").write_text("import numpy as np\n\ndef fk(q):\n    return np.eye(4)\n")
+    rep = verify(ARM, load_impl(f"{tmp_path / 'eye.py'}:fk", "fk", ARM), kind="fk", fast=True)
+    assert not rep.passed
+    assert [f.mistake for f in rep.findings] == ["an error none of the usual mistakes explains"], str(rep)

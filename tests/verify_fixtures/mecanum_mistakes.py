@@ -68,3 +68,10 @@ def ik30_lxly_swapped_wrong(vx, vy, omega):
 def ik_lxly_swapped_45(vx, vy, omega):
     """The same swap with 45 degree rollers: the wheel speeds are unchanged (it passes, correctly)."""
     return _ik(vx, vy, omega, lx=LY, ly=LX)
+
+
+def ik_refuses_reverse_wrong(vx, vy, omega):
+    """Raises ValueError for every backward twist (a speed check with the wrong sign)."""
+    if vx < 0:
+        raise ValueError("speed out of range")
+    return _ik(vx, vy, omega)

@@ -66,6 +66,8 @@ book: $(VENV)/.stamp-book gl
 i18n-update: $(VENV)/.stamp-book
 	$(PY) tools/i18n.py extract
 	$(PY) tools/i18n.py update
+	@# figure texts (locales/zh_CN/figures.po): from the executed notebooks of the last `make book`, if any
+	@if [ -d _build/jupyter_execute/notebooks ]; then $(PY) tools/i18n.py figures; fi
 
 i18n-check: $(VENV)/.stamp-book
 	$(PY) tools/i18n.py check

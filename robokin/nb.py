@@ -142,9 +142,106 @@ def setup(seed: int = 0) -> tuple[np.random.Generator, bool]:
             "grid.alpha": 0.3,
             "animation.html": "jshtml",
             "animation.embed_limit": 20.0,  # MB; our animations stay well below
+            # figures are SVG with their text kept as text: the Chinese edition translates it (tools/i18n.py)
+            "svg.fonttype": "none",
+            "svg.hashsalt": "robokin",  # the same ids in every run (no random clip-path names)
         }
     )
+    _svg_figures()
     return np.random.default_rng(chapter_seed(seed)), fast_mode()
+
+
+#: Prefix of the id robokin gives each text of a figure: ``rk-<n>-<ha>-<fontsize>``. An SVG keeps a text in maths as
+#: one positioned glyph per character, and a rotated or multi-line one at the start of each English line: the Chinese
+#: edition (tools/i18n.py) needs the text's alignment and size to set its translation at the same place.
+TEXT_ID = "rk-"
+
+
+def svg_figure(fig) -> str:
+    """``fig`` as the SVG a chapter shows: text kept as text, no date, each text's id naming its alignment and size.
+
+    Examples
+    --------
+    >>> import matplotlib, re
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.set_xlabel(r"angle $\\theta$ (rad)")
+    >>> with matplotlib.rc_context({"svg.fonttype": "none"}):
+    ...     svg = svg_figure(fig)
+    >>> bool(re.search(r'<g id="rk-\\d+-center-10">\\n\\s*<!-- angle', svg)), "<dc:date>" in svg
+    (True, False)
+    >>> plt.close(fig)
+    """
+    from IPython.core.pylabtools import print_figure
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()  # creates the tick labels, which are texts too (categories, rotated labels)
+    texts = [t for t in fig.findobj(Text) if t.get_gid() is None and t.get_text()]
+    for i, t in enumerate(texts):
+        t.set_gid(f"{TEXT_ID}{i}-{t.get_horizontalalignment()}-{t.get_fontsize():g}")
+    dense = [a for a in fig.findobj(_dense) if not a.get_rasterized()]
+    for a in dense:
+        a.set_rasterized(True)
+    try:  # as the inline backend prints it (bbox_inches="tight"), without the file's date
+        return print_figure(fig, "svg", bbox_inches="tight", metadata={"Date": None})
+    finally:
+        for t in texts:
+            t.set_gid(None)
+        for a in dense:
+            a.set_rasterized(False)
+
+
+#: A collection of more shapes than this (a scatter, a mesh) is drawn as pixels inside the SVG, at FIGURE_DPI: as
+#: vector paths a 300 x 300 workspace map was 19 MB. Axes, lines and texts stay vectors (texts stay translatable).
+DENSE_SHAPES = 1000
+
+
+def _dense(artist) -> bool:
+    """True for a mesh, a collection of more than :data:`DENSE_SHAPES` shapes, a line with more markers than that
+    (one ``<use>`` each: 93 000 error samples of chapter 14 were 52 MB) or with 20 times more points.
+
+    Examples
+    --------
+    >>> from matplotlib.lines import Line2D
+    >>> _dense(Line2D(range(5000), range(5000))), _dense(Line2D(range(5000), range(5000), marker="."))
+    (False, True)
+    """
+    from matplotlib.collections import Collection, QuadMesh
+    from matplotlib.lines import Line2D
+
+    if isinstance(artist, QuadMesh):
+        return True
+    if isinstance(artist, Line2D):
+        n = len(artist.get_xdata(orig=False))
+        return n > 20 * DENSE_SHAPES or (
+            artist.get_marker() not in (None, "None", "none", "", " ") and n > DENSE_SHAPES
+        )
+    if not isinstance(artist, Collection):
+        return False
+    return max(len(artist.get_offsets()), len(artist.get_paths())) > DENSE_SHAPES
+
+
+def _svg_figures() -> None:
+    """Show every figure of the running kernel as :func:`svg_figure` (and not as PNG)."""
+    try:
+        import IPython
+    except ImportError:  # pragma: no cover - notebooks always have IPython
+        return
+    ip = IPython.get_ipython()
+    if ip is None:
+        return
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    if "inline" in str(mpl.rcParams._get_backend_or_none() or ""):
+        # pyplot loads its backend at the first figure, and the inline backend then selects its formats (PNG): load
+        # it now, so that it has selected them before the formatter below replaces them
+        import matplotlib_inline.backend_inline  # noqa: F401
+    for mime, formatter in ip.display_formatter.formatters.items():
+        if mime != "image/svg+xml":
+            formatter.pop(Figure, None)
+    ip.display_formatter.formatters["image/svg+xml"].for_type(Figure, svg_figure)
 
 
 _GLUED: dict[str, Any] = {}

@@ -404,3 +404,155 @@ def test_search_dictionary_has_the_glossary_words():
     words = set(i18n.search_words())
     assert {"雅可比", "雅可比矩阵", "奇异位形", "五连杆", "逆运动学", "工作空间"} <= words
     assert not any(re.search(r"[A-Za-z]", w) and not re.search(r"[\u4e00-\u9fff]", w) for w in words)
+
+
+# ---------------------------------------------------------------- figures (locales/zh_CN/figures.po)
+
+
+def _figure_svg():
+    """A chapter-like figure as robokin.nb shows it: plain, rotated, multi-line and maths texts."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robokin.nb import svg_figure
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1], label="foot path")
+    ax.set_xlabel(r"joint angle $\theta_1$ (rad)")
+    ax.set_ylabel("leg length (m)")
+    ax.set_title("two\nlines")
+    ax.legend()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "test"}):
+        svg = svg_figure(fig)
+    plt.close(fig)
+    return svg
+
+
+FIGURE_ZH = {
+    "foot path": "足端轨迹",
+    r"joint angle $\theta_1$ (rad)": r"关节角 $\theta_1$ (rad)",
+    "leg length (m)": "腿长 (m)",
+    "two\nlines": "两\n行",
+}
+
+
+def test_figure_texts_are_found_as_written():
+    texts = i18n.svg_texts(_figure_svg())
+    assert set(FIGURE_ZH) <= set(texts)
+    assert {t for t in texts if i18n.figure_needs_translation(t)} == set(FIGURE_ZH)  # ticks are numbers
+
+
+def test_figure_translation_keeps_everything_but_the_text():
+    svg = _figure_svg()
+    zh, missing = i18n.translate_svg(svg, FIGURE_ZH)
+    assert not missing
+    assert i18n.svg_skeleton(zh) == i18n.svg_skeleton(svg)
+    assert set(FIGURE_ZH.values()) <= set(i18n.svg_texts(zh))  # maths texts included (their comment)
+    assert "Noto Sans CJK SC" in zh and "foot path" not in zh
+    # the maths is matplotlib's: the subscript glyph of theta_1 is still there, set by mathtext
+    assert "θ</tspan>" in zh and "1</tspan>" in zh
+    # a real difference (a changed curve) is not hidden by the comparison modulo texts
+    assert i18n.svg_skeleton(zh.replace('d="M', 'd="M 1 1 L', 1)) != i18n.svg_skeleton(svg)
+
+
+def test_figure_text_without_translation_is_reported():
+    partial = dict(FIGURE_ZH)
+    del partial["leg length (m)"]
+    _, missing = i18n.translate_svg(_figure_svg(), partial)
+    assert missing == ["leg length (m)"]
+    # a translation with another number of lines cannot be placed
+    _, missing = i18n.translate_svg(_figure_svg(), {**FIGURE_ZH, "two\nlines": "两行"})
+    assert missing == ["two\nlines"]
+
+
+def test_rotated_figure_text_is_anchored_where_matplotlib_anchored_it():
+    """A rotated label is written from its English start: its translation is centred on the English centre."""
+    zh, _ = i18n.translate_svg(_figure_svg(), FIGURE_ZH)
+    (line,) = [t for t in zh.splitlines() if "腿长" in t]
+    assert "text-anchor: middle" in line and re.search(r' x="[1-9][\d.]*"', line), line
+
+
+@pytest.mark.parametrize(
+    "text, needed",
+    [
+        ("t (s)", False),
+        ("−0.5", False),
+        (r"$\theta_2$ (rad)", False),
+        ("1e-3", False),
+        ("q_des", False),
+        ("UR5", False),
+        ("foot path", True),
+        (r"leg angle $\theta$ (deg)", True),
+        ("x (m)", False),
+    ],
+)
+def test_which_figure_texts_need_a_translation(text, needed):
+    assert i18n.figure_needs_translation(text) is needed
+
+
+def test_figure_catalogue_problems_are_found(tmp_path):
+    po = tmp_path / "figures.po"
+    po.write_text(
+        textwrap.dedent(
+            r"""
+            msgid "foot path"
+            msgstr ""
+
+            msgid "joint angle $\\theta_1$ (rad)"
+            msgstr "关节角 $\\theta$ (rad)"
+
+            msgid "two\nlines"
+            msgstr "两行"
+
+            msgid "Jacobian condition"
+            msgstr "条件数"
+
+            msgid "leg length (m)"
+            msgstr "leg length"
+            """
+        ),
+        encoding="utf-8",
+    )
+    kinds = sorted(f.kind for f in i18n.check_figure_catalog(po, terms=i18n.core_terms()))
+    assert kinds == ["english", "markup", "maths", "term", "untranslated"], kinds
+
+
+def test_committed_figure_catalogue_is_complete():
+    """Every figure text in figures.po is translated (build-zh also fails on a figure text that is not in it)."""
+    findings = i18n.check_figure_catalog(terms=i18n.core_terms())
+    assert not findings, "\n".join(map(str, findings[:20]))
+
+
+def test_figure_catalogue_is_filled_from_the_executed_notebooks(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("plot()")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"image/svg+xml": _figure_svg(), "text/plain": "x"})]
+    nb.cells = [cell]
+    (tmp_path / "ex" / "notebooks").mkdir(parents=True)
+    nbformat.write(nb, tmp_path / "ex" / "notebooks" / "02_two_link_leg.ipynb")
+    po = tmp_path / "figures.po"
+    po.write_text('msgid "foot path"\nmsgstr "足端轨迹"\n\nmsgid "gone"\nmsgstr "旧"\n', encoding="utf-8")
+    assert i18n.update_figures(tmp_path / "ex", po, docs=["notebooks/02_two_link_leg"]) == 4
+    got = {m: s for m, s, _ in i18n.read_catalog(po)}
+    assert got == {t: ("足端轨迹" if t == "foot path" else "") for t in FIGURE_ZH}
+    missing = i18n.translate_notebook_figures(nb, {"foot path": "足端轨迹"})
+    assert sorted(missing) == sorted(set(FIGURE_ZH) - {"foot path"})
+    assert "足端轨迹" in nb.cells[0].outputs[0]["data"]["image/svg+xml"]
+
+
+def test_figure_captions_come_from_the_figure_catalogue():
+    """A code cell's figure caption (``mystnb.figure.caption``) is not in the page's catalogue (the cell has no figure
+    until it runs): figures.po holds it, and build-zh puts the translation into the cell."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cap = "Condition number of the Jacobian over the reachable targets."
+    nb.cells = [nbformat.v4.new_code_cell("plot()", metadata={"mystnb": {"figure": {"caption": cap, "name": "f"}}})]
+    assert i18n.notebook_captions(nb) == [cap]
+    assert i18n.translate_captions(nb, {}) == [cap]
+    assert not i18n.translate_captions(nb, {cap: "可达目标上雅可比矩阵的条件数。"})
+    assert nb.cells[0].metadata["mystnb"]["figure"]["caption"] == "可达目标上雅可比矩阵的条件数。"

@@ -10,6 +10,7 @@ Subcommands (run from the repository root with the project's Python)::
     python tools/i18n.py update      # sphinx-intl update: merge the .pot into locales/zh_CN/LC_MESSAGES/<doc>.po
     python tools/i18n.py check       # every message translated, none fuzzy, maths/code/glue kept, glossary terms
     python tools/i18n.py build-zh    # extract + check, then the strict build into _build/html/zh (after make book)
+    python tools/i18n.py figures     # figure texts of the English build into locales/zh_CN/figures.po (translate)
 
 Which pages must be complete: every page of ``_toc.yml`` except those listed in ``locales/zh_CN/pending.txt``
 (pages whose translation has not been written yet; the list only shrinks, and ``check`` fails when a listed page
@@ -397,6 +398,466 @@ def check(*, complete=False, pot_dir=None, po_dir=PO_DIR, pending_file=PENDING, 
     return out
 
 
+# ---------------------------------------------------------------- figures
+#
+# The chapters' figures are SVG with their text kept as text (robokin.nb.svg_figure). The English run's SVGs are
+# the Chinese edition's too: build-zh replaces each text the reader must read by its translation from one catalogue,
+# locales/zh_CN/figures.po (msgid: the text as the chapter wrote it, maths included), and appends CJK fonts to its
+# font families. Numbers, symbols, units and maths need no translation (figure_needs_translation).
+
+FIGURE_PO = LOCALES / LANG / "figures.po"
+#: appended to a translated text's font families (the browser draws Chinese glyphs from the first it has)
+CJK_FAMILIES = "'Noto Sans CJK SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', 'WenQuanYi Micro Hei'"
+#: words a figure may show untranslated: units, function names, abbreviations the Chinese text uses as well
+FIGURE_WORDS = set(
+    """
+    rad deg mm cm ms kg Hz Nm dB log sin cos tan atan max min cond det rms RMS std DH UR5 MuJoCo SVD FK IK DLS LM SE
+    SO RK4 RK float32 float64 ZYX XYZ TOPPRA LQR PD PID CTC QEMU FPU NaN inf ulp dt rpm FL FR RL RR
+    lun luf ldn ldf run ruf rdn rdf qd qdd vmax fk ik
+    """.split()
+)  # the last line: chapter 6's UR5 IK branch codes (shoulder l/r, elbow u/d, wrist n/f) and code names of rates
+_FIG_GROUP = re.compile(r'<g id="(text_\d+|rk-\d+-(left|center|right)-([\d.]+))">\n')
+_FIG_TEXT = re.compile(r"(\s*<text\b)([^>]*)>([^<]*)</text>")
+_FIG_MATH = re.compile(r"\s*<!-- (.*?) -->\n(\s*<g\b[^>]*>\n)(.*?)(\n\s*</g>)", re.S)
+_FIG_MATH_SEG = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def figure_needs_translation(text):
+    """True when a figure text holds a word to translate: anything but maths, numbers, symbols and FIGURE_WORDS.
+
+    >>> [figure_needs_translation(t) for t in ["t (s)", "0.25", r"$\theta_1$ (rad)", "foot path", "qd_j"]]
+    [False, False, False, True, False]
+    """
+    rest = _FIG_MATH_SEG.sub(" ", text)
+    words = [w for w in _WORD.findall(rest) if len(w) > 1 and w not in FIGURE_WORDS]
+    # a name with an underscore or a digit (q_des, theta5) is code, shown as the chapter's code names it
+    return any(not re.search(r"[_\d]", w) for w in words)
+
+
+# a number a chapter computed and wrote into a figure's text ("gap 26.1 deg"): the catalogue holds "gap {} deg"
+_FIG_NUMBER = re.compile(r"(?<![\w{.\\^])[-−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w}])")
+
+
+def figure_key(text):
+    """The catalogue's msgid of a figure text: each number outside maths written ``{}`` (the run computed it).
+
+    >>> figure_key("orientation gap 26.1 deg"), figure_key("frame {0} at $x_1 = 2$"), figure_key("UR5 link 3")
+    ('orientation gap {} deg', 'frame {0} at $x_1 = 2$', 'UR5 link {}')
+    """
+    out, pos = [], 0
+    for m in _FIG_MATH_SEG.finditer(text):
+        out += [_FIG_NUMBER.sub("{}", text[pos : m.start()]), m.group(0)]
+        pos = m.end()
+    return "".join(out) + _FIG_NUMBER.sub("{}", text[pos:])
+
+
+def figure_translation(catalog, text):
+    """The Chinese of a figure text from ``catalog`` (msgid -> msgstr), its numbers put back in order; None if none."""
+    key = figure_key(text)
+    zh = catalog.get(key)
+    if zh is None or key == text:
+        return zh
+    numbers = iter(m.group(0) for m in _FIG_NUMBER.finditer(_FIG_MATH_SEG.sub(" ", text)))
+    if zh.count("{}") != key.count("{}"):
+        return None
+    return re.sub(r"\{\}", lambda _: next(numbers), zh)
+
+
+def _unescape(text):
+    import html
+
+    return html.unescape(text)
+
+
+def _escape(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def svg_text_groups(svg):
+    """The text groups of a matplotlib SVG: ``(start, end, text, ha, size, lines)``, ``lines`` a list of
+    ``(kind, start, end, text)``: kind "text" (a ``<text>`` element) or "math" (maths: one glyph per character, its
+    source in a comment); ``ha`` and ``size`` from the id robokin.nb.svg_figure gives each text (else None)."""
+    out = []
+    for m in _FIG_GROUP.finditer(svg):
+        ha, size = m.group(2), float(m.group(3)) if m.group(3) else None
+        lines, pos = [], m.end()
+        while True:
+            if (t := _FIG_TEXT.match(svg, pos)) is not None:
+                lines.append(("text", t.start(), t.end(), _unescape(t.group(3))))
+            elif (t := _FIG_MATH.match(svg, pos)) is not None and t.group(3).lstrip().startswith("<text>"):
+                lines.append(("math", t.start(), t.end(), _unescape(t.group(1))))
+            else:
+                break
+            pos = t.end()
+        if lines:
+            out.append((m.end(), pos, "\n".join(line[3] for line in lines), ha, size, lines))
+    return out
+
+
+def svg_texts(svg):
+    """Every text of a figure (tick labels included), as the chapter wrote it."""
+    return [g[2] for g in svg_text_groups(svg)]
+
+
+def _svg_documents(obj):
+    """(container, key) of every ``image/svg+xml`` value in a notebook's JSON (outputs and saved widget views)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "image/svg+xml" and isinstance(v, (str, list)):
+                yield obj, k
+            else:
+                yield from _svg_documents(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _svg_documents(v)
+
+
+def notebook_figure_texts(nb):
+    """The texts to translate in the figures of a notebook (a dict or NotebookNode), in order, without repeats."""
+    seen = {}
+    for holder, key in _svg_documents(nb):
+        svg = "".join(holder[key])
+        for text in svg_texts(svg):
+            if figure_needs_translation(text):
+                seen.setdefault(figure_key(text), None)
+    return list(seen)
+
+
+def notebook_captions(nb):
+    """The captions of a notebook's code-cell figures (``mystnb.figure.caption``; myst-nb shows them under the
+    figure, and gettext never sees them: the cell has no figure until it runs)."""
+    out = []
+    for cell in nb["cells"]:
+        cap = cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption")
+        if cell.get("cell_type") == "code" and cap:
+            out.append(cap)
+    return out
+
+
+def translate_captions(nb, catalog):
+    """The figure captions of ``nb`` in Chinese, in place; returns the captions without a translation."""
+    missing = []
+    for cell in nb["cells"]:
+        fig = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+        if cell.get("cell_type") == "code" and fig.get("caption"):
+            if catalog.get(fig["caption"]):
+                fig["caption"] = catalog[fig["caption"]]
+            else:
+                missing.append(fig["caption"])
+    return missing
+
+
+def read_figure_catalog(path=FIGURE_PO):
+    """English -> Chinese of the figure texts with a translation (none fuzzy)."""
+    if not Path(path).exists():
+        return {}
+    return {m: s for m, s, fuzzy in read_catalog(path) if s.strip() and not fuzzy}
+
+
+def _style_font(style):
+    from matplotlib.font_manager import FontProperties
+
+    def get(name, default):
+        m = re.search(rf"{name}:\s*([^;]+)", style)
+        return m.group(1).strip() if m else default
+
+    size = float(get("font-size", "10px").removesuffix("px"))
+    return FontProperties(size=size, weight=get("font-weight", "normal"), style=get("font-style", "normal"))
+
+
+def _with_cjk(style):
+    """A style attribute whose font families end with CJK fonts (before the generic family, if any)."""
+    m = re.search(r"font-family:\s*([^;]*)", style)
+    if not m:
+        return style + f"; font-family: {CJK_FAMILIES}, sans-serif"
+    fams = m.group(1).strip()
+    new = (
+        fams[: -len("sans-serif")] + CJK_FAMILIES + ", sans-serif"
+        if fams.endswith("sans-serif")
+        else (f"{fams}, {CJK_FAMILIES}")
+    )
+    return style[: m.start(1)] + new + style[m.end(1) :]
+
+
+def _is_wide(ch):
+    import unicodedata
+
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def _plain_width(text, prop):
+    """Width in points of plain text as matplotlib lays it out; a CJK character is one em (Noto Sans CJK's)."""
+    from matplotlib.textpath import TextToPath
+
+    ttp = TextToPath()
+    width = 0.0
+    for wide, run in _runs(text):
+        if wide:
+            width += len(run) * prop.get_size_in_points()
+        elif run:
+            width += ttp.get_text_width_height_descent(run, prop, ismath=False)[0]
+    return width
+
+
+def _runs(text):
+    """``text`` cut into (wide, run) pieces: CJK characters apart from the rest."""
+    out = []
+    for ch in text:
+        w = _is_wide(ch)
+        if out and out[-1][0] == w:
+            out[-1][1] += ch
+        else:
+            out.append([w, ch])
+    return [(w, r) for w, r in out]
+
+
+_ALIGN = {"left": 0.0, "center": 0.5, "right": 1.0}
+
+
+def _translate_lines(svg_part, zh, ha):
+    """The ``<text>`` lines of one text group with their text replaced by ``zh`` (same number of lines)."""
+    lines = zh.split("\n")
+    items = list(_FIG_TEXT.finditer(svg_part))
+    if len(lines) != len(items):
+        raise ValueError(f"{len(items)} line(s) in the figure, {len(lines)} in the translation {zh!r}")
+    out, pos = [], 0
+    for t, line in zip(items, lines):
+        head, attrs = t.group(1), t.group(2)
+        style = re.search(r'style="([^"]*)"', attrs).group(1)
+        new_attrs = attrs.replace(f'style="{style}"', f'style="{_with_cjk(style)}"')
+        if "text-anchor" not in style and ha in _ALIGN and _ALIGN[ha]:
+            # a rotated or multi-line text starts where the English line started: anchor it where matplotlib did
+            width = _plain_width(_unescape(t.group(3)), _style_font(style))
+            anchor = {"center": "middle", "right": "end"}[ha]
+            new_attrs = new_attrs.replace(
+                f'style="{_with_cjk(style)}"', f'style="{_with_cjk(style)}; text-anchor: {anchor}"'
+            )
+            new_attrs = f' x="{_ALIGN[ha] * width:.6g}"' + new_attrs
+        out.append(svg_part[pos : t.start()] + f"{head}{new_attrs}>{_escape(line)}</text>")
+        pos = t.end()
+    return "".join(out) + svg_part[pos:]
+
+
+def _math_spans(text, size):
+    """matplotlib's layout of mathtext ``text``: (width, tspans, rects), as its SVG backend writes them."""
+    import io
+
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.font_manager import FontProperties
+
+    buf = io.StringIO()
+    renderer = RendererSVG(100, 100, buf)
+    prop = FontProperties(size=size)
+    width = renderer._text2path.mathtext_parser.parse(text, 72, prop)[0]
+    start = buf.tell()
+    renderer._draw_text_as_text(renderer.new_gc(), 0, 0, text, prop, 0, True)
+    body = buf.getvalue()[start:]
+    spans = re.findall(r"<tspan\b[^>]*>[^<]*</tspan>", body)
+    rects = re.findall(r"<rect\b[^>]*/>", body)
+    return width, spans, rects
+
+
+def _shift(element, dx):
+    return re.sub(r'\bx="([-\d.e]+)"', lambda m: f'x="{float(m.group(1)) + dx:.6g}"', element, count=1)
+
+
+def _translate_math(inner, en, zh, ha, size):
+    """The ``<text>`` (and rules) of a maths text group set anew for ``zh``: its maths by matplotlib, its words as
+    text in the CJK-capable families, aligned on the point the English text was aligned on."""
+    keep_en = _FIG_MATH_SEG.findall(en)
+    if sorted(keep_en) != sorted(_FIG_MATH_SEG.findall(zh)):
+        raise ValueError(f"the translation {zh!r} does not keep the maths of {en!r}")
+    spans, rects, x = [], [], 0.0
+    from matplotlib.font_manager import FontProperties
+
+    prop = FontProperties(size=size)
+    pos = 0
+    pieces = []
+    for m in _FIG_MATH_SEG.finditer(zh):
+        pieces += [("text", zh[pos : m.start()]), ("math", m.group(0))]
+        pos = m.end()
+    pieces.append(("text", zh[pos:]))
+    family = f"'DejaVu Sans', {CJK_FAMILIES}, sans-serif"
+    for kind, piece in pieces:
+        if not piece:
+            continue
+        if kind == "math":
+            width, sp, rc = _math_spans(piece, size)
+            spans += [_shift(s, x) for s in sp]
+            rects += [_shift(r, x) for r in rc]
+        else:
+            width = _plain_width(piece.replace("\\$", "$"), prop)
+            text = _escape(piece.replace("\\$", "$")).replace(" ", "\u00a0")
+            spans.append(
+                f'<tspan x="{x:.6g}" y="0" style="font-size: {size:g}px; font-family: {family}">{text}</tspan>'
+            )
+        x += width
+    en_width = _math_spans(en, size)[0]
+    dx = _ALIGN.get(ha, 0.0) * (en_width - x)
+    indent = re.match(r"\s*", inner).group(0)
+    body = "\n".join(indent + " " + _shift(s, dx) for s in spans)
+    out = f"{indent}<text>\n{body}\n{indent}</text>"
+    return out + "".join("\n" + indent + _shift(r, dx) for r in rects)
+
+
+def translate_svg(svg, catalog):
+    """``svg`` (a matplotlib SVG of robokin.nb.svg_figure) with its texts translated: (svg, texts left untranslated)."""
+    missing, out, pos = [], [], 0
+    for _start, _end, text, ha, size, lines in svg_text_groups(svg):
+        if not figure_needs_translation(text):
+            continue
+        zh = figure_translation(catalog, text)
+        zh_lines = None if zh is None else zh.split("\n")
+        if zh_lines is None or len(zh_lines) != len(lines) or (size is None and any(k == "math" for k, *_ in lines)):
+            missing.append(text)  # (a maths text without the id of svg_figure: no alignment and size to set it)
+            continue
+        for (kind, a, b, en), line in zip(lines, zh_lines):
+            part = svg[a:b]
+            if kind == "text":
+                new = _translate_lines(part, line, ha)
+            else:
+                m = _FIG_MATH.match(part)
+                # the comment says what the group shows (its source, as matplotlib writes it): now the translation
+                comment = _escape(line).replace("--", "&#45;&#45;")
+                new = (
+                    part[: m.start(1)]
+                    + comment
+                    + part[m.end(1) : m.start(3)]
+                    + _translate_math(m.group(3), en, line, ha, size)
+                    + part[m.end(3) :]
+                )
+            out.append(svg[pos:a] + new)
+            pos = b
+    return "".join(out) + svg[pos:], missing
+
+
+def translate_notebook_figures(nb, catalog):
+    """Translate every figure of ``nb`` in place; returns the texts that have no translation."""
+    missing = []
+    for holder, key in _svg_documents(nb):
+        svg, lost = translate_svg("".join(holder[key]), catalog)
+        holder[key] = svg
+        missing += lost
+    return missing
+
+
+def svg_skeleton(svg):
+    """An SVG with its texts and font families taken out and its maths groups emptied: what translation keeps."""
+    groups = svg_text_groups(svg)
+    out, pos = [], 0
+    for start, end, *_ in groups:
+        out.append(svg[pos:start] + "<text/>")
+        pos = end
+    return "".join(out) + svg[pos:]
+
+
+def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None):
+    """figures.po from the figures of the executed notebooks: new texts added untranslated, translations kept, texts
+    no longer shown dropped. Returns the number of texts to translate."""
+    import nbformat
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import read_po, write_po
+
+    docs = [d for d in (docs or toc_docs()) if (Path(executed) / f"{d}.ipynb").exists()]
+    old = {}
+    if Path(po).exists():
+        with open(po, "rb") as f:
+            old = {m.id: m for m in read_po(f) if m.id}
+    where = {}
+    for doc in docs:
+        nb = nbformat.read(Path(executed) / f"{doc}.ipynb", as_version=4)
+        for text in notebook_figure_texts(nb) + notebook_captions(nb):
+            where.setdefault(text, []).append(doc)
+    if not docs:
+        sys.exit(f"no executed notebooks in {executed}: build the English book first (make book)")
+    from datetime import UTC, datetime
+
+    # a fixed header: the file changes only when a text or a translation does
+    stamp = datetime(2026, 1, 1, tzinfo=UTC)
+    cat = Catalog(
+        locale=LANG,
+        project="robokin figures",
+        version="1",
+        charset="utf-8",
+        fuzzy=False,
+        creation_date=stamp,
+        revision_date=stamp,
+        last_translator="robokin",
+        language_team="robokin zh_CN",
+        copyright_holder="robokin",
+    )
+    cat.header_comment = (
+        "# Texts of the chapters' figures (tools/i18n.py figures); build-zh translates the SVGs with it."
+    )
+    for text, pages in where.items():
+        prev = old.get(text)
+        cat.add(
+            text,
+            prev.string if prev else "",
+            auto_comments=[", ".join(pages)],
+            flags=prev.flags if prev else (),
+        )
+    for text, prev in old.items():  # a text of a page this run did not execute (make chapter) stays
+        pages = [d for d in ", ".join(prev.auto_comments).split(", ") if d]
+        if text not in where and pages and not set(pages) & set(docs):
+            cat.add(text, prev.string, auto_comments=prev.auto_comments, flags=prev.flags)
+    Path(po).parent.mkdir(parents=True, exist_ok=True)
+    with open(po, "wb") as f:
+        write_po(f, cat, width=120, omit_header=False, sort_output=False)
+    return len(where)
+
+
+def check_figure_catalog(po=FIGURE_PO, executed=None, terms=None):
+    """Findings of the figure catalogue: untranslated or fuzzy texts, maths not kept, lines not kept, glossary terms;
+    with ``executed`` (the English build's notebooks) also every figure text to translate that it lacks."""
+    if not Path(po).exists():
+        return [Finding("figures", "missing", "", f"no catalogue {po}")]
+    out = []
+    for mid, mstr, fuzzy in read_catalog(po):
+        if not mstr.strip():
+            out.append(Finding("figures", "untranslated", mid))
+            continue
+        if fuzzy:
+            out.append(Finding("figures", "fuzzy", mid))
+        if sorted(_FIG_MATH_SEG.findall(mid)) != sorted(_FIG_MATH_SEG.findall(mstr)):
+            out.append(Finding("figures", "maths", mid, "the translation must keep each $...$ as written"))
+        # a caption's roles ({numref}, {eq}) and inline code (its maths: the check above)
+        lost = _diff(_kept(_FIG_MATH_SEG.sub(" ", mid)), _kept(_FIG_MATH_SEG.sub(" ", mstr)))
+        if lost:
+            out.append(Finding("figures", "markup", mid, "maths/code/roles differ: " + lost))
+        if mid.count("{}") != mstr.count("{}"):
+            out.append(Finding("figures", "markup", mid, "the translation must keep each {} (a number of the run)"))
+        if mid.count("\n") != mstr.count("\n"):
+            out.append(Finding("figures", "markup", mid, "the translation must have as many lines as the text"))
+        if not _HAN.search(mstr):
+            out.append(Finding("figures", "english", mid, "the translation has no Chinese"))
+        for en, (pattern, zh) in (terms or {}).items():
+            # an abbreviation or a function name in a formula (|FK(q) - p|, ik(p)) may stay as written
+            found = [m.group(0) for m in pattern.finditer(_FIG_MATH_SEG.sub(" ", mid)) if len(m.group(0)) > 3]
+            if found and zh not in mstr:
+                out.append(Finding("figures", "term", mid, f"{en!r} must be translated {zh!r} (book/glossary.md)"))
+    if executed is not None:
+        import nbformat
+
+        have = {m for m, s, _ in read_catalog(po)}
+        for doc in toc_docs():
+            path = Path(executed) / f"{doc}.ipynb"
+            if path.exists():
+                nb = nbformat.read(path, as_version=4)
+                for text in notebook_figure_texts(nb) + notebook_captions(nb):
+                    if text not in have:
+                        out.append(
+                            Finding(
+                                doc,
+                                "missing",
+                                text,
+                                "a figure text not in figures.po: run `tools/i18n.py figures` and translate it",
+                            )
+                        )
+    return out
+
+
 # ---------------------------------------------------------------- commands
 
 
@@ -688,7 +1149,7 @@ def build_zh():
     if not (SITE / "index.html").exists() or not EXECUTED.is_dir():
         sys.exit("build the English book first (make book): the Chinese edition reuses its executed notebooks")
     extract()
-    if report(check(pot_dir=POT_DIR)):
+    if report(check(pot_dir=POT_DIR) + check_figure_catalog(executed=EXECUTED, terms=core_terms())):
         sys.exit("the Chinese edition is not built while its catalogues have problems")
     src = ZH_SRC / "src"
     if src.exists():
@@ -701,10 +1162,15 @@ def build_zh():
         for entry in sorted((ROOT / top).iterdir()):
             if entry.suffix != ".ipynb":
                 (src / top / entry.name).symlink_to(entry)
+    figure_catalog, untranslated = read_figure_catalog(), {}
     for doc in docs:
         equations = translated_equations(doc)
         if (ROOT / f"{doc}.ipynb").exists():
             nb = _executed_notebook(doc)
+            # the English run's figures with their texts in Chinese (figures.po)
+            lost = translate_notebook_figures(nb, figure_catalog) + translate_captions(nb, figure_catalog)
+            if lost:
+                untranslated[doc] = sorted(set(lost))
             cells = [c for c in nb.cells if c.cell_type == "markdown"]
             for cell, text in zip(cells, _put_equations([c.source for c in cells], equations, doc)):
                 cell.source = text
@@ -715,6 +1181,12 @@ def build_zh():
             (src / f"{doc}.md").write_text(text, encoding="utf-8")
         elif not (src / f"{doc}.md").exists():
             (src / f"{doc}.md").symlink_to(ROOT / f"{doc}.md")
+    if untranslated:
+        for doc, texts in untranslated.items():
+            print(f"{doc}: figure texts without a translation: {texts[:8]}", file=sys.stderr)
+        sys.exit(
+            "figure texts without a translation in locales/zh_CN/figures.po: run `tools/i18n.py figures`, translate"
+        )
     shutil.copy(ROOT / "_toc.yml", src / "_toc.yml")
     _write_catalogs(src / "locales", docs)
     config = _book_config(language=LANG, execute="off")
@@ -758,6 +1230,9 @@ def main(argv=None):
     c.add_argument("--complete", action="store_true", help="no pending pages: every page must be translated")
     c.add_argument("--no-extract", action="store_true", help="check the committed .po files only (no templates)")
     sub.add_parser("build-zh", help="extract, check, and build the Chinese site into _build/html/zh")
+    sub.add_parser(
+        "figures", help="the figure texts of the English build (_build/jupyter_execute) into locales/zh_CN/figures.po"
+    )
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     if args.cmd == "extract":
@@ -767,10 +1242,13 @@ def main(argv=None):
     elif args.cmd == "check":
         if not args.no_extract:
             extract(args.pot.resolve())
+        figures = check_figure_catalog(executed=EXECUTED if EXECUTED.is_dir() else None, terms=core_terms())
         return report(
-            check(complete=args.complete, pot_dir=None if args.no_extract else args.pot.resolve()),
+            check(complete=args.complete, pot_dir=None if args.no_extract else args.pot.resolve()) + figures,
             complete=args.complete,
         )
+    elif args.cmd == "figures":
+        print(f"{update_figures()} figure texts to translate: {FIGURE_PO.relative_to(ROOT)}")
     elif args.cmd == "build-zh":
         build_zh()
     return 0

@@ -111,12 +111,13 @@ def _live_note(app, docname, outputs):
     outdir = Path(app.outdir).parent / "jupyter_execute"
     for out in outputs:
         data = out.get("data", {}) if out.get("output_type") in ("display_data", "execute_result") else {}
-        if "image/png" in data:
+        if "image/png" in data or "image/svg+xml" in data:
             import base64
 
-            raw = base64.b64decode(data["image/png"])
+            svg = data.get("image/svg+xml")
+            raw = "".join(svg).encode("utf-8") if svg else base64.b64decode(data["image/png"])
             outdir.mkdir(parents=True, exist_ok=True)
-            f = outdir / f"{hashlib.sha256(raw).hexdigest()}.png"
+            f = outdir / f"{hashlib.sha256(raw).hexdigest()}.{'svg' if svg else 'png'}"
             if not f.exists():
                 f.write_bytes(raw)
             img = nodes.image(uri="/" + str(Path(_relpath(f, app.srcdir))), alt="the cell's figure at its defaults")
@@ -182,6 +183,11 @@ def _png_width(path):
     return struct.unpack(">I", head[16:20])[0]
 
 
+def _svg_inches(path):
+    m = re.search(rb'<svg[^>]*?\swidth="([\d.]+)pt"', Path(path).read_bytes()[:2000])
+    return float(m.group(1)) / 72 if m else None
+
+
 def _size_figures(app, doctree):
     for img in doctree.findall(nodes.image):
         if not any("cell_output" in a.get("classes", []) for a in _ancestors(img)) and \
@@ -190,10 +196,13 @@ def _size_figures(app, doctree):
         uri = img["uri"]
         path = Path(app.srcdir) / uri.lstrip("/") if uri.startswith("/") else \
             Path(app.env.doc2path(app.env.docname)).parent / uri
-        width = _png_width(path) if path.suffix == ".png" and path.exists() else None
-        if not width:
+        if path.suffix == ".svg" and path.exists():  # matplotlib's SVG: its width in points, 72 per inch
+            inches = _svg_inches(path)
+        else:
+            width = _png_width(path) if path.suffix == ".png" and path.exists() else None
+            inches = width / FIGURE_DPI if width else None
+        if not inches:
             continue
-        inches = width / FIGURE_DPI
         shown, least = round(inches * 96), round(inches * MIN_PX_PER_INCH)
         # never wider than the pixels (no blur), the column, or narrower than readable (its box then scrolls)
         img["width"] = f"max(min(100%, {shown}px), {min(least, shown)}px)"

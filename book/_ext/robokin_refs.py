@@ -15,6 +15,9 @@ Each fix is checked in a browser by ``tests/test_site.py`` (``make check-site``,
 * the claims audit (``book/claims.md``) names glued values by their keys and equations by their labels: the keys are
   replaced by the numbers the chapters glued (formatted as the chapter formats them), the labels by linked numbers,
   and the "checked by" column links to the chapter section it names. (``raw-glue``)
+* the index of definitions and algorithms (``prf-prf.html``): sphinx-proof lists each by its label, grouped under
+  that label ("alg-ch06-ik"); it lists them by type, number and title ("Algorithm 6.1 (UR5 analytic IK, all
+  branches)", with the chapter's title), numbered as on the chapter's page. (``raw-label``)
 """
 
 from __future__ import annotations
@@ -171,7 +174,8 @@ def _single_parens(doctree):
 
 # ---------------------------------------------------------------- the claims audit
 
-_GLUE_KEY = re.compile(r"\b(ch\d+_[A-Za-z0-9_]+)\b")
+#: a glue key; a key made from a mode's name may hold hyphens (``ch3_lost_in-out``)
+_GLUE_KEY = re.compile(r"\b(ch\d+_[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*)\b")
 _GLUED_FMT = re.compile(r'glued\("([^":]+)(?::([^"]*))?"\)')
 
 
@@ -256,6 +260,21 @@ def _claims(app, doctree, fromdoc):
                     last = _link_checked_by(app, env, fromdoc, docname, entries[-1], last, repo, branch)
 
 
+def _glued_text(key, values, fmts):
+    """The value of the longest glue key that ``key`` starts with (``ch3_x-y``, else ``ch3_x`` and ``-y``).
+
+    >>> _glued_text("ch3_a-b", {"ch3_a": 2.0}, {"ch3_a": ".1f"}), _glued_text("ch3_q", {}, {})
+    ('2.0-b', 'ch3_q')
+    """
+    parts = key.split("-")
+    for k in range(len(parts), 0, -1):
+        head = "-".join(parts[:k])
+        if head in values:
+            rest = key[len(head) :]
+            return shown_value(values[head], fmts.get(head, "")) + rest
+    return key
+
+
 def _glue_in(entry, values, fmts):
     for lit in list(entry.findall(nodes.literal)):  # a key written as code, `ch3_seg_n`, is the number too
         key = lit.astext()
@@ -265,10 +284,7 @@ def _glue_in(entry, values, fmts):
         if _skipped(text.parent):
             continue
         s = str(text)
-        new = _GLUE_KEY.sub(
-            lambda m: shown_value(values[m.group(1)], fmts.get(m.group(1), "")) if m.group(1) in values else m.group(0),
-            s,
-        )
+        new = _GLUE_KEY.sub(lambda m: _glued_text(m.group(1), values, fmts), s)
         if new != s:
             text.parent.replace(text, nodes.Text(new))
 
@@ -306,6 +322,85 @@ def _resolved(app, doctree, docname):
     _link_labels(app, doctree, docname)
     if docname == "book/claims":
         _claims(app, doctree, docname)
+
+
+# ---------------------------------------------------------------- the index of definitions and algorithms
+
+
+def proof_title(title):
+    """A definition's title without the parentheses sphinx-proof puts round it (full-width ones in Chinese).
+
+    >>> proof_title(" (Five-bar leg in robokin)"), proof_title("（robokin 中的五连杆腿）"), proof_title("Plain")
+    ('Five-bar leg in robokin', 'robokin 中的五连杆腿', 'Plain')
+    """
+    return re.sub(r"^[(（](.*)[)）]$", r"\1", title.strip()).strip()
+
+
+def _proof_titles(app, doctree):
+    """Record the title of each labelled definition/algorithm (as the page shows it, translated) for the index."""
+    proofs = getattr(app.env, "proof_list", None)
+    if not proofs:
+        return
+    for node in doctree.findall(nodes.Element):
+        label = node.get("label") if "proof" in node.get("classes", ()) else None
+        if label in proofs and node.children and isinstance(node.children[0], nodes.title):
+            title = node.children[0].astext().strip()
+            proofs[label]["title"] = proof_title(title)
+
+
+def proof_index_content(env, translate=str):
+    """Entries of the definitions-and-algorithms index: grouped by type, each named by its type and number.
+
+    ``env.proof_list`` maps label -> {docname, realtype, countertype, nonumber, title}; the numbers come from
+    ``env.toc_fignumbers`` (per chapter, as the pages show them). Returns ``[(group, [IndexEntry, ...]), ...]``.
+    """
+    from sphinx.domains import IndexEntry
+
+    groups = {}
+    for label, v in env.proof_list.items():
+        number = () if v.get("nonumber") else env.toc_fignumbers.get(v["docname"], {}).get(v["countertype"], {})
+        number = number.get(label, ()) if isinstance(number, dict) else ()
+        kind = translate(v["realtype"].title())
+        name = f"{kind} {'.'.join(map(str, number))}".strip()
+        page = env.titles.get(v["docname"])
+        entry = IndexEntry(name, 0, v["docname"], label, v.get("title", ""), "", page.astext() if page else "")
+        groups.setdefault(kind, []).append((number or (float("inf"),), name, entry))
+    return [(kind, [e for *_, e in sorted(items)]) for kind, items in sorted(groups.items())], False
+
+
+def _proof_domain():
+    """sphinx-proof's domain with the index of :func:`proof_index_content` (registered over the original)."""
+    from sphinx_proof.domain import ProofDomain, ProofIndex, translate
+
+    class ProofIndexByTitle(ProofIndex):
+        def generate(self, docnames=None):
+            if not hasattr(self.domain.env, "proof_list"):
+                return [], False
+            return proof_index_content(self.domain.env, translate)
+
+    class ProofDomainByTitle(ProofDomain):
+        indices = [ProofIndexByTitle]
+
+    return ProofDomainByTitle
+
+
+def _register_proof_index(app, config):
+    if "prf" in app.registry.domains:
+        app.add_domain(_proof_domain(), override=True)
+
+
+def _proof_index_names(app, exception):
+    """The index shows each name as code (the template of Python's module index): here it is prose."""
+    if exception is not None or app.builder.format != "html":
+        return
+    page = Path(app.outdir) / "prf-prf.html"
+    if page.exists():
+        text = page.read_text(encoding="utf-8")
+        new = re.sub(r'<code class="xref">(.*?)</code>', r'<span class="robokin-prf-name">\1</span>', text)
+        if app.config.language.startswith("zh"):  # the title in full-width parentheses, as Chinese writes them
+            new = re.sub(r"<em>\((.*?)\)</em>", r"<em>（\1）</em>", new)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
 
 
 # ---------------------------------------------------------------- docstrings
@@ -404,6 +499,10 @@ def setup(app):
     # hook (900) then sees the same per-chapter order
     app.connect("env-get-updated", _number_per_chapter, priority=800)
     app.connect("doctree-resolved", _resolved)
+    # the extensions are all loaded: sphinx-proof's domain is registered, the environment not yet made
+    app.connect("config-inited", _register_proof_index)
+    app.connect("doctree-read", _proof_titles)
+    app.connect("build-finished", _proof_index_names)
     # before napoleon (priority 500) turns the numpy sections into reST fields
     app.connect("autodoc-process-docstring", _process_docstring, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

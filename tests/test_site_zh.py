@@ -331,18 +331,39 @@ def _pages_with(term):
     return {page for page in TRANSLATED if term in _visible_prose(_soup(ZH / f"{page}.html"))}
 
 
+#: Sphinx's summary once the last snippet is in: "搜索完成，找到了 N 个页面..." (or the English one)
+_SEARCH_DONE = (
+    "() => { const s = document.querySelector('#search-results .search-summary');"
+    " return !!s && /搜索完成|找到|没有|found|did not match/i.test(s.textContent); }"
+)
+
+
+@pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
+@pytest.mark.parametrize("term", ["雅可比", "旋转"])
+def test_search_snippets(server, browser, term, width):
+    """The Chinese search as tests/test_site.py checks the English one: the result snippets are the pages' rendered
+    text (no label names, glue keys or TeX from the sources or the code cells), within the search budget."""
+    from urllib.parse import quote
+
+    v = sitecheck.visit(browser, f"{server}/zh/search.html?q={quote(term)}", viewport=width, wait_for=_SEARCH_DONE)
+    try:
+        problems = sitecheck.check_page(v, budget=sitecheck.SEARCH_BUDGET, toggles=False)
+        n = v.page.evaluate("() => document.querySelectorAll('#search-results ul.search li p.context').length")
+    finally:
+        v.close()
+    if n == 0:
+        problems.append(sitecheck.Problem("no-results", f"no result snippets for {term!r}"))
+    assert not problems, f"zh search {term!r} at {width} width:\n" + "\n".join(map(str, problems))
+
+
 @pytest.mark.parametrize("term", SEARCH_TERMS)
 def test_search_finds_glossary_terms(server, browser, term):
     """Searched on the Chinese site, a glossary term is found on every translated page whose text contains it, and
     every page found contains it."""
     from urllib.parse import quote, urljoin
 
-    # sitecheck.search waits for the English summary; Sphinx writes the Chinese one ("搜索完成，找到了 N 个页面...")
-    done = (
-        "() => { const s = document.querySelector('#search-results .search-summary');"
-        " return !!s && /搜索完成|找到|没有|found|did not match/i.test(s.textContent); }"
-    )
-    v = sitecheck.visit(browser, f"{server}/zh/search.html?q={quote(term)}", wait_for=done)
+    # sitecheck.search waits for the English summary; Sphinx writes the Chinese one
+    v = sitecheck.visit(browser, f"{server}/zh/search.html?q={quote(term)}", wait_for=_SEARCH_DONE)
     try:
         v.page.screenshot(path=str(SHOTS / f"search-{SEARCH_TERMS.index(term)}.png"))
         hrefs = v.page.evaluate(
@@ -361,88 +382,39 @@ def test_search_finds_glossary_terms(server, browser, term):
     assert not stray, f"{term!r}: results without the term: {sorted(stray)}"
 
 
-# ---------------------------------------------------------------- figures (SVG, texts from locales/zh_CN/figures.po)
+# ---------------------------------------------------------------- solution titles
+
+#: "练习 3.1 解答" (the exercise, then "solution"): the Chinese order of sphinx-exercise's "Solution to Exercise 3.1"
+_SOLUTION_ZH = re.compile(r"^练习 \d+\.\d+(?: .*)? 解答$")
 
 
-def _figures(site, page):
-    """The SVG files of a page's code-cell outputs, in page order."""
-    soup = _soup(site / f"{page}.html")
-    out = []
-    for img in _article(soup).select("div.cell_output img, .robokin-live img"):
-        src = img.get("src", "")
-        if src.endswith(".svg"):
-            out.append(((site / page).parent / src).resolve())
-    return out
+def _solution_titles(soup):
+    return [" ".join(t.get_text().split()) for t in _article(soup).select("div.solution > p.admonition-title")]
 
 
-def test_figures_differ_only_by_translated_text():
-    """One execution: a Chinese page shows the English run's figures, each text replaced by its figures.po
-    translation and nothing else changed (curves, ticks, layout: the SVG modulo its texts)."""
-    catalog = i18n.read_figure_catalog()
+def test_solution_titles_read_in_chinese_order():
+    """A solution is titled "练习 3.1 解答", with the link to its exercise first: sphinx-exercise writes the English
+    order ("解答 练习 3.1"); book/_ext/robokin_i18n.py reorders the Chinese edition, the English keeps its own."""
     checked, bad = 0, []
-    for page in TWINS:
-        en, zh = _figures(HTML, page), _figures(ZH, page)
+    for page in (p for p in TWINS if p.startswith("notebooks/")):
+        en, zh = (_solution_titles(s) for s in _both(page))
+        checked += len(zh)
         if len(en) != len(zh):
-            bad.append(f"{page}: {len(en)} SVG figures in English, {len(zh)} in Chinese")
-            continue
-        for i, (a, b) in enumerate(zip(en, zh)):
-            checked += 1
-            sa, sb = a.read_text(encoding="utf-8"), b.read_text(encoding="utf-8")
-            if i18n.svg_skeleton(sa) != i18n.svg_skeleton(sb):
-                bad.append(f"{page}, figure {i + 1}: the drawing differs, not only its texts ({a.name}, {b.name})")
-                continue
-            want = [
-                (i18n.figure_translation(catalog, t) or t) if i18n.figure_needs_translation(t) else t
-                for t in i18n.svg_texts(sa)
-            ]
-            if want != i18n.svg_texts(sb):
-                diff = next((x, y) for x, y in zip(want, i18n.svg_texts(sb)) if x != y)
-                bad.append(f"{page}, figure {i + 1}: text {diff[1]!r}, expected {diff[0]!r}")
-    assert checked > 50, f"only {checked} SVG figures found: are the chapters in the build?"
-    assert not bad, f"{len(bad)} figures differ:\n" + "\n".join(bad[:20])
+            bad.append(f"{page}: {len(en)} solutions in English, {len(zh)} in Chinese")
+        bad += [f"{page}: {t!r}" for t in zh if not _SOLUTION_ZH.match(t)]
+        bad += [f"{page} (English): {t!r}" for t in en if not t.startswith("Solution to Exercise ")]
+    assert checked > 20, f"only {checked} solution titles found: are the chapters in the build?"
+    assert not bad, "solution titles not in the expected order:\n" + "\n".join(bad[:10])
 
 
-def test_figure_texts_are_chinese():
-    """No figure text on a Chinese page is left in English (numbers, symbols, units, maths and code names aside:
-    ``i18n.figure_needs_translation``)."""
-    bad, translated = [], 0
-    for page in PAGES:
-        for f in _figures(ZH, page):
-            for text in i18n.svg_texts(f.read_text(encoding="utf-8")):
-                if _HAN.search(text):
-                    translated += 1
-                elif i18n.figure_needs_translation(text):
-                    bad.append(f"{page}: {text!r} ({f.name})")
-    assert translated > 200, f"only {translated} Chinese figure texts: is the Chinese edition built?"
-    assert not bad, f"{len(bad)} English figure texts on Chinese pages:\n" + "\n".join(bad[:30])
-
-
-@pytest.mark.parametrize("page", ["notebooks/02_two_link_leg", "notebooks/13_multibody_simulation"])
-def test_figure_chinese_drawn_with_a_cjk_font(server, browser, page):
-    """A figure of a Chinese page, opened as the reader's browser draws it: its Chinese text uses a CJK font."""
-    figs = _figures(ZH, page)
-    assert figs, f"zh/{page} has no SVG figure"
-    fig = next((f for f in figs if _HAN.search(f.read_text(encoding="utf-8"))), None)
-    assert fig is not None, f"no figure of zh/{page} has Chinese text"
-    v = sitecheck.visit(browser, f"{server}/{fig.relative_to(HTML.resolve())}")
+def test_solution_title_as_shown(server, browser):
+    """What the reader sees on the page (after the dropdown script ran): the exercise's number, then 解答."""
+    v = sitecheck.visit(browser, f"{server}/zh/notebooks/03_five_bar_leg.html", viewport="phone")
     try:
-        v.page.screenshot(path=str(SHOTS / f"figure-{page.replace('/', '_')}.png"))
-        han = v.page.evaluate(
-            r"() => [...document.querySelectorAll('text, tspan')].filter(t => /[\u4e00-\u9fff]/.test(t.textContent)"
-            r" && !t.querySelector('tspan')).length"
+        titles = v.page.evaluate(
+            "() => [...document.querySelectorAll('article .solution .admonition-title')]"
+            ".map(t => t.innerText.replace(/\\s+/g, ' ').trim())"
         )
-        cdp = v.page.context.new_cdp_session(v.page)
-        cdp.send("DOM.enable")
-        cdp.send("CSS.enable")
-        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
-        nodes_ = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "text, tspan"})["nodeIds"]
-        fonts = {}
-        for node in nodes_:
-            html_ = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
-            if _HAN.search(html_) and "<tspan" not in html_[5:]:
-                for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]:
-                    fonts[f["familyName"]] = fonts.get(f["familyName"], 0) + f["glyphCount"]
     finally:
         v.close()
-    assert han > 0, f"{fig.name}: no Chinese text drawn"
-    assert any(CJK_FONT.search(name) for name in fonts), f"{fig.name}: Chinese drawn with {fonts}"
+    assert titles and all(_SOLUTION_ZH.match(t) for t in titles), titles

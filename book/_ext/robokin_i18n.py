@@ -8,6 +8,8 @@
   execution table ("Execution status" page), so both editions describe the same run.
 * interface text: the few English strings that myst-nb and ``robokin_site`` put on pages, and that gettext does
   not see, are translated in the Chinese edition (``UI_ZH``).
+* solution titles: sphinx-exercise writes "Solution to" + the exercise's link ("解答 练习 3.1" in Chinese); the
+  Chinese edition puts the exercise first, as Chinese does: "练习 3.1 解答" (``SolutionTitleZh``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 #: Edition of each Sphinx language: the folder it lives in under ``_build/html`` and the label of a link to it.
 EDITIONS = {"en": ("", "English"), "zh_CN": ("zh", "中文")}
@@ -182,8 +185,43 @@ class TranslateTocCaptions(SphinxTransform):
                 toctree["caption"] = catalog.gettext(toctree["caption"])
 
 
+def solution_title_zh(title):
+    """Reorder a resolved solution title ``[Text("解答"), reference(" 练习 3.1", ...)]`` to "练习 3.1 解答", in place.
+
+    Returns True when the title had that form (a title without a link to its exercise is left alone).
+    """
+    kids = list(title.children)
+    if len(kids) != 2 or not isinstance(kids[0], nodes.Text) or not isinstance(kids[1], nodes.reference):
+        return False
+    word, ref = str(kids[0]).strip(), kids[1]
+    if not word:
+        return False
+    first = ref.children[0] if ref.children else None
+    if isinstance(first, nodes.Text):
+        ref.replace(first, nodes.Text(str(first).lstrip()))
+    title.remove(kids[0])
+    title += nodes.Text(" " + word)
+    return True
+
+
+class SolutionTitleZh(SphinxPostTransform):
+    """Chinese word order of solution titles: after sphinx-exercise resolved them (post-transforms 21 and 22)."""
+
+    default_priority = 30
+
+    def run(self, **kwargs):
+        if self.config.language == "en":
+            return
+        from sphinx_exercise.nodes import solution_node
+
+        for node in self.document.findall(solution_node):
+            if node.children and isinstance(node.children[0], nodes.title) and solution_title_zh(node.children[0]):
+                node["title"] = node.children[0].astext()
+
+
 def setup(app):
     app.add_transform(TranslateTocCaptions)
+    app.add_post_transform(SolutionTitleZh)
     app.add_css_file("robokin-i18n.css")
     app.add_config_value("robokin_exec_data", "", "env")
     app.connect("config-inited", _config_inited)

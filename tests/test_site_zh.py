@@ -418,3 +418,90 @@ def test_solution_title_as_shown(server, browser):
     finally:
         v.close()
     assert titles and all(_SOLUTION_ZH.match(t) for t in titles), titles
+
+
+# ---------------------------------------------------------------- figures (SVG, texts from locales/zh_CN/figures.po)
+
+
+def _figures(site, page):
+    """The SVG files of a page's code-cell outputs, in page order."""
+    soup = _soup(site / f"{page}.html")
+    out = []
+    for img in _article(soup).select("div.cell_output img, .robokin-live img"):
+        src = img.get("src", "")
+        if src.endswith(".svg"):
+            out.append(((site / page).parent / src).resolve())
+    return out
+
+
+def test_figures_differ_only_by_translated_text():
+    """One execution: a Chinese page shows the English run's figures, each text replaced by its figures.po
+    translation and nothing else changed (curves, ticks, layout: the SVG modulo its texts)."""
+    catalog = i18n.read_figure_catalog()
+    checked, bad = 0, []
+    for page in TWINS:
+        en, zh = _figures(HTML, page), _figures(ZH, page)
+        if len(en) != len(zh):
+            bad.append(f"{page}: {len(en)} SVG figures in English, {len(zh)} in Chinese")
+            continue
+        for i, (a, b) in enumerate(zip(en, zh)):
+            checked += 1
+            sa, sb = a.read_text(encoding="utf-8"), b.read_text(encoding="utf-8")
+            if i18n.svg_skeleton(sa) != i18n.svg_skeleton(sb):
+                bad.append(f"{page}, figure {i + 1}: the drawing differs, not only its texts ({a.name}, {b.name})")
+                continue
+            want = [
+                (i18n.figure_translation(catalog, t) or t) if i18n.figure_needs_translation(t) else t
+                for t in i18n.svg_texts(sa)
+            ]
+            if want != i18n.svg_texts(sb):
+                diff = next((x, y) for x, y in zip(want, i18n.svg_texts(sb)) if x != y)
+                bad.append(f"{page}, figure {i + 1}: text {diff[1]!r}, expected {diff[0]!r}")
+    assert checked > 50, f"only {checked} SVG figures found: are the chapters in the build?"
+    assert not bad, f"{len(bad)} figures differ:\n" + "\n".join(bad[:20])
+
+
+def test_figure_texts_are_chinese():
+    """No figure text on a Chinese page is left in English (numbers, symbols, units, maths and code names aside:
+    ``i18n.figure_needs_translation``)."""
+    bad, translated = [], 0
+    for page in PAGES:
+        for f in _figures(ZH, page):
+            for text in i18n.svg_texts(f.read_text(encoding="utf-8")):
+                if _HAN.search(text):
+                    translated += 1
+                elif i18n.figure_needs_translation(text):
+                    bad.append(f"{page}: {text!r} ({f.name})")
+    assert translated > 200, f"only {translated} Chinese figure texts: is the Chinese edition built?"
+    assert not bad, f"{len(bad)} English figure texts on Chinese pages:\n" + "\n".join(bad[:30])
+
+
+@pytest.mark.parametrize("page", ["notebooks/02_two_link_leg", "notebooks/13_multibody_simulation"])
+def test_figure_chinese_drawn_with_a_cjk_font(server, browser, page):
+    """A figure of a Chinese page, opened as the reader's browser draws it: its Chinese text uses a CJK font."""
+    figs = _figures(ZH, page)
+    assert figs, f"zh/{page} has no SVG figure"
+    fig = next((f for f in figs if _HAN.search(f.read_text(encoding="utf-8"))), None)
+    assert fig is not None, f"no figure of zh/{page} has Chinese text"
+    v = sitecheck.visit(browser, f"{server}/{fig.relative_to(HTML.resolve())}")
+    try:
+        v.page.screenshot(path=str(SHOTS / f"figure-{page.replace('/', '_')}.png"))
+        han = v.page.evaluate(
+            r"() => [...document.querySelectorAll('text, tspan')].filter(t => /[\u4e00-\u9fff]/.test(t.textContent)"
+            r" && !t.querySelector('tspan')).length"
+        )
+        cdp = v.page.context.new_cdp_session(v.page)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        nodes_ = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "text, tspan"})["nodeIds"]
+        fonts = {}
+        for node in nodes_:
+            html_ = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+            if _HAN.search(html_) and "<tspan" not in html_[5:]:
+                for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]:
+                    fonts[f["familyName"]] = fonts.get(f["familyName"], 0) + f["glyphCount"]
+    finally:
+        v.close()
+    assert han > 0, f"{fig.name}: no Chinese text drawn"
+    assert any(CJK_FONT.search(name) for name in fonts), f"{fig.name}: Chinese drawn with {fonts}"

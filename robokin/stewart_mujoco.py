@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._primitives import rpy_matrix
-from ._validate import as_array, finite_scalar, positive
+from ._validate import as_array, choice, finite_scalar, positive
 from .sim import INTEGRATORS, require_mujoco
 from .stewart import PlatformParams, Stewart
 from .transforms import matrix_to_rpy, zyx_rate_matrix
@@ -149,8 +149,7 @@ def stewart_mjcf(
     q, L = _check(robot, params, pose)
     mb = positive(leg_body_mass, "leg_body_mass")
     dt = positive(timestep, "timestep")
-    if integrator not in INTEGRATORS:
-        raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
+    integrator = choice(integrator, "integrator", INTEGRATORS)
     sr = as_array(solref, "solref", trailing=(2,))
     if sr.ndim != 1 or sr[0] <= 0 or sr[1] <= 0:
         raise ValueError(f"solref = (timeconst, dampratio) must be two positive numbers, got {np.ravel(sr).tolist()}")

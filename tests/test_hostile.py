@@ -1236,7 +1236,6 @@ SWEEP_OWNED = (
     "render",
     "urdf",
     "stewart_mujoco",
-    "triage",
 )
 SWEEP_TIME = 10.0  # s per call (generous: the machine may be shared; a hang costs this much)
 SWEEP_BATCH_TIME = 30.0  # s per call for the large-batch variant

@@ -7,7 +7,7 @@
     (``waypoints.csv``, ``segments.csv``, ``contest.xlsx``). Exit status 0 when every check passes, 1 when one
     fails (the report says what to change), 2 when it cannot run (a bad file, family or option, an output folder
     that cannot be made, a report notebook that stops with an error). The report kernel's log shows errors only
-    (:data:`robokin.params.render.KERNEL_ARGS`), so the terminal carries the report's own lines.
+    (``robokin.params.render.KERNEL_ARGS``), so the terminal carries the report's own lines.
 ``python -m robokin report --list``
     The families, their example files and each family's schema (fields with units).
 ``python -m robokin verify FAMILY FILE --impl SPEC``

@@ -581,14 +581,14 @@ def simulate(
         True viscous / Coulomb friction (unknown to the controller).
     v_eps : float
         Smoothing speed of the plant's Coulomb term ``fc * tanh(qd / v_eps)`` (rad/s), a finite number > 0 and at
-        most 1e12 (else ``ValueError`` naming ``v_eps``); the default is :data:`V_EPS` = 0.01 rad/s. Neither extreme
+        most 1e12 (else ``ValueError`` naming ``v_eps``); the default is ``V_EPS`` = 0.01 rad/s. Neither extreme
         is refused; both are documented here. Near ``qd = 0`` the term is a damper of slope ``fc / v_eps``, so a
         small ``v_eps`` makes the ODE stiff, and a step beyond RK4's stability limit for that slope
         (:func:`robokin.sim.step_limit` of the closed loop linearised at rest) is not detected: the ``tanh``
         saturates, so the state stays bounded and ``stable`` True while the rates near rest chatter with an
         amplitude that scales with ``dt`` instead of settling (check by shrinking ``dt``). A ``v_eps`` far above
         the joint rates turns the Coulomb term into a weak viscous one (slope ``fc / v_eps``): Coulomb friction
-        all but vanishes. An :class:`AdaptiveController`'s friction regressor keeps :data:`V_EPS`.
+        all but vanishes. An :class:`AdaptiveController`'s friction regressor keeps ``V_EPS``.
     record_every : int
         Keep every k-th step (memory: S x K x 6 floats); must divide the number of steps, so that the
         last record is the state at ``t_end``.

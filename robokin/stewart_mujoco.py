@@ -6,8 +6,10 @@ machine as an independent multibody model — a free platform, six legs each wit
 prismatic joint along the leg and a ball-joint closure at the top (a ``connect`` equality) — so that the engine's
 answer to "which leg forces move the platform along this trajectory" can be compared with the hand-derived one.
 
-Conventions
------------
+Notes
+-----
+Conventions:
+
 * World frame ``z`` up, gravity ``-params.gravity`` along ``z``, as in chapter 10.
 * Pose ``q = [x, y, z, roll, pitch, yaw]`` (m, rad; ZYX, world frame) and pose rates ``qd`` (m/s, rad/s of the
   angles), exactly as :class:`~robokin.stewart.StewartDynamics`. MuJoCo's free joint uses a quaternion and the

@@ -49,7 +49,7 @@ unreachable targets": a clamped ``acos``?), and a five-bar IK in one working mod
 is named as that working mode (with the y-down frame when the two answer the same). Two mistakes that predict the
 same answers on the inputs (the five-bar FK's ``up`` assembly and mirrored angles and y) are one finding naming
 both. A branch is matched to within the angle error the residual tolerance allows at that target
-(:func:`_branch_tol`: looser near full stretch), so a float32 implementation passes. Every CSV row is a check,
+(``_branch_tol``: looser near full stretch), so a float32 implementation passes. Every CSV row is a check,
 two rows with one input included.
 
 Exit status of ``python -m robokin verify``: 0 when the implementation passes, 1 when it fails (the findings say

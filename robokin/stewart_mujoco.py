@@ -47,7 +47,7 @@ from numpy.typing import ArrayLike
 
 from ._primitives import rpy_matrix
 from ._validate import as_array, choice, finite_scalar, positive
-from .sim import INTEGRATORS, require_mujoco
+from .sim import INTEGRATORS, _f, _quat, _vec, require_mujoco  # the MJCF text helpers of robokin.sim
 from .stewart import PlatformParams, Stewart
 from .transforms import matrix_to_rpy, zyx_rate_matrix
 
@@ -61,22 +61,6 @@ __all__ = [
     "stewart_force_map",
     "stewart_engine_leg_forces",
 ]
-
-
-def _f(x):
-    return repr(float(x))
-
-
-def _vec(v):
-    return " ".join(_f(x) for x in np.ravel(v))
-
-
-def _quat(R):
-    """Unit quaternion (w, x, y, z) of a rotation matrix (MuJoCo's order)."""
-    mujoco = require_mujoco()
-    q = np.empty(4)
-    mujoco.mju_mat2Quat(q, np.ascontiguousarray(R, dtype=float).ravel())
-    return q
 
 
 def _align_z(u):

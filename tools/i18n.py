@@ -404,6 +404,8 @@ def check(*, complete=False, pot_dir=None, po_dir=PO_DIR, pending_file=PENDING, 
 # the Chinese edition's too: build-zh replaces each text the reader must read by its translation from one catalogue,
 # locales/zh_CN/figures.po (msgid: the text as the chapter wrote it, maths included), and appends CJK fonts to its
 # font families. Numbers, symbols, units and maths need no translation (figure_needs_translation).
+# The same catalogue holds what the notebook's cell metadata says about a figure, which gettext never sees: its
+# caption (mystnb.figure.caption) and its alt text (mystnb.image.alt, from book/alt_text.toml).
 
 FIGURE_PO = LOCALES / LANG / "figures.po"
 #: appended to a translated text's font families (the browser draws Chinese glyphs from the first it has)
@@ -533,6 +535,31 @@ def notebook_captions(nb):
         if cell.get("cell_type") == "code" and cap:
             out.append(cap)
     return out
+
+
+def notebook_alt_texts(nb):
+    """The alt texts of a notebook's code-cell images (``mystnb.image.alt``, from ``book/alt_text.toml`` by
+    ``tools/nb_meta.py``): myst-nb writes them into the image's ``alt`` attribute, where gettext never sees them."""
+    out = []
+    for cell in nb["cells"]:
+        alt = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt")
+        if cell.get("cell_type") == "code" and alt and alt not in out:
+            out.append(alt)
+    return out
+
+
+def translate_alt_texts(nb, catalog):
+    """The image alt texts of ``nb`` in Chinese, in place (exact msgid: they are typed, not computed, so their
+    numbers stay in the text); returns the alt texts without a translation."""
+    missing = []
+    for cell in nb["cells"]:
+        image = cell.get("metadata", {}).get("mystnb", {}).get("image", {})
+        if cell.get("cell_type") == "code" and image.get("alt"):
+            if catalog.get(image["alt"]):
+                image["alt"] = catalog[image["alt"]]
+            else:
+                missing.append(image["alt"])
+    return missing
 
 
 def translate_captions(nb, catalog):
@@ -767,7 +794,7 @@ def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None):
     where = {}
     for doc in docs:
         nb = nbformat.read(Path(executed) / f"{doc}.ipynb", as_version=4)
-        for text in notebook_figure_texts(nb) + notebook_captions(nb):
+        for text in notebook_figure_texts(nb) + notebook_captions(nb) + notebook_alt_texts(nb):
             where.setdefault(text, []).append(doc)
     if not docs:
         sys.exit(f"no executed notebooks in {executed}: build the English book first (make book)")
@@ -845,7 +872,7 @@ def check_figure_catalog(po=FIGURE_PO, executed=None, terms=None):
             path = Path(executed) / f"{doc}.ipynb"
             if path.exists():
                 nb = nbformat.read(path, as_version=4)
-                for text in notebook_figure_texts(nb) + notebook_captions(nb):
+                for text in notebook_figure_texts(nb) + notebook_captions(nb) + notebook_alt_texts(nb):
                     if text not in have:
                         out.append(
                             Finding(
@@ -1168,7 +1195,11 @@ def build_zh():
         if (ROOT / f"{doc}.ipynb").exists():
             nb = _executed_notebook(doc)
             # the English run's figures with their texts in Chinese (figures.po)
-            lost = translate_notebook_figures(nb, figure_catalog) + translate_captions(nb, figure_catalog)
+            lost = (
+                translate_notebook_figures(nb, figure_catalog)
+                + translate_captions(nb, figure_catalog)
+                + translate_alt_texts(nb, figure_catalog)
+            )
             if lost:
                 untranslated[doc] = sorted(set(lost))
             cells = [c for c in nb.cells if c.cell_type == "markdown"]

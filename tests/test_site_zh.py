@@ -476,6 +476,22 @@ def test_figure_texts_are_chinese():
     assert not bad, f"{len(bad)} English figure texts on Chinese pages:\n" + "\n".join(bad[:30])
 
 
+def test_alt_texts_are_chinese():
+    """Every figure's alt text on a Chinese page is the figures.po translation of the English page's (what a reader
+    who cannot see the image hears), not the English text."""
+    bad, checked = [], 0
+    for page in TWINS:
+        en = [i.get("alt", "") for i in _article(_soup(HTML / f"{page}.html")).select("div.cell_output img")]
+        zh = [i.get("alt", "") for i in _article(_soup(ZH / f"{page}.html")).select("div.cell_output img")]
+        for a, b in zip(en, zh):
+            if a.strip():
+                checked += 1
+                if not _HAN.search(b) or a == b:
+                    bad.append(f"{page}: alt text {b[:70]!r}")
+    assert checked > 50, f"only {checked} alt texts found: are the chapters in the build?"
+    assert not bad, f"{len(bad)} English alt texts on Chinese pages:\n" + "\n".join(bad[:20])
+
+
 @pytest.mark.parametrize("page", ["notebooks/02_two_link_leg", "notebooks/13_multibody_simulation"])
 def test_figure_chinese_drawn_with_a_cjk_font(server, browser, page):
     """A figure of a Chinese page, opened as the reader's browser draws it: its Chinese text uses a CJK font."""

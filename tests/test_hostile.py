@@ -675,6 +675,84 @@ RECIPES = {
         robokin.sim.step_limit,
         dict(A=np.array([[0.0, 1.0], [-400.0, -30.0]]), method="semi_implicit_euler", tol=1e-9),
     ),
+    # actuators (chapter 15)
+    "actuators.MotorDrive": lambda: (
+        robokin.actuators.MotorDrive,
+        dict(
+            torque_constant=0.1,
+            current_limit=10.0,
+            stall_torque=2.0,
+            free_speed=300.0,
+            gear_ratio=10.0,
+            efficiency=0.9,
+            rotor_inertia=1e-5,
+            coulomb=0.05,
+            viscous=0.01,
+        ),
+    ),
+    "actuators.MotorDrive.from_electrical": lambda: (
+        robokin.actuators.MotorDrive.from_electrical,
+        dict(torque_constant=0.05, supply_voltage=24.0, resistance=0.5, current_limit=20.0),
+    ),
+    "actuators.MotorDrive.from_output_ratings": lambda: (
+        robokin.actuators.MotorDrive.from_output_ratings,
+        dict(stall_torque=2.5, stall_current=4.0, free_speed=30.0, gear_ratio=10.0, efficiency=0.9, current_limit=4.0),
+    ),
+    "actuators.MotorDrive.deliver": lambda: (
+        robokin.actuators.MotorDrive(0.1, 10.0, 2.0, 300.0, gear_ratio=10.0).deliver,
+        dict(tau_cmd=np.array([1.0, 30.0]), joint_speed=np.array([5.0, -5.0])),
+    ),
+    "actuators.MotorDrive.joint_options": None,
+    "actuators.MotorFile": None,  # built by load_motor from a file (text input, tested in tests/test_actuators.py)
+    "actuators.load_motor": None,
+    "actuators.parse_motor": None,
+    "actuators.Encoder": lambda: (robokin.actuators.Encoder, dict(counts_per_rev=8192, gear_ratio=10.0)),
+    "actuators.Encoder.counts": lambda: (robokin.actuators.Encoder(8192).counts, dict(angle=0.1)),
+    "actuators.Encoder.quantise": lambda: (robokin.actuators.Encoder(8192).quantise, dict(angle=0.1)),
+    "actuators.Encoder.rate_error_bound": lambda: (robokin.actuators.Encoder(8192).rate_error_bound, dict(dt=1e-3)),
+    "actuators.rate_filter_step": lambda: (
+        robokin.actuators.rate_filter_step,
+        dict(
+            prev_angle=np.array([0.0, 0.1]),
+            prev_rate=np.array([0.0, 1.0]),
+            angle=np.array([0.01, 0.2]),
+            dt=1e-3,
+            tau=0.005,
+        ),
+    ),
+    "actuators.ImuNoise": lambda: (
+        robokin.actuators.ImuNoise,
+        dict(
+            gyro_sigma=0.005,
+            gyro_bias=np.array([0.0, 0.01, 0.0]),
+            accel_sigma=0.05,
+            accel_bias=np.array([-0.05, 0.0, 0.0]),
+        ),
+    ),
+    "actuators.wheel_leg_imu_model": lambda: (
+        robokin.actuators.wheel_leg_imu_model,
+        dict(params=_obj("wlp"), fivebar=_obj("wlfb"), imu_pos=np.array([0.0, 0.0, 0.05])),
+    ),
+    "actuators.read_imu": None,  # reads MjData (engine output)
+    "actuators.accel_pitch": lambda: (robokin.actuators.accel_pitch, dict(accel=np.array([-1.0, 0.0, 9.7]))),
+    "actuators.complementary_step": lambda: (
+        robokin.actuators.complementary_step,
+        dict(pitch=np.array([0.0, 0.1]), rate=np.array([0.01, 0.0]), pitch_acc=np.array([0.0, 0.1]), dt=1e-3, tau=0.5),
+    ),
+    "actuators.complementary_bias_error": lambda: (
+        robokin.actuators.complementary_bias_error,
+        dict(gyro_bias=0.01, tau=0.5),
+    ),
+    "actuators.wheel_leg_encoder_state": lambda: (
+        robokin.actuators.wheel_leg_encoder_state,
+        dict(
+            fivebar=_obj("wlfb"),
+            q_motor=np.tile(robokin.wheel_leg.virtual_leg_inverse(_obj("wlfb"), [0.2, -1.6]), (2, 1)),
+            wheel_angle=np.array([0.0, 0.1]),
+            pitch=0.02,
+            R=0.06,
+        ),
+    ),
     # stewart
     "stewart.corner_path": lambda: (
         robokin.stewart.corner_path,

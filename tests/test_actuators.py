@@ -1,0 +1,243 @@
+"""robokin.actuators: motor drive, motor files, encoder, IMU and pitch estimator (chapter 15)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robokin import actuators as act
+from robokin.robots import WHEEL_LEG, WHEEL_LEG_FIVEBAR
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = sorted((ROOT / "examples" / "robots").glob("motor_*.toml"))
+DRV = act.MotorDrive(0.1, 10.0, 2.0, 300.0, gear_ratio=10.0, efficiency=0.9, coulomb=0.05, viscous=0.01)
+
+
+# ----------------------------------------------------------------------------- motor drive
+def test_line_from_electrical_constants():
+    d = act.MotorDrive.from_electrical(torque_constant=0.05, supply_voltage=24.0, resistance=0.5, current_limit=1e3)
+    # on the line: the torque that V = R i + K w, tau = K i gives at full voltage
+    w = np.linspace(0.0, 480.0, 7)
+    tau, i = d.deliver(np.full(7, 1e3), w / d.gear_ratio, friction=False)
+    assert np.allclose(tau, 0.05 * (24.0 - 0.05 * w) / 0.5)
+    assert np.allclose(24.0, 0.5 * i + 0.05 * w)  # the voltage equation holds on the line
+
+
+def test_current_limit_and_friction():
+    tau, i = DRV.deliver([5.0, 50.0, -50.0, 1.0], [0.0, 0.0, 0.0, 2.0])
+    assert np.allclose(i[:3], [5.0 / 0.9, 10.0, -10.0])
+    assert np.allclose(tau[:3], [5.0, 9.0, -9.0])  # current limit 10 A: 0.9 * 10 * 0.1 * 10
+    assert np.isclose(tau[3], 1.0 - 0.05 - 0.01 * 2.0)  # Coulomb + viscous at 2 rad/s
+    tau0, _ = DRV.deliver(1.0, 2.0, friction=False)
+    assert np.isclose(tau0, 1.0)
+
+
+def test_past_free_speed_no_torque():
+    tau, i = DRV.deliver(5.0, 31.0, friction=False)  # motor speed 310 > 300 rad/s
+    assert tau == 0.0 and i == 0.0
+
+
+def test_output_ratings_reproduce_the_stall_point():
+    d = act.MotorDrive.from_output_ratings(
+        stall_torque=35.0, stall_current=12.5, free_speed=20.0, gear_ratio=6.0, efficiency=0.8, current_limit=20.0
+    )
+    tau, i = d.deliver(100.0, 0.0, friction=False)
+    assert np.isclose(tau, 35.0) and np.isclose(i, 12.5)
+    tau, _ = d.deliver(100.0, 10.0, friction=False)  # half the output free speed: half the stall torque
+    assert np.isclose(tau, 17.5)
+
+
+def test_joint_options_reflect_the_rotor():
+    d = act.MotorDrive(0.1, 10.0, 2.0, 300.0, gear_ratio=6.0, rotor_inertia=3.4e-4, coulomb=0.1, viscous=0.01)
+    assert d.joint_options() == pytest.approx({"armature": 36 * 3.4e-4, "damping": 0.01, "frictionloss": 0.1})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.floats(-100, 100, allow_nan=False),
+    st.floats(-50, 50, allow_nan=False),
+)
+def test_delivered_torque_never_exceeds_request_or_limits(tau_cmd, w):
+    tau, i = DRV.deliver(tau_cmd, w, friction=False)
+    assert abs(tau) <= abs(tau_cmd) + 1e-12
+    assert abs(i) <= DRV.current_limit + 1e-12
+    assert tau * tau_cmd >= 0  # never reversed
+    assert abs(tau) <= DRV.envelope.max_joint_torque(DRV.gear_ratio, w) + 1e-12
+
+
+def test_batched_shapes():
+    tau, i = DRV.deliver(np.ones((4, 3)), np.zeros(3))
+    assert tau.shape == i.shape == (4, 3)
+
+
+@pytest.mark.parametrize(
+    "kw, word",
+    [
+        (dict(torque_constant=-0.1), "torque_constant"),
+        (dict(current_limit=0.0), "current_limit"),
+        (dict(efficiency=1.2), "efficiency"),
+        (dict(coulomb=-1.0), "coulomb"),
+        (dict(free_speed=np.nan), "free_speed"),
+    ],
+)
+def test_bad_drive_names_the_argument(kw, word):
+    base = dict(torque_constant=0.1, current_limit=10.0, stall_torque=2.0, free_speed=300.0)
+    with pytest.raises(ValueError, match=word):
+        act.MotorDrive(**{**base, **kw})
+
+
+def test_deliver_bad_shapes():
+    with pytest.raises(ValueError, match="broadcast"):
+        DRV.deliver(np.ones(3), np.ones(2))
+    with pytest.raises(ValueError, match="tau_cmd"):
+        DRV.deliver(np.nan, 0.0)
+
+
+# ----------------------------------------------------------------------------- motor files
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_example_files_load_and_name_every_source(path):
+    mf = act.load_motor(path)
+    assert set(mf.sources) == set(act._UNITS)
+    for k, s in mf.sources.items():
+        assert len(s) > 10, k
+        assert s.lower().startswith("assumed for this example") or "page" in s.lower(), (k, s)
+    # the stall point of the file is reproduced by the drive
+    tau, i = mf.drive.deliver(1e3, 0.0, friction=False)
+    lim = min(mf.values["stall_torque"], mf.values["stall_current"] * mf.drive.joint_torque_per_amp)
+    assert np.isclose(tau, min(lim, mf.drive.joint_torque_per_amp * mf.values["current_limit"]))
+
+
+def _write(tmp_path, text):
+    p = tmp_path / "motor_x.toml"
+    p.write_text(text)
+    return p
+
+
+def test_file_errors_name_the_field(tmp_path):
+    good = FILES[0].read_text()
+    with pytest.raises(ValueError, match=r"\[motor\.gear_ratio\].*source"):
+        act.load_motor(
+            _write(
+                tmp_path,
+                good.replace(
+                    'gear_ratio = { value = 10.0, unit = "-", source = "page, row \'Gear ratio\' (10:1), column MG4005" }',
+                    'gear_ratio = { value = 10.0, unit = "-" }',
+                ),
+            )
+        )
+    with pytest.raises(ValueError, match=r"\[motor\.free_speed\]\.unit"):
+        act.load_motor(_write(tmp_path, good.replace('unit = "rpm"', 'unit = "rps"')))
+    with pytest.raises(ValueError, match="missing field \\[motor.stall_torque\\]"):
+        lines = [ln for ln in good.splitlines() if not ln.startswith("stall_torque")]
+        act.load_motor(_write(tmp_path, "\n".join(lines)))
+    with pytest.raises(ValueError, match="not valid TOML"):
+        act.load_motor(_write(tmp_path, good + "\n[[["))
+    with pytest.raises(ValueError, match="cannot be read"):
+        act.load_motor(tmp_path / "absent.toml")
+    with pytest.raises(ValueError, match="efficiency"):
+        act.load_motor(_write(tmp_path, good.replace("value = 0.9,", "value = 1.5,")))
+    with pytest.raises(ValueError, match="unknown field"):
+        act.load_motor(_write(tmp_path, good + '\nvoltage = { value = 24, unit = "V", source = "x" }\n'))
+
+
+# ----------------------------------------------------------------------------- encoder
+@settings(max_examples=50, deadline=None)
+@given(st.floats(-3.0, 3.0), st.floats(-50.0, 50.0), st.integers(256, 1 << 16))
+def test_finite_difference_error_bound(a0, rate, cpr):
+    enc = act.Encoder(cpr, gear_ratio=1.0)
+    dt = 1e-3
+    t = np.arange(200) * dt
+    a = a0 + rate * t
+    qa = enc.quantise(a)
+    assert np.all((qa <= a + 1e-12) & (qa > a - enc.step - 1e-12))
+    v = np.diff(qa) / dt
+    assert np.all(np.abs(v - rate) < enc.rate_error_bound(dt) + 1e-9)
+
+
+def test_filtered_rate_passes_a_steady_rate():
+    enc = act.Encoder(8192, gear_ratio=10.0)
+    a = 2.0 * np.arange(2000) * 1e-3
+    qa = enc.quantise(a)
+    r = 0.0
+    for k in range(1, a.size):
+        r = act.rate_filter_step(qa[k - 1], r, qa[k], dt=1e-3, tau=0.02)
+    assert abs(r - 2.0) < enc.rate_error_bound(1e-3)
+
+
+def test_encoder_bad_input():
+    with pytest.raises(ValueError, match="counts_per_rev"):
+        act.Encoder(0)
+    with pytest.raises(ValueError, match="counts_per_rev"):
+        act.Encoder(100.5)
+    with pytest.raises(ValueError, match="tau"):
+        act.rate_filter_step(0.0, 0.0, 1.0, dt=1e-3, tau=-1.0)
+
+
+# ----------------------------------------------------------------------------- IMU and estimator
+def test_accel_pitch_and_filter_bias():
+    phi = np.linspace(-1.0, 1.0, 9)
+    f = np.stack([-9.81 * np.sin(phi), 0 * phi, 9.81 * np.cos(phi)], -1)
+    assert np.allclose(act.accel_pitch(f), phi)
+    p = 0.0
+    for _ in range(8000):
+        p = act.complementary_step(p, 0.02, 0.1, dt=1e-3, tau=0.25)
+    assert np.isclose(p - 0.1, act.complementary_bias_error(0.02, tau=0.25), atol=1e-9)
+
+
+def test_imu_model_reads_gravity_at_rest():
+    import mujoco
+
+    from robokin import sim
+
+    m = act.wheel_leg_imu_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR)
+    d = mujoco.MjData(m)
+    sim.wheel_leg_pose(m, d, WHEEL_LEG, WHEEL_LEG_FIVEBAR, L0=0.2)
+    d.qpos[2] += 0.0  # standing
+    m.opt.gravity[:] = [0.0, 0.0, -9.81]
+    # hold the torso still (no contact transient): zero velocity, zero acceleration
+    mujoco.mj_forward(m, d)
+    d.qacc[:] = 0.0
+    mujoco.mj_rnePostConstraint(m, d)
+    mujoco.mj_sensorAcc(m, d)
+    g, a = act.read_imu(d, act.ImuNoise())
+    assert np.allclose(g, 0.0) and np.allclose(a, [0.0, 0.0, 9.81], atol=1e-9)
+    g2, _ = act.read_imu(d, act.ImuNoise(gyro_sigma=0.1, gyro_bias=(0.0, 0.5, 0.0)), np.random.default_rng(1))
+    assert abs(g2[1] - 0.5) < 0.5 and not np.allclose(g2, [0.0, 0.5, 0.0])
+
+
+def test_imu_bad_input():
+    with pytest.raises(ValueError, match="gyro_bias"):
+        act.ImuNoise(gyro_bias=(0.0, 1.0))
+    with pytest.raises(ValueError, match="accel_sigma"):
+        act.ImuNoise(accel_sigma=-1.0)
+    with pytest.raises(ValueError, match="imu_pos"):
+        act.wheel_leg_imu_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR, imu_pos=(0.0, 0.0))
+    with pytest.raises(ValueError, match="noise"):
+        act.read_imu(None, None)
+
+
+def test_encoder_state_matches_the_engine():
+    """The encoder geometry agrees with robokin.sim.wheel_leg_state on a standing, leaning robot."""
+    import mujoco
+
+    from robokin import sim
+
+    m = act.wheel_leg_imu_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR)
+    d = mujoco.MjData(m)
+    sim.wheel_leg_pose(m, d, WHEEL_LEG, WHEEL_LEG_FIVEBAR, L0=0.25, theta=0.15)
+    st_ = sim.wheel_leg_state(m, d)
+    qm = d.qpos[[m.joint(j).qposadr[0] for j in act.WHEEL_LEG_JOINTS]]
+    es = act.wheel_leg_encoder_state(WHEEL_LEG_FIVEBAR, qm[:4].reshape(2, 2), qm[4:], st_["s"][4], R=WHEEL_LEG.R)
+    assert np.allclose(es["theta_b"], st_["theta_b"], atol=1e-6)
+    assert np.allclose(es["L0"], st_["L0"], atol=1e-6)
+    # rolling: turn both wheels by 0.1 rad and x moves by R * 0.1
+    es2 = act.wheel_leg_encoder_state(WHEEL_LEG_FIVEBAR, qm[:4].reshape(2, 2), qm[4:] + 0.1, st_["s"][4], R=WHEEL_LEG.R)
+    assert np.allclose(es2["x"] - es["x"], 0.1 * WHEEL_LEG.R)
+    with pytest.raises(ValueError, match="q_motor"):
+        act.wheel_leg_encoder_state(WHEEL_LEG_FIVEBAR, np.zeros((2, 3)), [0.0, 0.0], 0.0, R=0.06)
+    with pytest.raises(ValueError, match="R"):
+        act.wheel_leg_encoder_state(WHEEL_LEG_FIVEBAR, qm[:4].reshape(2, 2), [0.0, 0.0], 0.0, R=-1.0)

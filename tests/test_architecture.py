@@ -34,7 +34,7 @@ LAYERS = {
     3: {"control"},
     4: {"ident", "sim"},
     5: {"robots"},
-    6: {"validation", "report", "render", "stewart_mujoco", "triage", "actuators"},
+    6: {"validation", "report", "render", "stewart_mujoco", "triage", "actuators", "scenarios"},
     7: {"params", "codegen"},
     8: {"cli", "__main__"},
 }

@@ -58,6 +58,7 @@ RESULT_TYPES = {
     "wheel_leg.GainSchedule",
     "triage.DivergenceRun",
     "triage.Triage",
+    "scenarios.ScenarioResult",
 }
 
 
@@ -576,6 +577,32 @@ RECIPES = {
     ),
     # triage (takes a model factory and a controller; bad input in tests/test_triage.py)
     "triage.divergence_triage": None,
+    # scenarios (chapter 16's MuJoCo scenarios; the runner with a 10 ms run, bad input in tests/test_scenarios.py)
+    "scenarios.Gains": lambda: (robokin.scenarios.Gains, dict(kL=800.0, k_yaw=1.0, ki_roll=0.5)),
+    "scenarios.ScenarioResult.torque_steps": None,  # a method of a result, no input
+    "scenarios.terrain_model": lambda: (
+        robokin.scenarios.terrain_model,
+        dict(slope=0.05, cross_slope=0.02, friction=0.5),
+    ),
+    "scenarios.place_robot": None,  # needs a model and its data (tests/test_scenarios.py)
+    "scenarios.yaw_inertia": None,
+    "scenarios.roll_from_legs": lambda: (
+        robokin.scenarios.roll_from_legs,
+        dict(dL=np.array([0.01, -0.02]), track=0.4, cross_slope=0.05),
+    ),
+    "scenarios.legs_for_roll": lambda: (robokin.scenarios.legs_for_roll, dict(roll=np.array([0.02, 0.0]), track=0.4)),
+    "scenarios.max_slope": lambda: (
+        robokin.scenarios.max_slope,
+        dict(friction=0.5, wheel_torque=2.5, mass=14.8, R=0.06),
+    ),
+    "scenarios.yaw_acceleration": lambda: (
+        robokin.scenarios.yaw_acceleration,
+        dict(dT=np.array([0.5, -1.0]), track=0.4, R=0.06, inertia=0.4),
+    ),
+    "scenarios.run_scenario": lambda: (
+        robokin.scenarios.run_scenario,
+        dict(kind="slope", t_end=0.01, slope=0.05, friction=0.8, speed=0.1),
+    ),
     # stewart_mujoco (the Stewart platform in MuJoCo, tests/test_stewart_mujoco.py)
     "stewart_mujoco.stewart_mjcf": lambda: (
         robokin.stewart_mujoco.stewart_mjcf,
@@ -1133,6 +1160,11 @@ SHAPE_FREE = {
     ("ident.segment_excitation", "t"),
     ("stewart.corner_path", "sigma"),
     ("checks.check_errors", "errors"),
+    ("scenarios.roll_from_legs", "dL"),  # batched, any leading shape (broadcast with cross_slope)
+    ("scenarios.roll_from_legs", "cross_slope"),
+    ("scenarios.legs_for_roll", "roll"),
+    ("scenarios.legs_for_roll", "cross_slope"),
+    ("scenarios.yaw_acceleration", "dT"),
     ("checks.check_close", "actual"),
     ("checks.check_close", "expected"),
     ("checks.jacobian_fd", "x"),

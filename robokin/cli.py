@@ -17,8 +17,16 @@
     exception other than ``ValueError`` or ``ArithmeticError``).
 ``python -m robokin view MODEL [--still OUT.png]``
     Open MuJoCo's interactive viewer on a model: a reference model the course generates (``fivebar``,
-    ``wheel_leg``) or a team's own MJCF or URDF file (MuJoCo compiles URDF). ``--still`` renders one
-    picture offscreen instead (no screen needed, :mod:`robokin.render`).
+    ``wheel_leg``), the engine model of a parameter file (``.toml``, :mod:`robokin.params.engine`) or a team's
+    own MJCF or URDF file (MuJoCo compiles URDF). ``--still`` renders one picture offscreen instead (no screen
+    needed, :mod:`robokin.render`).
+``python -m robokin engine-check PARAMS.toml [--model team.urdf|team.xml] [--joints A,B] [--foot NAME]``
+    Compare a MuJoCo model (your URDF or MJCF, or by default the engine model of the parameter file) with the
+    package's kinematics before anything is simulated: foot position, static torques, gravity torques
+    (:func:`robokin.params.engine.check_engine_model`). ``--save OUT.xml`` writes the generated model's MJCF. Exit
+    status 0 when every check passes, 1 when one fails (the findings name the joint or link), 2 when it cannot run
+    (a bad parameter file, a family without an engine model, a model file that is missing or does not compile or
+    lacks the joints or the foot).
 """
 
 from __future__ import annotations
@@ -53,6 +61,13 @@ def _parser():
     w.add_argument("--still", default=None, help="write one offscreen picture (PNG) here instead of opening a window")
     w.add_argument("--width", type=int, default=640, help="picture width in pixels (--still)")
     w.add_argument("--height", type=int, default=480, help="picture height in pixels (--still)")
+    e = sub.add_parser("engine-check", help="check a MuJoCo model (yours or the generated one) against the package")
+    e.add_argument("params", help="parameter file (TOML): two_link_leg, fivebar or serial_arm")
+    e.add_argument("--model", default=None, help="your URDF (.urdf) or MJCF (.xml) file (default: the generated model)")
+    e.add_argument("--joints", default=None, help="your names of the package's joints, comma-separated, in its order")
+    e.add_argument("--foot", default=None, help="your site or body at the foot (tool point)")
+    e.add_argument("--no-collisions", action="store_true", help="generated model without link-link collision")
+    e.add_argument("--save", default=None, help="write the generated model's MJCF here")
     return p
 
 
@@ -71,8 +86,18 @@ def _view_model(name: str):
     if name == "wheel_leg":
         return sim.wheel_leg_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR)
     path = Path(name)
+    if path.suffix.lower() == ".toml":  # a parameter file: its engine model
+        from .params import ParameterFileError
+        from .params.engine import engine_model
+
+        try:
+            return engine_model(path).model
+        except ParameterFileError as exc:
+            raise ValueError(str(exc)) from None
     if path.suffix.lower() not in (".xml", ".urdf", ".mjcf"):
-        raise ValueError(f"MODEL must be one of {', '.join(VIEW_MODELS)} or an .xml/.urdf file, got {name!r}")
+        raise ValueError(
+            f"MODEL must be one of {', '.join(VIEW_MODELS)}, a parameter file (.toml) or an .xml/.urdf file, got {name!r}"
+        )
     if not path.is_file():
         raise ValueError(f"no such model file: {path}")
     try:
@@ -114,6 +139,37 @@ def view(model: str, *, still: str | None = None, width: int = 640, height: int 
 
     mujoco.viewer.launch(m)
     return 0
+
+
+def engine_check(
+    params_file: str,
+    *,
+    model: str | None = None,
+    joints: str | None = None,
+    foot: str | None = None,
+    collisions: bool = True,
+    save: str | None = None,
+) -> int:
+    """``python -m robokin engine-check``: prints the table; returns 0 pass, 1 mismatch, 2 bad input."""
+    from .params import ParameterFileError
+    from .params.engine import check_engine_model, engine_model
+
+    try:
+        names = None if joints is None else [j.strip() for j in joints.split(",")]
+        em = None
+        if model is None or save is not None:
+            em = engine_model(params_file, collisions=collisions)
+        if save is not None:
+            Path(save).write_text(em.mjcf, encoding="utf-8")
+        result = check_engine_model(params_file, em if model is None else model, joints=names, foot=foot)
+    except (ParameterFileError, ValueError, TypeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{result.model} against {result.design} ({result.samples} configurations)")
+    print(result.table())
+    for what in result.defaulted:
+        print(f"defaulted: {what}")
+    return 0 if result.passed else 1
 
 
 def _list() -> int:
@@ -187,7 +243,12 @@ def report(family: str, file: str, out: str, *, fast: bool = False, progress: bo
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m robokin``."""
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in ("report", "verify", "view"):  # the validation report, with its own options
+    if not argv or argv[0] not in (
+        "report",
+        "verify",
+        "view",
+        "engine-check",
+    ):  # the validation report, with its own options
         from .report import main as validation_report
 
         return validation_report(argv[1:] if argv[:1] == ["validate"] else argv)
@@ -205,4 +266,13 @@ def main(argv: list[str] | None = None) -> int:
         return verify.main(args)
     if args.command == "view":
         return view(args.model, still=args.still, width=args.width, height=args.height)
+    if args.command == "engine-check":
+        return engine_check(
+            args.params,
+            model=args.model,
+            joints=args.joints,
+            foot=args.foot,
+            collisions=not args.no_collisions,
+            save=args.save,
+        )
     return 2

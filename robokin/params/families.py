@@ -201,6 +201,44 @@ ST_LAYOUT = [
     F("base_anchors", "length", "base anchors, one row per leg, world frame (anchors)", (6, 3), required=False),
     F("top_anchors", "length", "top anchors, one row per leg, platform frame (anchors)", (6, 3), required=False),
 ]
+#: Per-link inertials of the engine model (``[links.<link>]``, robokin.params.engine): the link frame is the one the
+#: engine model gives the link (its docstring); the inertia is about the centre of mass, in the link frame's axes.
+LINK = [
+    F("mass", "mass", "link mass", check="positive"),
+    F("com", "length", "centre of mass in the link frame (default: halfway along the link)", (3,), False, None),
+    F(
+        "inertia",
+        "inertia",
+        "inertia about the centre of mass, link axes: [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or a 3x3 array "
+        "(default: a uniform rod)",
+        (6,),
+        False,
+        None,
+    ),
+]
+FOOT = [
+    F("hub_mass", "mass", "hub motor (wheel) mass at the foot", check="positive"),
+    F(
+        "hub_radius",
+        "length",
+        "hub radius, for its disc inertia (default: a point mass)",
+        required=False,
+        check="positive",
+    ),
+]
+FB_LIMITS = [
+    F("q_min", "angle", "lower motor angle limits [motor A, motor B]", (2,)),
+    F("q_max", "angle", "upper motor angle limits [motor A, motor B]", (2,)),
+]
+#: The links a ``[links.<link>]`` table may name, per family (``serial_arm``: ``link1`` ... ``linkN``).
+LINK_NAMES = {
+    "two_link_leg": ("thigh", "shank"),
+    "fivebar": ("thigh_A", "shank_C", "thigh_B", "shank_D"),
+    "serial_arm": None,
+}
+#: The table of the per-link inertials in SCHEMAS (one such table per link).
+LINKS_TABLE = "links.<link>"
+
 ST_STROKE = [
     F("min", "length", "shortest leg length", check="nonnegative"),
     F("max", "length", "longest leg length", check="positive"),
@@ -253,13 +291,16 @@ C_PLAN = [
 
 #: Schema per family: ``[(table, fields), ...]``; ``""`` is the top level.
 SCHEMAS: dict[str, list[tuple[str, list[Field]]]] = {
-    "two_link_leg": [("leg", LEG)],
+    "two_link_leg": [("leg", LEG), (LINKS_TABLE, LINK), ("foot", FOOT)],
     "fivebar": [
         ("linkage", LINKAGE),
         ("motor", MOTOR),
         ("gearbox", GEARBOX),
         ("load", FIVEBAR_LOAD),
         ("workspace", FIVEBAR_WORKSPACE),
+        ("limits", FB_LIMITS),
+        (LINKS_TABLE, LINK),
+        ("foot", FOOT),
     ],
     "wheel_leg": [
         ("body", WL_BODY),
@@ -269,7 +310,7 @@ SCHEMAS: dict[str, list[tuple[str, list[Field]]]] = {
         ("motor", WL_MOTOR),
         ("environment", ENV),
     ],
-    "serial_arm": [("dh", DH), ("limits", LIMITS), ("base", FRAME), ("tool", FRAME)],
+    "serial_arm": [("dh", DH), ("limits", LIMITS), ("base", FRAME), ("tool", FRAME), (LINKS_TABLE, LINK)],
     "stewart": [("layout", ST_LAYOUT), ("stroke", ST_STROKE), ("payload", ST_PAYLOAD), ("workspace", ST_WORKSPACE)],
     "mecanum": [("chassis", CHASSIS), ("motor", MEC_MOTOR)],
     "two_link_arm": [("arm", ARM2), ("environment", ENV)],
@@ -302,7 +343,7 @@ class _File:
 
     def __init__(self, data, family, file):
         self.data, self.family, self.file = data, family, file
-        tables = {s for s, _ in SCHEMAS[family] if s}
+        tables = {s.split(".")[0] for s, _ in SCHEMAS[family] if s}  # [links.<link>] is the table links
         top_fields = {k for s, fs in SCHEMAS[family] if not s for f in fs for k in f.keys()}
         for key, value in data.items():
             if key in ("family", "name") or key in top_fields:
@@ -349,6 +390,64 @@ def _read_all(sec: Section | None) -> dict:
     return {name: sec.get(name) for name, fld in sec.fields.items() if sec.has(name) or fld.required}
 
 
+def _inertia(sec: Section, where: str):
+    """The ``inertia`` field of a link table as a checked 3x3 tensor (kg m^2), or None when absent."""
+    if not sec.has("inertia"):
+        return None
+    key = next(k for k in sec.fields["inertia"].keys() if k in sec.table)
+    raw = sec.table[key]
+    square = isinstance(raw, list) and bool(raw) and all(isinstance(r, list) for r in raw)
+    fld = sec.fields["inertia"]
+    reader = Section(sec.file, sec.path, {key: raw}, [Field(fld.name, fld.kind, fld.doc, (3, 3) if square else (6,))])
+    v = reader.get("inertia")
+    if square:
+        inertia = v
+        if not np.allclose(inertia, inertia.T, rtol=0.0, atol=1e-12 * max(1.0, np.abs(inertia).max())):
+            raise ParameterFileError(sec.file, f"{where}.{key}", raw, "a symmetric 3x3 tensor (not symmetric)")
+    else:
+        ixx, iyy, izz, ixy, ixz, iyz = v
+        inertia = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    ev = np.linalg.eigvalsh(inertia)
+    if ev[0] <= 0:
+        raise ParameterFileError(
+            sec.file,
+            f"{where}.{key}",
+            raw,
+            f"a positive definite tensor (not positive definite: principal moments "
+            f"{', '.join(f'{e:.6g}' for e in ev)} kg m^2)",
+        )
+    if ev[0] + ev[1] < ev[2] * (1 - 1e-9):
+        raise ParameterFileError(
+            sec.file,
+            f"{where}.{key}",
+            raw,
+            f"principal moments obeying the triangle inequality I1 + I2 >= I3 "
+            f"(a rigid body's; these are {', '.join(f'{e:.6g}' for e in ev)} kg m^2)",
+        )
+    return inertia
+
+
+def _links(f: _File, names: tuple[str, ...]) -> dict:
+    """The ``[links.<link>]`` tables: ``{link: {"mass", "com", "inertia"}}`` in SI (com, inertia None if absent)."""
+    tab = f.data.get("links")
+    if tab is None:
+        return {}
+    if not isinstance(tab, dict) or not all(isinstance(v, dict) for v in tab.values()):
+        raise ParameterFileError(f.file, "links", tab, "one table per link, [links.<link>], with mass_kg ...")
+    out = {}
+    for link, sub in tab.items():
+        if link not in names:
+            raise ParameterFileError(f.file, f"links.{link}", sub, "a table of one of the links " + ", ".join(names))
+        sec = Section(f.file, f"links.{link}", sub, f.fields(LINKS_TABLE))
+        out[link] = {"mass": sec.get("mass"), "com": sec.get("com"), "inertia": _inertia(sec, f"links.{link}")}
+    return out
+
+
+def _foot(f: _File) -> dict:
+    sec = f.section("foot", optional=True)
+    return {} if sec is None else _read_all(sec)
+
+
 def _frame(f: _File, table):
     sec = f.section(table, optional=True)
     if sec is None:
@@ -385,7 +484,8 @@ def two_link_leg(data, *, file, base_dir) -> Design:
         raise ParameterFileError(file, "leg.q_max_rad", hi.tolist(), f"each entry above q_min = {lo.tolist()}")
     kw = {k: (None if v is None else tuple(float(x) for x in v)) for k, v in (("q_min", lo), ("q_max", hi))}
     mech = f.build("leg", TwoLinkLeg, l1, l2, **kw)
-    return Design("two_link_leg", f.name, str(file), mech)
+    extra = {"links": _links(f, LINK_NAMES["two_link_leg"]), "foot": _foot(f)}
+    return Design("two_link_leg", f.name, str(file), mech, extra)
 
 
 def _linkage(f: _File, table="linkage") -> FiveBar:
@@ -430,6 +530,14 @@ def fivebar(data, *, file, base_dir) -> Design:
         raise ParameterFileError(file, "motor", None, "a [motor] table (the [load] sizing needs the motor)")
     if extra["gearbox"] and not extra["motor"]:
         raise ParameterFileError(file, "motor", None, "a [motor] table (a [gearbox] drives a motor)")
+    lim = f.section("limits", optional=True)
+    extra["limits"] = {}
+    if lim is not None:
+        lo, hi = lim.get("q_min"), lim.get("q_max")
+        if not np.all(lo < hi):
+            raise ParameterFileError(file, "limits.q_max_rad", hi.tolist(), f"each entry above q_min = {lo.tolist()}")
+        extra["limits"] = {"q_min": lo, "q_max": hi}
+    extra["links"], extra["foot"] = _links(f, LINK_NAMES["fivebar"]), _foot(f)
     return Design("fivebar", f.name, str(file), mech, extra)
 
 
@@ -509,7 +617,8 @@ def serial_arm(data, *, file, base_dir) -> Design:
             mech = UR5Arm(std.a, std.alpha, std.d, std.offset, "standard", std.qlim, std.base, std.tool)
         except ValueError:
             mech = make_ur_arm(geom, offset=std.offset, qlim=std.qlim, base=std.base, tool=std.tool)
-    return Design("serial_arm", f.name, str(file), mech, {"as_written": written, "ur_geometry": geom})
+    links = _links(f, tuple(f"link{i + 1}" for i in range(n)))
+    return Design("serial_arm", f.name, str(file), mech, {"as_written": written, "ur_geometry": geom, "links": links})
 
 
 def stewart(data, *, file, base_dir) -> Design:

@@ -1,0 +1,996 @@
+"""Your robot in MuJoCo: the engine model of a parameter file, and a check of your own URDF or MJCF against it.
+
+:func:`engine_model` builds the MuJoCo model of a ``two_link_leg``, ``fivebar`` or ``serial_arm`` parameter file
+with the file's per-link inertials (``[links.<link>]``: mass, centre of mass, inertia tensor), the hub motor at the
+foot (``[foot]``), the joint limits and link-link collision between links that can touch. :func:`check_engine_model`
+compares a model (the generated one, or a team's own URDF or MJCF file, which MuJoCo compiles) with the package's
+kinematics **before anything is simulated**: the foot position over a grid of joint (motor) angles against the
+package's FK, the joint torques that hold a foot force against ``tau = J^T F``, and, when the file gives
+inertials, the gravity torques. Each mismatch is named: a joint whose axis is flipped, a link length that differs,
+a base that is offset.
+
+Link frames
+-----------
+A centre of mass ``com`` and an inertia tensor are written in the frame of their link in the engine model:
+
+* ``two_link_leg`` (links ``thigh``, ``shank``): the frames of :func:`robokin.urdf.two_link_leg_urdf`, origin at
+  the link's joint, the link hanging along ``-z`` at ``q = 0``, the joint axis ``-y``; halfway is
+  ``[0, 0, -l/2]``.
+* ``fivebar`` (links ``thigh_A``, ``shank_C``, ``thigh_B``, ``shank_D``): the bodies of
+  :func:`robokin.sim.fivebar_mjcf`, origin at the link's joint, ``x`` along the link, ``z`` in the five-bar plane
+  (90 degrees counter-clockwise from ``x`` in the chapter's figures), ``y`` the joint axis reversed; halfway is
+  ``[l/2, 0, 0]``.
+* ``serial_arm`` (links ``link1`` ... ``linkN``): DH frame ``i``, as :class:`robokin.dynamics.SerialDynamics`.
+
+A link without a table is a placeholder rod of ``robokin.urdf.PLACEHOLDER_MASS`` (a kinematic model: the gravity
+check is then skipped), and a table without ``com`` or ``inertia`` gets the uniform rod's; :attr:`EngineModel.defaulted`
+lists every value that was not in the file.
+
+Examples
+--------
+>>> from robokin.params import EXAMPLES
+>>> em = engine_model(EXAMPLES / "leg2_limited_ch02.toml")
+>>> em.joints, em.foot, em.model.nq
+(('hip', 'knee'), 'foot', 2)
+>>> result = check_engine_model(EXAMPLES / "leg2_limited_ch02.toml")
+>>> result.passed
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import sim
+from ..dynamics import SerialDynamics
+from ..urdf import PLACEHOLDER_INERTIA, PLACEHOLDER_MASS
+from ._fields import ParameterFileError
+from .families import LINK_NAMES, Design
+
+__all__ = [
+    "ENGINE_FAMILIES",
+    "EngineModel",
+    "Check",
+    "EngineCheckResult",
+    "engine_model",
+    "check_engine_model",
+    "contact_pairs",
+    "G",
+]
+
+#: Families with an engine model and a check.
+ENGINE_FAMILIES = ("two_link_leg", "fivebar", "serial_arm")
+#: Gravity (m/s^2) of the engine model and of the package's gravity torques, along ``-z``.
+G = 9.81
+#: Default tolerances of the checks: foot position (m) and joint torques (N m).
+TOL_POSITION = 1e-9
+TOL_TORQUE = 1e-9
+
+
+@dataclass(frozen=True, eq=False)
+class EngineModel:
+    """A generated MuJoCo model and what it was built from.
+
+    Attributes
+    ----------
+    model : mujoco.MjModel
+        Compiled from ``mjcf``.
+    mjcf : str
+        The MJCF text (numbers written exactly: ``repr`` of each double).
+    design : Design
+        The parameter file's design.
+    joints : tuple of str
+        The actuated joints, in the package's joint order.
+    foot : str
+        The site at the foot (the tool point of an arm).
+    inertials : dict
+        ``{link: {"mass", "com", "inertia"}}`` as built (SI, link frame), defaults filled in.
+    defaulted : tuple of str
+        The values that were not in the file, e.g. ``"links.shank (placeholder rod, 0.001 kg)"``.
+    collision_pairs : tuple of (str, str)
+        The body pairs that may collide (empty with ``collisions=False``).
+    """
+
+    model: Any
+    mjcf: str
+    design: Design
+    joints: tuple
+    foot: str
+    inertials: dict
+    defaulted: tuple
+    collision_pairs: tuple
+
+
+@dataclass(frozen=True)
+class Check:
+    """One comparison: ``value`` (the largest error) against ``tol``; ``passed`` is None when skipped."""
+
+    name: str
+    value: float
+    tol: float
+    unit: str
+    passed: bool | None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class EngineCheckResult:
+    """What :func:`check_engine_model` found.
+
+    Attributes
+    ----------
+    design : str
+        The parameter file (or design name).
+    model : str
+        The model checked (a path, or ``"generated"``).
+    checks : tuple of Check
+        ``foot position``, ``static torques``, ``gravity torques``.
+    findings : tuple of str
+        What the mismatches look like (a flipped joint axis, a link length, an offset base), empty when it passes.
+    samples : int
+        Number of joint configurations compared.
+    """
+
+    design: str
+    model: str
+    checks: tuple
+    findings: tuple
+    samples: int
+    defaulted: tuple = field(default_factory=tuple)
+
+    @property
+    def passed(self) -> bool:
+        """True when no check failed (a skipped check does not fail)."""
+        return all(c.passed is not False for c in self.checks)
+
+    def table(self) -> str:
+        """A short plain-text table of the checks and the findings."""
+        lines = [f"{'check':18s} {'max error':>12s} {'tolerance':>10s}  verdict", "-" * 54]
+        for c in self.checks:
+            verdict = {True: "pass", False: "FAIL", None: "skipped"}[c.passed]
+            val = "-" if c.passed is None else f"{c.value:.3g}"
+            lines.append(f"{c.name:18s} {val:>12s} {c.tol:>10.0e}  {verdict} {c.unit if c.passed is not None else ''}")
+            if c.detail:
+                lines.append(f"    {c.detail}")
+        for f in self.findings:
+            lines.append(f"finding: {f}")
+        return "\n".join(lines)
+
+
+# ---- building -------------------------------------------------------------------------------------------------
+def _design(params) -> Design:
+    from . import load
+
+    if isinstance(params, Design):
+        d = params
+    elif isinstance(params, (str, Path)):
+        d = load(params)
+    else:
+        raise TypeError(f"params must be a parameter file path or a robokin.params Design, got {type(params).__name__}")
+    if not isinstance(d, Design) or d.family not in ENGINE_FAMILIES:
+        fam = getattr(d, "family", type(d).__name__)
+        raise ParameterFileError(
+            d.source if isinstance(d, Design) else str(params),
+            "family",
+            fam,
+            "a family with an engine model: " + ", ".join(ENGINE_FAMILIES),
+        )
+    return d
+
+
+def _num(x) -> str:
+    x = float(x)
+    return "0" if x == 0 else repr(x)
+
+
+def _vec(v) -> str:
+    return " ".join(_num(x) for x in np.ravel(v))
+
+
+def _full(inertia) -> str:
+    i = inertia
+    return _vec([i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]])
+
+
+def _link_inertials(d: Design, lengths: dict, rod, halfway) -> tuple[dict, list]:
+    """Inertials per link with defaults filled in, and the list of what was defaulted."""
+    given = d.extra.get("links", {})
+    out, defaulted = {}, []
+    for link, length in lengths.items():
+        g = given.get(link)
+        if g is None:
+            m = PLACEHOLDER_MASS
+            out[link] = {"mass": m, "com": halfway(length), "inertia": rod(m, length)}
+            defaulted.append(f"links.{link} (placeholder rod, {m:g} kg)")
+            continue
+        com, inertia = g["com"], g["inertia"]
+        if com is None:
+            com = halfway(length)
+            defaulted.append(f"links.{link}.com (halfway along the link)")
+        if inertia is None:
+            inertia = rod(g["mass"], length)
+            defaulted.append(f"links.{link}.inertia (uniform rod)")
+        out[link] = {"mass": g["mass"], "com": np.asarray(com, float), "inertia": np.asarray(inertia, float)}
+    return out, defaulted
+
+
+def _set_inertial(body: ET.Element, inertial: dict) -> None:
+    el = body.find("inertial")
+    if el is None:
+        el = ET.SubElement(body, "inertial")
+    el.attrib.clear()
+    el.set("pos", _vec(inertial["com"]))
+    el.set("mass", _num(inertial["mass"]))
+    el.set("fullinertia", _full(inertial["inertia"]))
+
+
+def _hub(parent: ET.Element, pos, foot: dict, radius: float, axis_y=True) -> None:
+    """The hub motor at the foot: a body welded to the last link (its mass, a disc of ``hub_radius`` if given)."""
+    m = foot["hub_mass"]
+    r = foot.get("hub_radius")
+    body = ET.SubElement(parent, "body", name="hub", pos=_vec(pos))
+    if r is None:
+        ET.SubElement(body, "inertial", pos="0 0 0", mass=_num(m), diaginertia="0 0 0")
+        ET.SubElement(body, "geom", type="sphere", size=_num(1.5 * radius))
+    else:
+        ia, it = 0.5 * m * r * r, 0.25 * m * r * r
+        ET.SubElement(body, "inertial", pos="0 0 0", mass=_num(m), diaginertia=_vec([it, ia, it]))
+        w = 0.25 * r
+        ET.SubElement(body, "geom", type="cylinder", fromto=_vec([0, -w, 0, 0, w, 0]), size=_num(r))
+
+
+def _collisions(root: ET.Element, bodies: list[str], exclude: list[tuple[str, str]], on: bool) -> tuple:
+    """Switch link geoms' collision on (contype = conaffinity = 1) and exclude the pairs that always touch."""
+    if not on:
+        return ()
+    for b in root.iter("body"):
+        if b.get("name") in bodies:
+            for g in b.findall("geom"):
+                g.set("contype", "1")
+                g.set("conaffinity", "1")
+    if exclude:
+        contact = ET.SubElement(root, "contact")
+        for a, b in exclude:
+            ET.SubElement(contact, "exclude", body1=a, body2=b)
+    return tuple(exclude)
+
+
+def _finish(root: ET.Element, d: Design, joints, foot, inertials, defaulted, collisions) -> EngineModel:
+    text = ET.tostring(root, encoding="unicode")
+    mujoco = sim.require_mujoco()
+    model = mujoco.MjModel.from_xml_string(text)
+    return EngineModel(
+        model,
+        text,
+        d,
+        tuple(joints),
+        foot,
+        inertials,
+        tuple(defaulted),
+        tuple(contact_pairs(model)) if collisions else (),
+    )
+
+
+def _fivebar(d: Design, *, collisions: bool, radius: float, actuator: str, g: float) -> EngineModel:
+    fb = d.mechanism
+    lengths = {"thigh_A": fb.l1, "shank_C": fb.l3, "thigh_B": fb.l2, "shank_D": fb.l4}
+
+    def rod(m, length):  # as robokin.sim's rod: m l^2 / 12 about the hinge, a thin rod about its axis
+        big = m * length**2 / 12.0
+        return np.diag([min(0.5 * m * radius**2, big), big, big])
+
+    inertials, defaulted = _link_inertials(d, lengths, rod, lambda length: np.array([length / 2, 0.0, 0.0]))
+    masses = [inertials[k]["mass"] for k in lengths]
+    root = ET.fromstring(sim.fivebar_mjcf(fb, masses=masses, radius=radius, actuator=actuator, g=g))
+    byname = {b.get("name"): b for b in root.iter("body")}
+    for link in lengths:
+        _set_inertial(byname[link], inertials[link])
+    lim = d.extra.get("limits") or {}
+    if lim:
+        for k, j in enumerate(("motor_A", "motor_B")):
+            el = next(e for e in root.iter("joint") if e.get("name") == j)
+            el.set("range", _vec([lim["q_min"][k], lim["q_max"][k]]))
+    else:
+        defaulted.append("limits (none: the motors turn freely)")
+    bodies = list(lengths)
+    # the shanks meet at the foot (the loop-closing equality): always touching, never a collision
+    exclude = [("shank_C", "shank_D")]
+    foot = d.extra.get("foot") or {}
+    if foot:
+        _hub(byname["shank_C"], [fb.l3, 0.0, 0.0], foot, radius)
+        bodies.append("hub")
+        exclude.append(("hub", "shank_D"))
+    else:
+        defaulted.append("foot (no hub motor)")
+    return _finish(
+        root, d, ("motor_A", "motor_B"), "foot_C", inertials, defaulted, _collisions(root, bodies, exclude, collisions)
+    )
+
+
+def _leg(d: Design, *, collisions: bool, radius: float, actuator: str, g: float) -> EngineModel:
+    leg = d.mechanism
+    lengths = {"thigh": leg.l1, "shank": leg.l2}
+
+    def rod(m, length):  # as robokin.urdf.two_link_leg_urdf
+        return m * length**2 / 12 * np.diag([1.0, 1.0, 0.0]) + PLACEHOLDER_INERTIA * np.eye(3)
+
+    inertials, defaulted = _link_inertials(d, lengths, rod, lambda length: np.array([0.0, 0.0, -length / 2]))
+    root = ET.Element("mujoco", model="leg")
+    ET.SubElement(root, "compiler", angle="radian", autolimits="true")
+    ET.SubElement(root, "option", timestep="0.001", integrator="RK4", gravity=_vec([0, 0, -g]))
+    default = ET.SubElement(root, "default")
+    ET.SubElement(default, "geom", contype="0", conaffinity="0", rgba="0.3 0.5 0.8 1")
+    world = ET.SubElement(root, "worldbody")
+    parent = ET.SubElement(world, "body", name="base")
+    limits = None if leg.q_min is None else list(zip(leg.q_min, leg.q_max))
+    if limits is None:
+        defaulted.append("leg.q_min, leg.q_max (none: the joints turn freely)")
+    pos = [0.0, 0.0, 0.0]
+    for k, (link, joint) in enumerate((("thigh", "hip"), ("shank", "knee"))):
+        body = ET.SubElement(parent, "body", name=link, pos=_vec(pos))
+        _set_inertial(body, inertials[link])
+        jattr = {"name": joint, "type": "hinge", "axis": "0 -1 0"}
+        if limits is not None:
+            jattr["range"] = _vec(limits[k])
+        ET.SubElement(body, "joint", jattr)
+        ET.SubElement(body, "geom", type="capsule", fromto=_vec([0, 0, 0, 0, 0, -lengths[link]]), size=_num(radius))
+        parent, pos = body, [0.0, 0.0, -lengths[link]]
+    ET.SubElement(parent, "site", name="foot", pos=_vec(pos), size=_num(radius))
+    bodies, exclude = ["thigh", "shank"], []
+    foot = d.extra.get("foot") or {}
+    if foot:
+        _hub(parent, pos, foot, radius)
+        bodies.append("hub")
+    else:
+        defaulted.append("foot (no hub motor)")
+    _actuators(root, ("hip", "knee"), actuator)
+    return _finish(
+        root, d, ("hip", "knee"), "foot", inertials, defaulted, _collisions(root, bodies, exclude, collisions)
+    )
+
+
+def _actuators(root, joints, actuator):
+    if actuator == "none":
+        return
+    act = ET.SubElement(root, "actuator")
+    for j in joints:
+        if actuator == "torque":
+            ET.SubElement(act, "motor", name=j, joint=j, gear="1")
+        else:
+            ET.SubElement(act, "position", name=j, joint=j, kp="200", kv="2")
+
+
+def _arm(d: Design, *, collisions: bool, radius: float, actuator: str, g: float) -> EngineModel:
+    written = d.extra["as_written"]
+    if written.convention != "standard":
+        raise ParameterFileError(
+            d.source,
+            "dh.convention",
+            written.convention,
+            "'standard' for the generated engine model (write a modified-DH arm's URDF with robokin.urdf.serial_urdf "
+            "and check that file with --model)",
+        )
+    arm = written
+    n = arm.n
+    lengths = {f"link{i + 1}": 0.0 for i in range(n)}
+
+    def point(m, length):
+        return PLACEHOLDER_INERTIA * np.eye(3)
+
+    given = d.extra.get("links", {})
+    inertials, defaulted = {}, []
+    for link in lengths:
+        if link in given and given[link]["com"] is not None and given[link]["inertia"] is not None:
+            inertials[link] = dict(given[link])
+            continue
+        if link in given:
+            raise ParameterFileError(
+                d.source,
+                f"links.{link}",
+                None,
+                "mass_kg, com_m and inertia_kg_m2 together (an arm link has no default shape)",
+            )
+        inertials[link] = {"mass": PLACEHOLDER_MASS, "com": np.zeros(3), "inertia": point(0, 0)}
+        defaulted.append(f"links.{link} (placeholder point mass, {PLACEHOLDER_MASS:g} kg)")
+    m = [inertials[k]["mass"] for k in lengths]
+    c = [inertials[k]["com"] for k in lengths]
+    J = [inertials[k]["inertia"] for k in lengths]
+    root = ET.fromstring(sim.dh_mjcf(arm, masses=m, coms=c, inertias=J, gravity=(0.0, 0.0, -g)))
+    root.insert(1, ET.Element("default"))
+    ET.SubElement(root.find("default"), "geom", contype="0", conaffinity="0", rgba="0.3 0.5 0.8 1")
+    bodies = [b for b in root.iter("body")]
+    for i, b in enumerate(bodies):
+        nxt = bodies[i + 1].get("pos") if i + 1 < n else None
+        end = np.array([float(x) for x in nxt.split()]) if nxt else None
+        if end is None:  # the last link: DH frame n inside body n, then the tool
+            Ra = _rotx(float(arm.alpha[i]))
+            p_dh = np.array([arm.a[i], 0.0, arm.d[i]])
+            end = p_dh + Ra @ arm.tool[:3, 3]
+            ET.SubElement(b, "site", name="tool", pos=_vec(end), size=_num(radius))
+        if np.linalg.norm(end) > 1e-9:
+            ET.SubElement(b, "geom", type="capsule", fromto=_vec([0, 0, 0, *end]), size=_num(radius))
+    if arm.qlim is not None:
+        for i, j in enumerate(root.iter("joint")):
+            j.set("range", _vec(arm.qlim[i]))
+        root.find("compiler").set("autolimits", "true")
+    else:
+        defaulted.append("limits (none: the joints turn freely)")
+    joints = tuple(f"joint{i + 1}" for i in range(n))
+    _actuators(root, joints, actuator)
+    return _finish(root, d, joints, "tool", inertials, defaulted, _collisions(root, list(lengths), [], collisions))
+
+
+def _rotx(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[1.0, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def engine_model(
+    params: str | Path | Design,
+    *,
+    collisions: bool = True,
+    radius: float = 0.008,
+    actuator: str = "torque",
+    g: float = G,
+) -> EngineModel:
+    """The MuJoCo model of a parameter file: inertials, hub motor, joint limits, link-link collision.
+
+    Parameters
+    ----------
+    params : str, Path or Design
+        A ``two_link_leg``, ``fivebar`` or ``serial_arm`` parameter file, or its loaded design.
+    collisions : bool
+        Link-link collision between links that can touch (default on). Links joined by a joint never collide
+        (MuJoCo filters parent and child), nor do the five-bar's shanks, which meet at the foot (the loop-closing
+        equality); ``False`` switches every link contact off.
+    radius : float
+        Capsule radius of the links (m): their collision and drawn shape.
+    actuator : {"torque", "position", "none"}
+        Torque motors (``ctrl`` in N m), position servos, or none, on the actuated joints.
+    g : float
+        Gravity along ``-z`` (m/s^2).
+
+    Returns
+    -------
+    EngineModel
+
+    Raises
+    ------
+    ParameterFileError
+        A bad file, a family without an engine model, a modified-DH arm.
+    ValueError
+        A bad option.
+
+    Examples
+    --------
+    >>> from robokin.params import EXAMPLES
+    >>> em = engine_model(EXAMPLES / "fivebar_ch03.toml")
+    >>> em.collision_pairs
+    (('thigh_A', 'thigh_B'), ('thigh_A', 'shank_D'), ('shank_C', 'thigh_B'))
+    >>> engine_model(EXAMPLES / "fivebar_ch03.toml", collisions=False).collision_pairs
+    ()
+    """
+    d = _design(params)
+    if not isinstance(collisions, bool):
+        raise ValueError(f"collisions must be True or False, got {collisions!r}")
+    if actuator not in ("torque", "position", "none"):
+        raise ValueError(f"actuator must be one of 'torque', 'position', 'none'; got {actuator!r}")
+    radius = float(radius)
+    if not np.isfinite(radius) or radius <= 0:
+        raise ValueError(f"radius must be a positive length (m), got {radius!r}")
+    g = float(g)
+    if not np.isfinite(g) or g < 0:
+        raise ValueError(f"g is the gravity magnitude (m/s^2) and must be >= 0, got {g!r}")
+    build = {"two_link_leg": _leg, "fivebar": _fivebar, "serial_arm": _arm}[d.family]
+    return build(d, collisions=collisions, radius=radius, actuator=actuator, g=g)
+
+
+def contact_pairs(model) -> list[tuple[str, str]]:
+    """Body pairs whose geoms MuJoCo may bring into contact (contype/conaffinity, parent filter, exclusions)."""
+    mujoco = sim.require_mujoco()
+    excluded = {int(s) for s in model.exclude_signature}
+    out = []
+    for g1, g2 in itertools.combinations(range(model.ngeom), 2):
+        b1, b2 = int(model.geom_bodyid[g1]), int(model.geom_bodyid[g2])
+        if b1 == b2 or b1 == 0 and b2 == 0:
+            continue
+        if not (
+            model.geom_contype[g1] & model.geom_conaffinity[g2] or model.geom_contype[g2] & model.geom_conaffinity[g1]
+        ):
+            continue
+        w1, w2 = int(model.body_weldid[b1]), int(model.body_weldid[b2])
+        if w1 == w2:
+            continue
+        p1, p2 = int(model.body_weldid[model.body_parentid[w1]]), int(model.body_weldid[model.body_parentid[w2]])
+        if (
+            not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_FILTERPARENT
+            and (p1 == w2 or p2 == w1)
+            and min(w1, w2) != 0
+        ):
+            continue
+        lo, hi = min(b1, b2), max(b1, b2)
+        if (lo << 16) + hi in excluded:
+            continue
+        pair = (model.body(b1).name, model.body(b2).name)
+        if pair not in out:
+            out.append(pair)
+    return out
+
+
+# ---- checking -------------------------------------------------------------------------------------------------
+@dataclass
+class _Spec:
+    joints: tuple  # actuated joints of the model, in the package's order
+    foot: str
+    q: np.ndarray  # (k, n) configurations
+    p: np.ndarray  # (k, 3) package foot, world
+    jac: Any  # q -> (3, n) package foot Jacobian, world
+    force: np.ndarray  # (3,) force the leg applies at the foot, world
+    gravity: np.ndarray | None  # (k, n) package gravity torques, or None
+    gravity_note: str
+    segments: list  # (label, point a, point b, package length); points ("joint"|"foot", name)
+    start: Any = None  # q -> {joint: qpos} guess of the passive joints
+
+
+def _all_inertials(d: Design, names) -> bool:
+    return all(k in d.extra.get("links", {}) for k in names)
+
+
+def _rot_y_minus(c, t):
+    """A vector ``c`` (x, z used) of a leg link frame turned by ``t`` about ``-y``: world ``[x, z]``."""
+    ct, st = np.cos(t), np.sin(t)
+    return np.stack([c[0] * ct - c[2] * st, c[0] * st + c[2] * ct], axis=-1)
+
+
+def _leg_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
+    leg = d.mechanism
+    lo = np.array([-1.2, 0.3]) if leg.q_min is None else np.asarray(leg.q_min, float)
+    hi = np.array([1.2, 2.7]) if leg.q_max is None else np.asarray(leg.q_max, float)
+    pad = 0.05 * (hi - lo)
+    g1, g2 = np.meshgrid(np.linspace(lo[0] + pad[0], hi[0] - pad[0], 5), np.linspace(lo[1] + pad[1], hi[1] - pad[1], 5))
+    q = np.stack([g1.ravel(), g2.ravel()], axis=-1)
+    xz = leg.fk(q)
+    p = np.stack([xz[:, 0], np.zeros(len(q)), xz[:, 1]], axis=-1)
+
+    def jac(qk):
+        J = leg.jacobian(qk)
+        return np.array([J[0], [0.0, 0.0], J[1]])
+
+    gravity, note = None, "the file gives no inertials ([links.thigh], [links.shank])"
+    if _all_inertials(d, ("thigh", "shank")):
+        ins = em.inertials
+        knee = leg.knee_position(q)
+        c1 = _rot_y_minus(ins["thigh"]["com"], q[:, 0])
+        c2 = knee + _rot_y_minus(ins["shank"]["com"], q[:, 0] + q[:, 1])
+        m1, m2 = ins["thigh"]["mass"], ins["shank"]["mass"]
+        t1 = m1 * c1[:, 0] + m2 * c2[:, 0]
+        t2 = m2 * (c2[:, 0] - knee[:, 0])
+        hub = (d.extra.get("foot") or {}).get("hub_mass", 0.0)
+        t1, t2 = t1 + hub * xz[:, 0], t2 + hub * (xz[:, 0] - knee[:, 0])
+        gravity, note = G * np.stack([t1, t2], axis=-1), ""
+    segments = [
+        ("thigh (hip to knee)", ("joint", joints[0]), ("joint", joints[1]), leg.l1),
+        ("shank (knee to foot)", ("joint", joints[1]), ("foot", foot), leg.l2),
+    ]
+    return _Spec(joints, foot, q, p, jac, np.array([20.0, 0.0, -50.0]), gravity, note, segments)
+
+
+def _fivebar_configs(fb) -> np.ndarray:
+    reach = min(fb.l1 + fb.l3, fb.l2 + fb.l4)
+    hs = [h for h in np.linspace(0.2, 0.95, 16) * reach if fb.ik([fb.d / 2, -h], on_unreachable="nan").valid]
+    if not hs:
+        raise ValueError("the five-bar reaches no foot point straight below the motors: nothing to compare")
+    q0 = fb.ik([fb.d / 2, -float(np.median(hs))]).q
+    out = []
+    for a, b in itertools.product(np.linspace(-0.25, 0.25, 5), repeat=2):
+        q = q0 + [a, b]
+        if np.isnan(fb.joints(q)).any():
+            continue
+        if abs(np.linalg.det(fb.jacobian(q, warn=False))) < 1e-3 * fb.l1 * fb.l2:
+            continue
+        out.append(q)
+    return np.array(out)
+
+
+def _rot90(v):
+    return np.stack([-v[..., 1], v[..., 0]], axis=-1)
+
+
+def _rot2(c, t):
+    """Link-frame ``c`` (x along the link, z in the plane) turned by the link's absolute angle ``t``: [x, y]."""
+    ct, st = np.cos(t), np.sin(t)
+    return np.stack([c[0] * ct - c[2] * st, c[0] * st + c[2] * ct], axis=-1)
+
+
+def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
+    fb = d.mechanism
+    q = _fivebar_configs(fb)
+    P = fb.joints(q)
+    A, B, C, D, E = (P[:, k] for k in range(5))
+    p = np.stack([E[:, 0], np.zeros(len(q)), E[:, 1]], axis=-1)
+
+    def jac(qk):
+        J = fb.jacobian(qk, warn=False)
+        return np.array([J[0], [0.0, 0.0], J[1]])
+
+    gravity, note = None, "the file gives no inertials ([links.thigh_A] ... [links.shank_D])"
+    if _all_inertials(d, LINK_NAMES["fivebar"]):
+        ins = em.inertials
+        JE = fb.jacobian(q, warn=False)  # (k, 2, 2)
+        zero = np.zeros_like(C)
+        dC = np.stack([_rot90(C - A), zero], axis=-1)  # (k, 2 [x, y], 2 [theta1, theta2])
+        dD = np.stack([zero, _rot90(D - B)], axis=-1)
+        tau = np.zeros((len(q), 2))
+        for link, pivot, dpivot, far, length, own in (
+            ("thigh_A", A, np.zeros_like(dC), C, fb.l1, 0),
+            ("thigh_B", B, np.zeros_like(dC), D, fb.l2, 1),
+            ("shank_C", C, dC, E, fb.l3, None),
+            ("shank_D", D, dD, E, fb.l4, None),
+        ):
+            u = (far - pivot) / length
+            phi = np.arctan2(u[:, 1], u[:, 0])
+            r = _rot2(ins[link]["com"], phi)  # pivot to the centre of mass
+            if own is not None:  # a thigh turns with its own motor
+                dphi = np.zeros((len(q), 2))
+                dphi[:, own] = 1.0
+            else:  # dE = dpivot + l rot90(u) dphi
+                dphi = np.einsum("ki,kij->kj", _rot90(u), JE - dpivot) / length
+            dp = dpivot + _rot90(r)[:, :, None] * dphi[:, None, :]
+            tau += ins[link]["mass"] * G * dp[:, 1, :]
+        hub = (d.extra.get("foot") or {}).get("hub_mass", 0.0)
+        tau += hub * G * JE[:, 1, :]
+        gravity, note = tau, ""
+    segments = [
+        ("thigh_A (motor A to knee C)", ("joint", joints[0]), ("joint", "knee_C"), fb.l1),
+        ("shank_C (knee C to foot)", ("joint", "knee_C"), ("foot", foot), fb.l3),
+        ("thigh_B (motor B to knee D)", ("joint", joints[1]), ("joint", "knee_D"), fb.l2),
+        ("shank_D (knee D to foot)", ("joint", "knee_D"), ("foot", "foot_D"), fb.l4),
+        ("motor spacing d (A to B)", ("joint", joints[0]), ("joint", joints[1]), fb.d),
+    ]
+
+    def start(qk):
+        qp = sim.fivebar_qpos(fb, qk)
+        return {"knee_C": qp[1], "knee_D": qp[3]}
+
+    return _Spec(joints, foot, q, p, jac, np.array([10.0, 0.0, -60.0]), gravity, note, segments, start)
+
+
+def _arm_spec(d: Design, em: EngineModel | None, joints, foot) -> _Spec:
+    arm = d.mechanism
+    n = arm.n
+    lim = arm.qlim if arm.qlim is not None else np.tile([-np.pi, np.pi], (n, 1))
+    lim = np.clip(lim, -np.pi, np.pi)
+    q = np.random.default_rng(0).uniform(lim[:, 0], lim[:, 1], size=(12, n))
+    p = arm.fk(q)[:, :3, 3]
+    Rb = np.asarray(arm.base)[:3, :3]
+
+    def jac(qk):  # the package's Jacobian is in the world frame (base included)
+        return arm.jacobian(qk)[:3]
+
+    gravity, note = None, "the file gives no inertials ([links.link1] ... )"
+    names = tuple(f"link{i + 1}" for i in range(n))
+    if _all_inertials(d, names):
+        links = d.extra["links"]
+        w = d.extra["as_written"]
+        dyn = SerialDynamics.from_dh(
+            w.a,
+            w.alpha,
+            w.d,
+            convention=w.convention,
+            offset=w.offset,
+            masses=[links[k]["mass"] for k in names],
+            coms=[links[k]["com"] for k in names],
+            inertias=[links[k]["inertia"] for k in names],
+            gravity=Rb.T @ np.array([0.0, 0.0, -G]),
+        )
+        gravity, note = dyn.gravity(q), ""
+    return _Spec(joints, foot, q, p, jac, np.array([10.0, -20.0, 30.0]), gravity, note, [])
+
+
+def _compile(model):
+    mujoco = sim.require_mujoco()
+    if isinstance(model, EngineModel):
+        return model.model, "generated"
+    if isinstance(model, mujoco.MjModel):
+        return model, "the given MjModel"
+    if not isinstance(model, (str, Path)):
+        raise TypeError(f"model must be a URDF/MJCF path, an MjModel or an EngineModel, got {type(model).__name__}")
+    path = Path(model)
+    if path.suffix.lower() not in (".urdf", ".xml", ".mjcf"):
+        raise ValueError(f"model must be a URDF (.urdf) or MJCF (.xml, .mjcf) file, got {str(path)!r}")
+    if not path.is_file():
+        raise ValueError(f"no such model file: {path}")
+    try:
+        return mujoco.MjModel.from_xml_path(str(path)), str(path)
+    except Exception as exc:  # noqa: BLE001 - MuJoCo's compiler message names the element and line
+        raise ValueError(f"MuJoCo cannot compile {path}: {exc}") from None
+
+
+_DEFAULT_JOINTS = {"two_link_leg": ("hip", "knee"), "fivebar": ("motor_A", "motor_B")}
+_DEFAULT_FOOT = {"two_link_leg": "foot", "fivebar": "foot_C", "serial_arm": "tool"}
+
+
+def _joint_names(d: Design, joints) -> tuple:
+    default = _DEFAULT_JOINTS.get(d.family) or tuple(f"joint{i + 1}" for i in range(d.mechanism.n))
+    if joints is None:
+        return default
+    if isinstance(joints, dict):
+        unknown = set(joints) - set(default)
+        if unknown:
+            raise ValueError(f"joints maps the package's joints {', '.join(default)}; unknown: {sorted(unknown)}")
+        return tuple(joints.get(k, k) for k in default)
+    names = tuple(joints)
+    if len(names) != len(default) or not all(isinstance(x, str) for x in names):
+        raise ValueError(f"joints must name the model's {len(default)} joints for {', '.join(default)}, got {joints!r}")
+    return names
+
+
+class _Probe:
+    """The model's kinematics at the package's configurations (closing a loop by Newton on the passive joints)."""
+
+    def __init__(self, model, spec: _Spec):
+        mujoco = self.mj = sim.require_mujoco()
+        self.m, self.d, self.spec = model, mujoco.MjData(model), spec
+        self.jid = []
+        for name in spec.joints:
+            j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+            if j < 0:
+                have = [model.joint(k).name for k in range(model.njnt)]
+                raise ValueError(f"the model has no joint {name!r} (it has {have}); name yours with joints=...")
+            if int(model.jnt_type[j]) != int(mujoco.mjtJoint.mjJNT_HINGE):
+                raise ValueError(f"joint {name!r} of the model is not a hinge (revolute) joint")
+            self.jid.append(j)
+        self.act = [int(model.jnt_dofadr[j]) for j in self.jid]
+        passive = [j for j in range(model.njnt) if j not in self.jid]
+        for j in passive:
+            if int(model.jnt_type[j]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
+                raise ValueError(f"joint {model.joint(j).name!r} of the model is a free or ball joint: fix the base")
+        if passive and model.neq == 0:
+            raise ValueError(
+                f"the model has joints the package's mechanism does not: {[model.joint(j).name for j in passive]} "
+                "(map yours with joints=...)"
+            )
+        self.passive = passive
+        self.pdof = [int(model.jnt_dofadr[j]) for j in passive]
+        self.foot_kind, self.foot_id = self._frame(spec.foot, "foot")
+
+    def _frame(self, name, what):
+        mj, m = self.mj, self.m
+        s = mj.mj_name2id(m, mj.mjtObj.mjOBJ_SITE, name)
+        if s >= 0:
+            return "site", s
+        b = mj.mj_name2id(m, mj.mjtObj.mjOBJ_BODY, name)
+        if b >= 0:
+            return "body", b
+        raise ValueError(
+            f"the model has no site or body {name!r} for the {what} (MuJoCo merges a URDF's fixed links unless "
+            '<mujoco><compiler fusestatic="false"/></mujoco> is in the file; or name it with foot=...)'
+        )
+
+    def point(self, kind, name):
+        if kind == "joint":
+            j = self.mj.mj_name2id(self.m, self.mj.mjtObj.mjOBJ_JOINT, name)
+            return None if j < 0 else self.d.xanchor[j].copy()
+        try:
+            k, i = self._frame(name, "point")
+        except ValueError:
+            return None
+        return (self.d.site_xpos if k == "site" else self.d.xpos)[i].copy()
+
+    def pose(self, q, flip=None):
+        mj, m, d = self.mj, self.m, self.d
+        d.qpos[:] = m.qpos0
+        d.qvel[:] = 0.0
+        guess = self.spec.start(q) if self.spec.start is not None else {}
+        for j in self.passive:
+            name = m.joint(j).name
+            if name in guess:
+                d.qpos[m.jnt_qposadr[j]] = guess[name]
+        for k, j in enumerate(self.jid):
+            d.qpos[m.jnt_qposadr[j]] = -q[k] if flip == k else q[k]
+        mj.mj_forward(m, d)
+        if self.passive:
+            padr = [int(m.jnt_qposadr[j]) for j in self.passive]
+            for _ in range(60):
+                rows = d.efc_type[: d.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
+                r = d.efc_pos[: d.nefc][rows]
+                if np.max(np.abs(r), initial=0.0) < 1e-15:
+                    break
+                Jc = d.efc_J[: d.nefc * m.nv].reshape(d.nefc, m.nv)[rows][:, self.pdof]
+                d.qpos[padr] -= np.linalg.lstsq(Jc, r, rcond=None)[0]
+                mj.mj_forward(m, d)
+
+    def foot(self):
+        return (self.d.site_xpos if self.foot_kind == "site" else self.d.xpos)[self.foot_id].copy()
+
+    def _hold(self, r):
+        """Actuated joint torques that hold the generalised force ``r`` with the passive joints free."""
+        mj, m, d = self.mj, self.m, self.d
+        if not self.pdof:
+            return r[self.act]
+        rows = d.efc_type[: d.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
+        Jc = d.efc_J[: d.nefc * m.nv].reshape(d.nefc, m.nv)[rows]
+        lam = np.linalg.lstsq(Jc[:, self.pdof].T, r[self.pdof], rcond=None)[0]
+        return r[self.act] - Jc[:, self.act].T @ lam
+
+    def torques(self, force):
+        mj, m, d = self.mj, self.m, self.d
+        jacp = np.zeros((3, m.nv))
+        if self.foot_kind == "site":
+            mj.mj_jacSite(m, d, jacp, None, self.foot_id)
+        else:
+            mj.mj_jacBody(m, d, jacp, None, self.foot_id)
+        tau_f = self._hold(jacp.T @ force)
+        tau_g = self._hold(d.qfrc_bias.copy())
+        return tau_f, tau_g
+
+
+def check_engine_model(
+    params: str | Path | Design,
+    model: Any = None,
+    *,
+    joints: Any = None,
+    foot: str | None = None,
+    tol_position: float = TOL_POSITION,
+    tol_torque: float = TOL_TORQUE,
+) -> EngineCheckResult:
+    """Compare a MuJoCo model with the package's kinematics of a parameter file, before any simulation.
+
+    Parameters
+    ----------
+    params : str, Path or Design
+        The ``two_link_leg``, ``fivebar`` or ``serial_arm`` parameter file (or its design).
+    model : str, Path, mujoco.MjModel or EngineModel, optional
+        Your URDF or MJCF file (MuJoCo compiles URDF), a compiled model, or the generated one (default:
+        :func:`engine_model` of ``params``).
+    joints : sequence of str or dict, optional
+        The model's names of the package's actuated joints, in the package's order, or a mapping from the default
+        names (``hip, knee``; ``motor_A, motor_B``; ``joint1 ... jointN``, those of :mod:`robokin.urdf` and
+        :mod:`robokin.sim`) to yours. Every other joint of a closed chain is passive and solved from the model's
+        loop-closing equality.
+    foot : str, optional
+        The site or body at the foot (the tool point of an arm): default ``foot`` (leg), ``foot_C`` (five-bar),
+        ``tool`` (arm).
+    tol_position, tol_torque : float
+        Tolerances of the foot position (m) and of the joint torques (N m).
+
+    Returns
+    -------
+    EngineCheckResult
+        Checks ``foot position`` (model foot against the package's FK over a grid of joint or motor angles),
+        ``static torques`` (the torques that hold a foot force, from MuJoCo's foot Jacobian and loop constraint,
+        against ``J^T F`` of the package), ``gravity torques`` (MuJoCo's ``qfrc_bias`` at rest against the
+        package's, when the file gives every link's inertials; skipped otherwise), and findings naming what a
+        mismatch looks like.
+
+    Raises
+    ------
+    ParameterFileError
+        A bad parameter file.
+    ValueError
+        A model file that is missing or does not compile, or that lacks the joints or the foot named.
+
+    Examples
+    --------
+    >>> from robokin.params import EXAMPLES
+    >>> r = check_engine_model(EXAMPLES / "fivebar_ch03.toml")
+    >>> [(c.name, c.passed) for c in r.checks]
+    [('foot position', True), ('static torques', True), ('gravity torques', True)]
+    """
+    d = _design(params)
+    for v, name in ((tol_position, "tol_position"), (tol_torque, "tol_torque")):
+        if not isinstance(v, (int, float)) or not np.isfinite(v) or v <= 0:
+            raise ValueError(f"{name} must be a positive number, got {v!r}")
+    # the generated model (a modified-DH arm has none: it needs model=, and engine_model says so without one)
+    em = (
+        engine_model(d)
+        if model is None or d.family != "serial_arm" or d.extra["as_written"].convention == "standard"
+        else None
+    )
+    mj_model, label = _compile(em if model is None else model)
+    names = _joint_names(d, joints)
+    foot_name = foot if foot is not None else _DEFAULT_FOOT[d.family]
+    if not isinstance(foot_name, str):
+        raise ValueError(f"foot must be the name of a site or body, got {foot!r}")
+    build = {"two_link_leg": _leg_spec, "fivebar": _fivebar_spec, "serial_arm": _arm_spec}[d.family]
+    spec = build(d, em, names, foot_name)
+    probe = _Probe(mj_model, spec)
+    k = len(spec.q)
+    p_mj = np.empty((k, 3))
+    tf_mj, tg_mj, tf_pkg = (np.empty((k, len(names))) for _ in range(3))
+    for i, qk in enumerate(spec.q):
+        probe.pose(qk)
+        p_mj[i] = probe.foot()
+        tf_mj[i], tg_mj[i] = probe.torques(spec.force)
+        tf_pkg[i] = spec.jac(qk).T @ spec.force
+    err_p = np.linalg.norm(p_mj - spec.p, axis=1)
+    err_f = np.abs(tf_mj - tf_pkg).max(axis=1)
+    worst = int(np.argmax(err_p))
+    checks = [
+        Check(
+            "foot position",
+            float(err_p.max()),
+            tol_position,
+            "m",
+            bool(err_p.max() <= tol_position),
+            f"worst at q = {np.round(spec.q[worst], 4).tolist()} rad" if err_p.max() > tol_position else "",
+        ),
+        Check("static torques", float(err_f.max()), tol_torque, "N m", bool(err_f.max() <= tol_torque)),
+    ]
+    if spec.gravity is None:
+        checks.append(Check("gravity torques", float("nan"), tol_torque, "N m", None, spec.gravity_note))
+    else:
+        err_g = np.abs(tg_mj - spec.gravity).max()
+        checks.append(Check("gravity torques", float(err_g), tol_torque, "N m", bool(err_g <= tol_torque)))
+    findings = _findings(probe, spec, d, em, p_mj, checks, tol_position)
+    defaulted = em.defaulted if em is not None else ()
+    return EngineCheckResult(d.source, label, tuple(checks), tuple(findings), k, defaulted)
+
+
+def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol) -> list[str]:
+    out = []
+    m = probe.m
+    if checks[0].passed is False:
+        for k, name in enumerate(spec.joints):
+            err = 0.0
+            for i, qk in enumerate(spec.q):
+                probe.pose(qk, flip=k)
+                err = max(err, float(np.linalg.norm(probe.foot() - spec.p[i])))
+            if err <= tol:
+                out.append(
+                    f"joint {name!r} turns the other way: its axis is flipped (reverse the sign of its axis, "
+                    "or of its angle)"
+                )
+        probe.pose(spec.q[0])
+        for label, a, b, length in spec.segments:
+            pa, pb = probe.point(*a), probe.point(*b)
+            if pa is None or pb is None:
+                continue
+            got = float(np.linalg.norm(pb - pa))
+            if abs(got - length) > tol:
+                out.append(
+                    f"link {label} is {got:.6g} m long in the model and {length:.6g} m in the parameter file "
+                    f"({1e3 * (got - length):+.3g} mm)"
+                )
+        e = p_mj - spec.p
+        mean = e.mean(axis=0)
+        if np.abs(e - mean).max() <= tol and np.linalg.norm(mean) > tol:
+            out.append(f"the model's base is offset by {np.round(mean, 6).tolist()} m from the package's origin")
+        if not out:
+            out.append(
+                "the foot does not follow the package's FK: check the joint names and order (joints=...), the foot "
+                "frame (foot=...) and each joint's origin"
+            )
+    elif checks[1].passed is False:
+        out.append("the foot follows the FK but the torques do not: check which frame is the foot (foot=...)")
+    if checks[2].passed is False:
+        g = np.asarray(m.opt.gravity, float)
+        if not np.allclose(g, [0.0, 0.0, -G]):
+            out.append(f"the model's gravity is {g.tolist()} m/s^2; the package's is [0, 0, -{G}]")
+        if em is not None:
+            for link, ins in em.inertials.items():
+                b = probe.mj.mj_name2id(m, probe.mj.mjtObj.mjOBJ_BODY, link)
+                if b < 0:
+                    continue
+                if abs(m.body_mass[b] - ins["mass"]) > 1e-12 * max(1.0, ins["mass"]):
+                    out.append(
+                        f"link {link!r} has mass {m.body_mass[b]:.6g} kg in the model, {ins['mass']:.6g} kg in the file"
+                    )
+                elif np.linalg.norm(m.body_ipos[b] - ins["com"]) > tol:
+                    out.append(
+                        f"link {link!r} has its centre of mass at {np.round(m.body_ipos[b], 6).tolist()} m in the model, "
+                        f"{np.round(ins['com'], 6).tolist()} m in the file (link frame)"
+                    )
+        known = set(em.inertials) | {"hub"} if em is not None else set()
+        for b in range(1, m.nbody):
+            if m.body_mass[b] > 1e-9 and m.body(b).name not in known and em is not None:
+                out.append(f"body {m.body(b).name!r} carries {m.body_mass[b]:.6g} kg that the parameter file does not")
+        if not out:
+            out.append("the gravity torques differ: compare each link's mass and centre of mass with the file")
+    return out

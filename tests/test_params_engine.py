@@ -1,0 +1,241 @@
+"""Your robot in the engine (issue 32 item 2): robokin.params.engine and ``python -m robokin engine-check``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robokin import cli, sim
+from robokin.params import EXAMPLES, ParameterFileError, load, loads
+from robokin.params.engine import check_engine_model, contact_pairs, engine_model
+from robokin.robots import FIVEBAR, LEG2_LIMITED
+from robokin.urdf import serial_urdf, two_link_leg_urdf
+
+pytest.importorskip("mujoco")
+
+LEG_FILE = EXAMPLES / "leg2_limited_ch02.toml"
+FIVEBAR_FILE = EXAMPLES / "fivebar_ch03.toml"
+CH13_MASSES = (0.05, 0.08, 0.05, 0.08)  # chapter 13's thigh AC, shank CE, thigh BD, shank DE, kg
+KNEE = '<joint name="knee" type="revolute"><parent link="thigh"/><child link="shank"/>'
+
+
+@pytest.fixture
+def leg_files(tmp_path):
+    """The reference leg's parameter file with link masses, its URDF (robokin.urdf) and two broken copies."""
+    toml = tmp_path / "leg.toml"
+    toml.write_text(LEG_FILE.read_text() + "\n[links.thigh]\nmass_kg = 1.0\n\n[links.shank]\nmass_kg = 0.5\n")
+    urdf = two_link_leg_urdf(LEG2_LIMITED, masses=(1.0, 0.5))
+    good = tmp_path / "leg.urdf"
+    good.write_text(urdf)
+    longer = tmp_path / "longer.urdf"  # the foot 1 mm further down the shank
+    assert urdf.count('xyz="0 0 -0.19"') == 1
+    longer.write_text(urdf.replace('xyz="0 0 -0.19"', 'xyz="0 0 -0.191"'))
+    flipped = tmp_path / "flipped.urdf"
+    i = urdf.index(KNEE)
+    j = urdf.index('<axis xyz="0 -1 0"/>', i)
+    flipped.write_text(urdf[:j] + '<axis xyz="0 1 0"/>' + urdf[j + len('<axis xyz="0 -1 0"/>') :])
+    return toml, good, longer, flipped
+
+
+def test_the_reference_legs_urdf_matches_the_package_to_round_off(leg_files):
+    toml, good, _, _ = leg_files
+    r = check_engine_model(toml, good)
+    assert r.passed and r.samples == 25 and not r.findings
+    err = {c.name: c.value for c in r.checks}
+    # measured: 8.8e-17 m, 7.1e-15 N m (forces of 54 N on a 0.4 m leg), 8.9e-16 N m
+    assert err["foot position"] <= 1e-15
+    assert err["static torques"] <= 1e-13
+    assert err["gravity torques"] <= 1e-14
+    assert all(c.passed for c in r.checks)  # gravity is checked: the file gives both links' inertials
+
+
+def test_a_link_1_mm_long_is_caught_and_named(leg_files):
+    toml, _, longer, _ = leg_files
+    r = check_engine_model(toml, longer)
+    assert not r.passed
+    assert {c.name: c.passed for c in r.checks} == {
+        "foot position": False,
+        "static torques": False,
+        "gravity torques": True,  # the masses are where they were: only the foot moved
+    }
+    assert r.checks[0].value == pytest.approx(1e-3, rel=1e-9)
+    assert r.findings == (
+        "link shank (knee to foot) is 0.191 m long in the model and 0.19 m in the parameter file (+1 mm)",
+    )
+
+
+def test_a_flipped_joint_axis_is_caught_and_named(leg_files):
+    toml, _, _, flipped = leg_files
+    r = check_engine_model(toml, flipped)
+    assert not r.passed and r.checks[0].value > 0.1
+    assert any(f.startswith("joint 'knee' turns the other way: its axis is flipped") for f in r.findings)
+    assert not any("hip" in f for f in r.findings)
+
+
+def test_the_generated_leg_equals_the_urdf(leg_files):
+    toml, good, _, _ = leg_files
+    em = engine_model(toml)
+    urdf_model = sim.require_mujoco().MjModel.from_xml_path(str(good))
+    q = np.random.default_rng(0).uniform(-1.0, 2.0, (8, 2))
+    M1, _, G1 = sim.two_link_terms(em.model, q, 0 * q)
+    M2, _, G2 = sim.two_link_terms(urdf_model, q, 0 * q)
+    assert np.abs(M1 - M2).max() <= 1e-16 and np.abs(G1 - G2).max() <= 1e-14
+    assert em.model.jnt_range.tolist() == [[-1.2, 1.2], [0.3, 2.7]]  # the file's limits
+    assert em.defaulted == (
+        "links.thigh.com (halfway along the link)",
+        "links.thigh.inertia (uniform rod)",
+        "links.shank.com (halfway along the link)",
+        "links.shank.inertia (uniform rod)",
+        "foot (no hub motor)",
+    )
+
+
+def test_generated_fivebar_foot_follows_the_package_fk():
+    r = check_engine_model(FIVEBAR_FILE)
+    assert r.passed and r.samples >= 20
+    err = {c.name: c.value for c in r.checks}
+    assert err["foot position"] <= 1e-15 and err["static torques"] <= 1e-13 and err["gravity torques"] <= 1e-14
+
+
+def test_fivebar_ch03_file_gives_chapter_13s_model():
+    em = engine_model(FIVEBAR_FILE)
+    assert em.defaulted == ("limits (none: the motors turn freely)", "foot (no hub motor)")
+    ref = sim.fivebar_model(FIVEBAR, masses=CH13_MASSES, actuator="torque")
+    q = np.random.default_rng(1).uniform(-2.0, 2.0, (10, 4))
+    M1, _, G1 = sim.two_link_terms(em.model, q, 0 * q)
+    M2, _, G2 = sim.two_link_terms(ref, q, 0 * q)
+    assert np.abs(M1 - M2).max() <= 1e-18 * 1e3  # measured 5.4e-19 kg m^2 (the file's 1.6e-6 is a decimal)
+    assert np.abs(G1 - G2).max() <= 1e-15
+    assert check_engine_model(FIVEBAR_FILE, ref).passed  # chapter 13's own model passes the same check
+
+
+def test_collision_on_and_off_change_the_contact_pairs():
+    on = engine_model(FIVEBAR_FILE)
+    off = engine_model(FIVEBAR_FILE, collisions=False)
+    # links joined by a joint never collide, nor do the shanks that meet at the foot
+    assert set(on.collision_pairs) == {("thigh_A", "thigh_B"), ("thigh_A", "shank_D"), ("shank_C", "thigh_B")}
+    assert off.collision_pairs == () and contact_pairs(off.model) == []
+    mujoco = sim.require_mujoco()
+    for em, want in ((on, True), (off, False)):  # thigh A swung towards motor B touches thigh B
+        d = mujoco.MjData(em.model)
+        d.qpos[:] = [0.0, 0.0, -1.57, 0.0]
+        mujoco.mj_forward(em.model, d)
+        assert (d.ncon > 0) is want
+    hub = loads(FIVEBAR_FILE.read_text() + "\n[foot]\nhub_mass_kg = 0.3\nhub_radius_mm = 25\n", file="hub.toml")
+    em = engine_model(hub)
+    # the hub is welded to shank C: it may hit thigh B; MuJoCo's parent filter keeps it off thigh A (shank C's parent)
+    assert set(em.collision_pairs) - set(on.collision_pairs) == {("hub", "thigh_B")}
+    assert check_engine_model(hub).passed  # the hub's weight is in the package's gravity torques too
+
+
+def test_a_serial_arm_and_its_urdf(tmp_path):
+    from robokin import ur5
+
+    ip = ur5.inertial_parameters()
+    text = (EXAMPLES / "ur5_ch05.toml").read_text() + "\n[base]\nxyz_m = [0.1, 0.2, 0.8]\nrpy_deg = [0, 30, 90]\n"
+    for i in range(6):
+        text += (
+            f"\n[links.link{i + 1}]\nmass_kg = {float(ip['masses'][i])!r}\n"
+            f"com_m = {[float(x) for x in ip['coms'][i]]}\n"
+            f"inertia_kg_m2 = {[[float(x) for x in row] for row in ip['inertias'][i]]}\n"
+        )
+    toml = tmp_path / "ur5.toml"
+    toml.write_text(text)
+    assert check_engine_model(toml).passed
+    urdf = tmp_path / "ur5.urdf"
+    urdf.write_text(serial_urdf(load(toml).extra["as_written"], **ip))
+    r = check_engine_model(toml, urdf)
+    assert r.passed and max(c.value for c in r.checks) <= 1e-13
+    # a modified-DH arm has no generated model, but its URDF is checked
+    mdh = load(EXAMPLES / "contest_arm_mdh.toml")
+    (tmp_path / "mdh.urdf").write_text(serial_urdf(mdh.extra["as_written"]))
+    assert check_engine_model(mdh, tmp_path / "mdh.urdf").passed
+    with pytest.raises(ParameterFileError, match="dh.convention"):
+        engine_model(mdh)
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "words"),
+    [
+        (
+            "[links.thigh]\nmass_kg = 1\ninertia_kg_m2 = [0.01, 0.01, 0.001, 0, 0, 0.5]",
+            "links.thigh.inertia_kg_m2",
+            "not positive definite",
+        ),
+        (
+            "[links.thigh]\nmass_kg = 1\ninertia_kg_m2 = [0.01, 0.01, 0.03, 0, 0, 0]",
+            "links.thigh.inertia_kg_m2",
+            "triangle inequality",
+        ),
+        (
+            "[links.thigh]\nmass_kg = 1\ninertia_kg_m2 = [[1e-2, 1e-3, 0], [0, 1e-2, 0], [0, 0, 1e-3]]",
+            "links.thigh.inertia_kg_m2",
+            "not symmetric",
+        ),
+        ("[links.thigh]\nmass_kg = 1\ninertia_kg_m2 = [0.01, 0.01]", "links.thigh.inertia_kg_m2", "shape [6]"),
+        ("[links.thigh]\nmass_kg = -1", "links.thigh.mass_kg", "positive"),
+        ("[links.thigh]\ncom_m = [0, 0, -0.1]", "links.thigh.mass_kg", "link mass"),
+        ("[links.thigh]\nmass_kg = 1\ncom_cm = [0, 0, -10]", "links.thigh.com_cm", "com_m, com_mm"),
+        ("[links.knee]\nmass_kg = 1", "links.knee", "thigh, shank"),
+        ("[foot]\nhub_mass_kg = 0", "foot.hub_mass_kg", "positive"),
+    ],
+)
+def test_bad_inertials_name_the_field(extra, field, words):
+    with pytest.raises(ParameterFileError) as exc:
+        loads(LEG_FILE.read_text() + "\n" + extra + "\n", file="leg.toml")
+    assert exc.value.field == field and words in str(exc.value)
+
+
+def test_bad_fivebar_limits_and_arguments(tmp_path):
+    with pytest.raises(ParameterFileError, match="limits.q_max_rad"):
+        loads(FIVEBAR_FILE.read_text() + "\n[limits]\nq_min_deg = [-200, -90]\nq_max_deg = [0, -100]\n")
+    d = loads(FIVEBAR_FILE.read_text() + "\n[limits]\nq_min_deg = [-200, -90]\nq_max_deg = [0, 20]\n")
+    assert np.allclose(engine_model(d).model.jnt_range[[0, 2]], np.deg2rad([[-200, 0], [-90, 20]]))
+    with pytest.raises(ParameterFileError, match="family"):
+        engine_model(EXAMPLES / "mecanum_ch08.toml")
+    with pytest.raises(ValueError, match="collisions"):
+        engine_model(FIVEBAR_FILE, collisions="yes")
+    with pytest.raises(ValueError, match="no such model file"):
+        check_engine_model(FIVEBAR_FILE, tmp_path / "missing.urdf")
+    with pytest.raises(ValueError, match="no joint 'hip_joint'"):
+        check_engine_model(LEG_FILE, joints=("hip_joint", "knee"))
+    with pytest.raises(ValueError, match="no site or body 'toe'"):
+        check_engine_model(LEG_FILE, foot="toe")
+    with pytest.raises(ValueError, match="tol_position"):
+        check_engine_model(LEG_FILE, tol_position=0)
+
+
+def test_a_joint_mapping_for_other_names(leg_files, tmp_path):
+    toml, good, _, _ = leg_files
+    renamed = tmp_path / "renamed.urdf"
+    renamed.write_text(good.read_text().replace('"hip"', '"HipPitch"').replace('"knee"', '"KneePitch"'))
+    assert check_engine_model(toml, renamed, joints={"hip": "HipPitch", "knee": "KneePitch"}).passed
+    assert check_engine_model(toml, renamed, joints=["HipPitch", "KneePitch"]).passed
+
+
+# ---- command line ---------------------------------------------------------------------------------------------
+def test_cli_engine_check_exit_statuses(leg_files, capsys):
+    toml, good, longer, _ = leg_files
+    assert cli.main(["engine-check", str(toml), "--model", str(good)]) == 0
+    out = capsys.readouterr().out
+    assert "foot position" in out and "pass" in out
+    assert cli.main(["engine-check", str(toml), "--model", str(longer)]) == 1
+    assert "+1 mm" in capsys.readouterr().out
+    assert cli.main(["engine-check", str(FIVEBAR_FILE)]) == 0
+    capsys.readouterr()
+    assert cli.main(["engine-check", str(toml), "--model", str(toml.with_suffix(".xml"))]) == 2
+    assert "no such model file" in capsys.readouterr().err
+    assert cli.main(["engine-check", str(EXAMPLES / "mecanum_ch08.toml")]) == 2
+    assert "engine model" in capsys.readouterr().err
+    assert cli.main(["engine-check", str(toml), "--joints", "a,b"]) == 2
+    assert "no joint 'a'" in capsys.readouterr().err
+
+
+def test_cli_view_and_save_a_parameter_file(tmp_path, capsys):
+    out = tmp_path / "fb.png"
+    assert cli.main(["view", str(FIVEBAR_FILE), "--still", str(out), "--width", "64", "--height", "48"]) == 0
+    assert out.stat().st_size > 100
+    xml = tmp_path / "fb.xml"
+    assert cli.main(["engine-check", str(FIVEBAR_FILE), "--save", str(xml)]) == 0
+    capsys.readouterr()
+    assert cli.main(["engine-check", str(FIVEBAR_FILE), "--model", str(xml)]) == 0  # the saved MJCF reads back

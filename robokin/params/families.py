@@ -209,7 +209,7 @@ LINK = [
     F(
         "inertia",
         "inertia",
-        "inertia about the centre of mass, link axes: [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or a 3x3 array "
+        "inertia about the centre of mass, link axes: `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]` or a 3x3 array "
         "(default: a uniform rod)",
         (6,),
         False,

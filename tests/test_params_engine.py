@@ -123,9 +123,32 @@ def test_collision_on_and_off_change_the_contact_pairs():
         assert (d.ncon > 0) is want
     hub = loads(FIVEBAR_FILE.read_text() + "\n[foot]\nhub_mass_kg = 0.3\nhub_radius_mm = 25\n", file="hub.toml")
     em = engine_model(hub)
-    # the hub is welded to shank C: it may hit thigh B; MuJoCo's parent filter keeps it off thigh A (shank C's parent)
-    assert set(em.collision_pairs) - set(on.collision_pairs) == {("hub", "thigh_B")}
-    assert check_engine_model(hub).passed  # the hub's weight is in the package's gravity torques too
+    # the hub (welded to shank C) may hit thigh B, and thigh A when knee C folds: an explicit pair, past MuJoCo's
+    # parent filter (thigh A is shank C's parent); never shank D, which it always touches at the foot
+    assert set(em.collision_pairs) - set(on.collision_pairs) == {("hub", "thigh_B"), ("thigh_A", "hub")}
+    leg = loads(LEG_FILE.read_text() + "\n[foot]\nhub_mass_kg = 0.3\n", file="hub_leg.toml")
+    assert engine_model(LEG_FILE).collision_pairs == ()  # thigh and shank share the knee: nothing else to hit
+    assert engine_model(leg).collision_pairs == (("thigh", "hub"),)
+    assert (
+        check_engine_model(hub).passed and check_engine_model(leg).passed
+    )  # the hub's weight is in the package's gravity torques too
+
+
+def test_an_arm_collides_except_where_links_always_touch():
+    mujoco = sim.require_mujoco()
+    em = engine_model(EXAMPLES / "arm_6r_generic.toml")
+    # link 5 has zero length: the capsules of links 4 and 6 meet at the wrist centre in every pose, so they are
+    # excluded; the other non-adjacent links can collide
+    assert set(em.collision_pairs) == {("link2", "link4"), ("link2", "link6"), ("link3", "link6")}
+    assert ("link4", "link6") not in contact_pairs(em.model)
+    raw = engine_model(EXAMPLES / "arm_6r_generic.toml", collisions=False)
+    assert raw.collision_pairs == () and "exclude" not in raw.mjcf
+    d = mujoco.MjData(em.model)
+    for q in np.random.default_rng(5).uniform(-np.pi, np.pi, (10, 6)):
+        d.qpos[:] = q
+        mujoco.mj_forward(em.model, d)
+        bodies = {tuple(sorted(em.model.geom_bodyid[[c.geom1, c.geom2]])) for c in d.contact[: d.ncon]}
+        assert (4, 6) not in bodies
 
 
 def test_a_serial_arm_and_its_urdf(tmp_path):
@@ -195,6 +218,15 @@ def test_bad_fivebar_limits_and_arguments(tmp_path):
         engine_model(EXAMPLES / "mecanum_ch08.toml")
     with pytest.raises(ValueError, match="collisions"):
         engine_model(FIVEBAR_FILE, collisions="yes")
+    for bad in (float("nan"), float("inf"), -1.0, 0.0):
+        with pytest.raises(ValueError, match="radius"):
+            engine_model(FIVEBAR_FILE, radius=bad)
+        with pytest.raises(ValueError, match="g is the gravity"):
+            engine_model(FIVEBAR_FILE, g=bad if bad != 0.0 else -9.81)
+    with pytest.raises(ValueError, match="actuator"):
+        engine_model(FIVEBAR_FILE, actuator="servo")
+    with pytest.raises(TypeError, match="params"):
+        engine_model(42)
     with pytest.raises(ValueError, match="no such model file"):
         check_engine_model(FIVEBAR_FILE, tmp_path / "missing.urdf")
     with pytest.raises(ValueError, match="no joint 'hip_joint'"):

@@ -245,20 +245,47 @@ def _hub(parent: ET.Element, pos, foot: dict, radius: float, axis_y=True) -> Non
         ET.SubElement(body, "geom", type="cylinder", fromto=_vec([0, -w, 0, 0, w, 0]), size=_num(r))
 
 
-def _collisions(root: ET.Element, bodies: list[str], exclude: list[tuple[str, str]], on: bool) -> tuple:
-    """Switch link geoms' collision on (contype = conaffinity = 1) and exclude the pairs that always touch."""
+def _collisions(root: ET.Element, bodies: list[str], exclude, on: bool, pairs=()) -> bool:
+    """Switch link geoms' collision on (contype = conaffinity = 1) and exclude the pairs that always touch.
+
+    ``pairs`` are body pairs MuJoCo's parent filter would drop but that can touch (the hub welded to a shank and
+    that shank's parent link): they get an explicit ``<pair>``. Each link's geom is named after its body.
+    """
     if not on:
-        return ()
+        return False
     for b in root.iter("body"):
         if b.get("name") in bodies:
-            for g in b.findall("geom"):
+            for k, g in enumerate(b.findall("geom")):
                 g.set("contype", "1")
                 g.set("conaffinity", "1")
-    if exclude:
+                if k == 0:
+                    g.set("name", b.get("name"))
+    if exclude or pairs:
         contact = ET.SubElement(root, "contact")
+        for a, b in pairs:
+            ET.SubElement(contact, "pair", geom1=a, geom2=b)
         for a, b in exclude:
             ET.SubElement(contact, "exclude", body1=a, body2=b)
-    return tuple(exclude)
+    return True
+
+
+def _always_touching(root: ET.Element, lim: np.ndarray, samples: int = 40) -> list[tuple[str, str]]:
+    """Body pairs of an open chain in contact at every one of ``samples`` random joint angles (seed 0): pairs
+    whose capsules meet at a shared joint (a link of zero length between them), not collisions."""
+    mujoco = sim.require_mujoco()
+    m = mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
+    d = mujoco.MjData(m)
+    count: dict = {}
+    for q in np.random.default_rng(0).uniform(lim[:, 0], lim[:, 1], size=(samples, m.nq)):
+        d.qpos[:] = q
+        mujoco.mj_forward(m, d)
+        seen = set()
+        for c in d.contact[: d.ncon]:
+            b1, b2 = sorted((int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])))
+            seen.add((m.body(b1).name, m.body(b2).name))
+        for pair in seen:
+            count[pair] = count.get(pair, 0) + 1
+    return sorted(pair for pair, k in count.items() if k == samples)
 
 
 def _finish(root: ET.Element, d: Design, joints, foot, inertials, defaulted, collisions) -> EngineModel:
@@ -308,9 +335,9 @@ def _fivebar(d: Design, *, collisions: bool, radius: float, actuator: str, g: fl
         exclude.append(("hub", "shank_D"))
     else:
         defaulted.append("foot (no hub motor)")
-    return _finish(
-        root, d, ("motor_A", "motor_B"), "foot_C", inertials, defaulted, _collisions(root, bodies, exclude, collisions)
-    )
+    pairs = [("hub", "thigh_A")] if foot else []  # a folded knee C brings the hub to thigh A
+    on = _collisions(root, bodies, exclude, collisions, pairs)
+    return _finish(root, d, ("motor_A", "motor_B"), "foot_C", inertials, defaulted, on)
 
 
 def _leg(d: Design, *, collisions: bool, radius: float, actuator: str, g: float) -> EngineModel:
@@ -350,9 +377,9 @@ def _leg(d: Design, *, collisions: bool, radius: float, actuator: str, g: float)
     else:
         defaulted.append("foot (no hub motor)")
     _actuators(root, ("hip", "knee"), actuator)
-    return _finish(
-        root, d, ("hip", "knee"), "foot", inertials, defaulted, _collisions(root, bodies, exclude, collisions)
-    )
+    pairs = [("hub", "thigh")] if foot else []  # a folded knee brings the hub to the thigh
+    on = _collisions(root, bodies, exclude, collisions, pairs)
+    return _finish(root, d, ("hip", "knee"), "foot", inertials, defaulted, on)
 
 
 def _actuators(root, joints, actuator):
@@ -423,7 +450,15 @@ def _arm(d: Design, *, collisions: bool, radius: float, actuator: str, g: float)
         defaulted.append("limits (none: the joints turn freely)")
     joints = tuple(f"joint{i + 1}" for i in range(n))
     _actuators(root, joints, actuator)
-    return _finish(root, d, joints, "tool", inertials, defaulted, _collisions(root, list(lengths), [], collisions))
+    on = _collisions(root, list(lengths), [], collisions)
+    if on:
+        lim = np.clip(arm.qlim, -np.pi, np.pi) if arm.qlim is not None else np.tile([-np.pi, np.pi], (n, 1))
+        touching = _always_touching(root, lim)
+        if touching:
+            contact = ET.SubElement(root, "contact")
+            for a, b in touching:
+                ET.SubElement(contact, "exclude", body1=a, body2=b)
+    return _finish(root, d, joints, "tool", inertials, defaulted, on)
 
 
 def _rotx(a):
@@ -518,6 +553,10 @@ def contact_pairs(model) -> list[tuple[str, str]]:
         if (lo << 16) + hi in excluded:
             continue
         pair = (model.body(b1).name, model.body(b2).name)
+        if pair not in out:
+            out.append(pair)
+    for g1, g2 in zip(model.pair_geom1, model.pair_geom2):  # explicit <pair>s, past every filter
+        pair = (model.body(int(model.geom_bodyid[g1])).name, model.body(int(model.geom_bodyid[g2])).name)
         if pair not in out:
             out.append(pair)
     return out

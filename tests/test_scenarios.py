@@ -171,3 +171,33 @@ def test_bad_input_to_the_laws():
         sc.terrain_model(step_height=0.01, slope=0.1)
     with pytest.raises(ValueError, match="k_yaw"):
         sc.Gains(k_yaw=-1.0)
+
+
+def test_landing_mode_removes_the_touchdown_slip():
+    # without the landing mode the balance controller spins the free wheels in the air; with it the wheel speed is
+    # matched to the ground. A landing mode that never engages (or matches the wrong sign) leaves the slip.
+    def touchdown_slip(r):
+        air = r.normal_force <= 0
+        e = np.flatnonzero(np.diff(np.r_[0, air.astype(int), 0]))
+        (a, b), *_ = [(a, b) for a, b in zip(e[::2], e[1::2]) if b - a >= 3]
+        assert b - a > 100  # a real flight (> 0.1 s)
+        return r.slip[b].max(), r.mode[(a + b) // 2]
+
+    on, mode_on = touchdown_slip(sc.run_scenario("landing", t_end=0.65))
+    off, mode_off = touchdown_slip(sc.run_scenario("landing", t_end=0.65, landing=False))
+    assert mode_on == 1 and mode_off == 0
+    assert on < 0.02 < 0.1 < off
+
+
+def test_yaw_acceleration_matches_the_law_with_thin_tyres():
+    # the largest yaw acceleration after a differential-torque step is within 10 % of dT b / (2 R I); a factor-2 slip
+    # in the law (dT b / R), the wrong lever (b / 2 instead of b / (2 R)) or the cylinder tyres (10 % low) trip it;
+    # forgetting the wheels' spin term (10 % too high here) sits at the tolerance and is covered by
+    # test_yaw_inertia_adds_the_wheel_spin_term
+    m = sc.terrain_model(tyre="sphere")
+    d = mujoco.MjData(m)
+    sc.place_robot(m, d, L0=0.2)
+    pred = float(sc.yaw_acceleration(0.5, track=0.4, R=0.06, inertia=sc.yaw_inertia(m, d)))
+    r = sc.run_scenario("yaw", t_end=0.35, yaw_torque=0.5, tyre="sphere")
+    acc = np.diff(r.yaw_rate) / np.diff(r.t)
+    assert abs(acc[100:].max() - pred) < 0.1 * pred

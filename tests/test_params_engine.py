@@ -271,3 +271,33 @@ def test_cli_view_and_save_a_parameter_file(tmp_path, capsys):
     assert cli.main(["engine-check", str(FIVEBAR_FILE), "--save", str(xml)]) == 0
     capsys.readouterr()
     assert cli.main(["engine-check", str(FIVEBAR_FILE), "--model", str(xml)]) == 0  # the saved MJCF reads back
+
+
+def test_a_teams_fivebar_mjcf_mistakes_are_named(tmp_path):
+    xml = engine_model(FIVEBAR_FILE).mjcf
+    cases = {
+        "l4": ('<site name="foot_D" pos="0.1 0 0"', '<site name="foot_D" pos="0.101 0 0"'),
+        "mass": ('mass="0.08"', 'mass="0.09"'),  # the first is shank C's
+    }
+    i = xml.index('name="motor_B"')
+    flipped = xml[:i] + xml[i:].replace('axis="0.0 -1.0 0.0"', 'axis="0.0 1.0 0.0"', 1)
+    files = {"flip": flipped}
+    for key, (old, new) in cases.items():
+        assert old in xml
+        files[key] = xml.replace(old, new, 1)
+    found = {}
+    for key, text in files.items():
+        path = tmp_path / f"{key}.xml"
+        path.write_text(text)
+        r = check_engine_model(FIVEBAR_FILE, path)
+        found[key] = ([c.passed for c in r.checks], r.findings)
+    assert found["l4"] == (
+        [False, False, False],
+        ("link shank_D (knee D to foot) is 0.101 m long in the model and 0.1 m in the parameter file (+1 mm)",),
+    )
+    assert found["flip"][0] == [False, False, False]
+    assert found["flip"][1][0].startswith("joint 'motor_B' turns the other way")
+    assert found["mass"] == (
+        [True, True, False],
+        ("link 'shank_C' has mass 0.09 kg in the model, 0.08 kg in the file",),
+    )

@@ -301,3 +301,13 @@ def test_a_teams_fivebar_mjcf_mistakes_are_named(tmp_path):
         [True, True, False],
         ("link 'shank_C' has mass 0.09 kg in the model, 0.08 kg in the file",),
     )
+
+
+def test_cli_view_of_a_file_without_an_engine_model_and_no_collisions(tmp_path, capsys):
+    assert cli.main(["view", str(EXAMPLES / "mecanum_ch08.toml"), "--still", str(tmp_path / "x.png")]) == 2
+    assert "engine model" in capsys.readouterr().err
+    xml = tmp_path / "plain.xml"
+    assert cli.main(["engine-check", str(FIVEBAR_FILE), "--no-collisions", "--save", str(xml)]) == 0
+    assert "exclude" not in xml.read_text() and 'contype="1"' not in xml.read_text()
+    out = capsys.readouterr().out
+    assert "defaulted: limits (none: the motors turn freely)" in out

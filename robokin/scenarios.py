@@ -508,8 +508,8 @@ def run_scenario(
         A smooth speed command 0 -> ``speed`` (m/s) between 0.3 and 1.3 s, over a step of ``step_height`` (edge at
         0.5 m) or on ground of ``friction``.
     ``"slope"``, ``"roll"``
-        Standing on ground of pitch ``slope`` or roll ``cross_slope``; roll control is on when ``gains`` has
-        ``kp_roll``/``ki_roll``.
+        Standing on ground of pitch ``slope`` or roll ``cross_slope`` (placed with the leg vertical in the world and
+        the body parallel to the ground); roll control is on when ``gains`` has ``kp_roll``/``ki_roll``.
     ``"yaw"``
         A yaw-rate command ``yaw_rate`` (rad/s) from 0.1 s through ``k_yaw``; or, with ``yaw_torque`` != 0, an open-loop
         differential torque of that size from 0.1 s (the yaw damper off).
@@ -578,7 +578,8 @@ def run_scenario(
     )
     data = mujoco.MjData(model)
     L_start = 0.14 if kind == "landing" else L0
-    place_robot(model, data, L0=L_start, slope=slope, cross_slope=cross_slope, params=P, fivebar=FB)
+    # the leg starts vertical in the world (theta = slope before the rigid rotation), the body level with the ground
+    place_robot(model, data, L0=L_start, slope=slope, cross_slope=cross_slope, theta=slope, params=P, fivebar=FB)
     rng = np.random.default_rng(int(seed))
     tid = model.body("torso").id
     wheels = [model.body(n).id for n in ("L_wheel", "R_wheel")]

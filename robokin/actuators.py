@@ -376,7 +376,7 @@ def load_motor(path: str | Path) -> MotorFile:
     Examples
     --------
     >>> from pathlib import Path
-    >>> mf = load_motor(Path(__file__).resolve().parent.parent / "examples/robots/motor_mg4005.toml")
+    >>> mf = load_motor(Path(__file__).resolve().parent.parent / "examples/motors/motor_mg4005.toml")
     >>> mf.drive.gear_ratio, round(mf.drive.peak_joint_torque, 6)
     (10.0, 2.5)
     """

@@ -13,7 +13,7 @@ from robokin import actuators as act
 from robokin.robots import WHEEL_LEG, WHEEL_LEG_FIVEBAR
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = sorted((ROOT / "examples" / "robots").glob("motor_*.toml"))
+FILES = sorted((ROOT / "examples" / "motors").glob("motor_*.toml"))
 DRV = act.MotorDrive(0.1, 10.0, 2.0, 300.0, gear_ratio=10.0, efficiency=0.9, coulomb=0.05, viscous=0.01)
 
 

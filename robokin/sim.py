@@ -1138,6 +1138,10 @@ def wheel_leg_state(model: Any, data: Any) -> dict[str, Any]:
     ``theta_b = -pi/2 - atan2(z, x)`` its angle from the body's ``-z`` axis (chapter 4's
     ``virtual_leg``, here measured by the engine, including the loop-closure gap).
 
+    The body's pitch ``phi``, its rate and the wheel position ``x`` and speed ``x_dot`` are measured in the heading
+    frame (world ``z`` rotated by the yaw, from the body's ``x`` axis projected on the ground): a robot turned about
+    world ``z`` has the same state. ``x`` is the wheel centres' position projected on the current heading.
+
     Returns
     -------
     dict
@@ -1166,7 +1170,13 @@ def wheel_leg_state(model: Any, data: Any) -> dict[str, Any]:
     hip = tor.xpos
     v_hip = data.qvel[0:3]  # free joint: world linear velocity of the body origin
     w = Rb @ data.qvel[3:6]  # free joint: angular velocity in the body frame -> world
-    phi = math.atan2(Rb[0, 2], Rb[2, 2])
+    # the heading: the body's x axis projected on the ground, (cos psi, sin psi) of the yaw psi (ZYX angles). Pitch,
+    # its rate and x are measured in the heading frame R_z(psi), so they do not depend on where the robot faces
+    hn = math.hypot(Rb[0, 0], Rb[1, 0])
+    if not hn > 1e-9:
+        raise ValueError("wheel_leg_state: the body's x axis is vertical (pitch of 90 degrees): no heading")
+    cy, sy = Rb[0, 0] / hn, Rb[1, 0] / hn
+    phi = math.atan2(cy * Rb[0, 2] + sy * Rb[1, 2], Rb[2, 2])
     roll = math.atan2(Rb[2, 1], Rb[2, 2])
     v6 = np.zeros(6)
     L, Ld, tb, tbd, xs, xds, q = [], [], [], [], [], [], []
@@ -1185,10 +1195,10 @@ def wheel_leg_state(model: Any, data: Any) -> dict[str, Any]:
         tbd.append(-(r[0] * rd[2] - r[2] * rd[0]) / L2)
         wheel = model.body(side + "wheel").id
         mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, wheel, v6, 0)
-        xs.append(data.xpos[wheel][0])
-        xds.append(v6[3])
+        xs.append(cy * data.xpos[wheel][0] + sy * data.xpos[wheel][1])
+        xds.append(cy * v6[3] + sy * v6[4])
         q.append([data.qpos[model.joint(side + j).qposadr[0]] for j in ("motor_A", "motor_B")])
-    phid = float(w[1])
+    phid = float(cy * w[1] - sy * w[0])  # about the heading frame's y axis: the exact rate of the ZYX pitch
     st = np.array(
         [
             0.5 * (tb[0] + tb[1]) + phi,

@@ -259,6 +259,38 @@ def test_wheel_leg_rates_match_finite_differences():
         assert abs(fd - 0.5 * (st0["s"][k + 1] + st1["s"][k + 1])) < 1e-3 * max(1.0, abs(fd))
 
 
+def test_wheel_leg_state_does_not_depend_on_yaw():
+    """A robot turned about world z by 2 rad has the state of the unturned one (pitch, x along its heading)."""
+    m = sim.wheel_leg_model(P, FB4, solref=(0.004, 1.0))
+    d = mujoco.MjData(m)
+    sim.wheel_leg_pose(m, d, P, FB4, L0=0.22, theta=0.1, x=0.3)
+    d.qvel[3:6] = [0.3, -0.4, 0.5]  # body rates about all three axes: it rolls, pitches and turns
+    for _ in range(150):  # falling and rolling forward, leg motors off: every state entry nonzero
+        mujoco.mj_step(m, d)
+    mujoco.mj_forward(m, d)  # the kinematics of the state now (mj_step leaves those of the step's start)
+    st0 = sim.wheel_leg_state(m, d)
+    assert np.all(np.abs(st0["s"]) > 1e-3) and abs(st0["roll"]) > 1e-3
+    psi = 2.0
+    Rz = np.array([[np.cos(psi), -np.sin(psi), 0.0], [np.sin(psi), np.cos(psi), 0.0], [0.0, 0.0, 1.0]])
+    qz = np.array([np.cos(psi / 2), 0.0, 0.0, np.sin(psi / 2)])
+    q_new = np.zeros(4)
+    mujoco.mju_mulQuat(q_new, qz, d.qpos[3:7].copy())
+    d.qpos[:3], d.qpos[3:7] = Rz @ d.qpos[:3], q_new
+    d.qvel[:3] = Rz @ d.qvel[:3]  # world linear velocity turns; the angular one is in the body frame
+    mujoco.mj_forward(m, d)
+    st1 = sim.wheel_leg_state(m, d)
+    np.testing.assert_allclose(st1["s"], st0["s"], rtol=0, atol=1e-9)
+    for k in ("L0", "L0_dot", "theta_b", "theta_b_dot", "q", "roll", "yaw_rate"):
+        np.testing.assert_allclose(st1[k], st0[k], rtol=0, atol=1e-9)
+    # and the pitch rate is the rate of the pitch, also turned
+    h = 1e-5
+    m.opt.timestep = h
+    mujoco.mj_step(m, d)
+    st2 = sim.wheel_leg_state(m, d)
+    fd = (st2["s"][4] - st1["s"][4]) / h
+    assert abs(fd - 0.5 * (st1["s"][5] + st2["s"][5])) < 1e-3 * max(1.0, abs(fd))
+
+
 def test_wheel_leg_bad_input():
     with pytest.raises(ValueError, match="WheelLegParams"):
         sim.wheel_leg_model({"m_b": 12.0}, FB4)

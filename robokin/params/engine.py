@@ -575,6 +575,7 @@ class _Spec:
     gravity_note: str
     segments: list  # (label, point a, point b, package length); points ("joint"|"foot", name)
     start: Any = None  # q -> {joint: qpos} guess of the passive joints
+    passive: tuple = ()  # (package name of a passive joint, index of the actuated joint whose chain holds it)
 
 
 def _all_inertials(d: Design, names) -> bool:
@@ -697,7 +698,9 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
         qp = sim.fivebar_qpos(fb, qk)
         return {"knee_C": qp[1], "knee_D": qp[3]}
 
-    return _Spec(joints, foot, q, p, jac, np.array([10.0, 0.0, -60.0]), gravity, note, segments, start)
+    return _Spec(
+        joints, foot, q, p, jac, np.array([10.0, 0.0, -60.0]), gravity, note, segments, start, _PASSIVE["fivebar"]
+    )
 
 
 def _arm_spec(d: Design, em: EngineModel | None, joints, foot) -> _Spec:
@@ -755,25 +758,39 @@ _DEFAULT_JOINTS = {"two_link_leg": ("hip", "knee"), "fivebar": ("motor_A", "moto
 _DEFAULT_FOOT = {"two_link_leg": "foot", "fivebar": "foot_C", "serial_arm": "tool"}
 
 
-def _joint_names(d: Design, joints) -> tuple:
+#: The passive joints of a closed chain, by the package's name, and the actuated joint whose chain holds each.
+_PASSIVE = {"fivebar": (("knee_C", 0), ("knee_D", 1))}
+
+
+def _joint_names(d: Design, joints) -> tuple[tuple, dict]:
+    """The model's names of the actuated joints, and those the mapping gives of passive joints (five-bar knees)."""
     default = _DEFAULT_JOINTS.get(d.family) or tuple(f"joint{i + 1}" for i in range(d.mechanism.n))
+    passive = tuple(r for r, _ in _PASSIVE.get(d.family, ()))
     if joints is None:
-        return default
+        return default, {}
     if isinstance(joints, dict):
-        unknown = set(joints) - set(default)
+        unknown = set(joints) - set(default) - set(passive)
         if unknown:
-            raise ValueError(f"joints maps the package's joints {', '.join(default)}; unknown: {sorted(unknown)}")
-        return tuple(joints.get(k, k) for k in default)
+            raise ValueError(
+                f"joints maps the package's joints {', '.join(default + passive)}; unknown: {sorted(unknown)}"
+            )
+        return tuple(joints.get(k, k) for k in default), {k: joints[k] for k in passive if k in joints}
     names = tuple(joints)
+    if len(names) == len(default) + len(passive) and passive and all(isinstance(x, str) for x in names):
+        return names[: len(default)], dict(zip(passive, names[len(default) :]))
     if len(names) != len(default) or not all(isinstance(x, str) for x in names):
-        raise ValueError(f"joints must name the model's {len(default)} joints for {', '.join(default)}, got {joints!r}")
-    return names
+        raise ValueError(
+            f"--joints (joints=) must name the model's {len(default)} joints for {', '.join(default)}"
+            + (f" (and optionally the passive {', '.join(passive)})" if passive else "")
+            + f", got {joints!r}"
+        )
+    return names, {}
 
 
 class _Probe:
     """The model's kinematics at the package's configurations (closing a loop by Newton on the passive joints)."""
 
-    def __init__(self, model, spec: _Spec):
+    def __init__(self, model, spec: _Spec, passive_names=None, family=""):
         mujoco = self.mj = sim.require_mujoco()
         self.m, self.d, self.spec = model, mujoco.MjData(model), spec
         self.jid = []
@@ -781,7 +798,7 @@ class _Probe:
             j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
             if j < 0:
                 have = [model.joint(k).name for k in range(model.njnt)]
-                raise ValueError(f"the model has no joint {name!r} (it has {have}); name yours with joints=...")
+                raise ValueError(f"the model has no joint {name!r} (it has {have}); name yours with --joints")
             if int(model.jnt_type[j]) != int(mujoco.mjtJoint.mjJNT_HINGE):
                 raise ValueError(f"joint {name!r} of the model is not a hinge (revolute) joint")
             self.jid.append(j)
@@ -790,14 +807,49 @@ class _Probe:
         for j in passive:
             if int(model.jnt_type[j]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
                 raise ValueError(f"joint {model.joint(j).name!r} of the model is a free or ball joint: fix the base")
+        if family == "fivebar" and model.neq == 0:
+            raise ValueError(
+                "the five-bar model has no loop-closing equality: add <equality><connect site1=... site2=.../>"
+                "</equality> joining the two shanks at the foot"
+            )
         if passive and model.neq == 0:
             raise ValueError(
                 f"the model has joints the package's mechanism does not: {[model.joint(j).name for j in passive]} "
-                "(map yours with joints=...)"
+                "(map yours with --joints)"
             )
         self.passive = passive
         self.pdof = [int(model.jnt_dofadr[j]) for j in passive]
+        self.roles = self._roles(spec, passive_names or {})
+        self.residual = 0.0
         self.foot_kind, self.foot_id = self._frame(spec.foot, "foot")
+
+    def _roles(self, spec, given) -> dict:
+        """The model's joint for each passive joint of the package (``knee_C`` -> yours): the name the mapping
+        gives, else that name in the model, else the first passive joint down the chain of its actuated joint."""
+        mj, m = self.mj, self.m
+        out = {}
+        for role, chain in spec.passive:
+            name = given.get(role)
+            if name is not None:
+                j = mj.mj_name2id(m, mj.mjtObj.mjOBJ_JOINT, name)
+                if j < 0 or j not in self.passive:
+                    raise ValueError(f"the model has no passive joint {name!r} for {role} (--joints)")
+                out[role] = name
+                continue
+            j = mj.mj_name2id(m, mj.mjtObj.mjOBJ_JOINT, role)
+            if j >= 0 and j in self.passive:
+                out[role] = role
+                continue
+            top, best = int(m.jnt_bodyid[self.jid[chain]]), None
+            for j in self.passive:
+                b, depth = int(m.jnt_bodyid[j]), 0
+                while b not in (0, top):
+                    b, depth = int(m.body_parentid[b]), depth + 1
+                if b == top and depth > 0 and (best is None or depth < best[0]):
+                    best = (depth, j)
+            if best is not None:
+                out[role] = m.joint(best[1]).name
+        return out
 
     def _frame(self, name, what):
         mj, m = self.mj, self.m
@@ -809,12 +861,12 @@ class _Probe:
             return "body", b
         raise ValueError(
             f"the model has no site or body {name!r} for the {what} (MuJoCo merges a URDF's fixed links unless "
-            '<mujoco><compiler fusestatic="false"/></mujoco> is in the file; or name it with foot=...)'
+            '<mujoco><compiler fusestatic="false"/></mujoco> is in the file; or name it with --foot)'
         )
 
     def point(self, kind, name):
         if kind == "joint":
-            j = self.mj.mj_name2id(self.m, self.mj.mjtObj.mjOBJ_JOINT, name)
+            j = self.mj.mj_name2id(self.m, self.mj.mjtObj.mjOBJ_JOINT, self.roles.get(name, name))
             return None if j < 0 else self.d.xanchor[j].copy()
         try:
             k, i = self._frame(name, "point")
@@ -822,28 +874,63 @@ class _Probe:
             return None
         return (self.d.site_xpos if k == "site" else self.d.xpos)[i].copy()
 
-    def pose(self, q, flip=None):
+    def _close(self, padr):
+        """Newton on the passive joints until the loop-closing equality holds; returns its residual (m)."""
         mj, m, d = self.mj, self.m, self.d
-        d.qpos[:] = m.qpos0
-        d.qvel[:] = 0.0
+        res = 0.0
+        for _ in range(60):
+            rows = d.efc_type[: d.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
+            r = d.efc_pos[: d.nefc][rows]
+            res = float(np.max(np.abs(r), initial=0.0))
+            if res < 1e-15:
+                break
+            Jc = d.efc_J[: d.nefc * m.nv].reshape(d.nefc, m.nv)[rows][:, self.pdof]
+            d.qpos[padr] -= np.linalg.lstsq(Jc, r, rcond=None)[0]
+            mj.mj_forward(m, d)
+        rows = d.efc_type[: d.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
+        return float(np.max(np.abs(d.efc_pos[: d.nefc][rows]), initial=0.0)) if res >= 1e-15 else res
+
+    def pose(self, q, flip=None, target=None):
+        """Set the actuated joints to ``q`` (``flip``: that one negated) and close the loop from several starts:
+        the package's passive angles (by name or place in the tree), those negated (a reversed axis), zero and
+        quarter turns; of the starts that close, the one whose foot is nearest ``target``."""
+        mj, m, d = self.mj, self.m, self.d
         guess = self.spec.start(q) if self.spec.start is not None else {}
-        for j in self.passive:
-            name = m.joint(j).name
-            if name in guess:
-                d.qpos[m.jnt_qposadr[j]] = guess[name]
-        for k, j in enumerate(self.jid):
-            d.qpos[m.jnt_qposadr[j]] = -q[k] if flip == k else q[k]
+        seed = {}
+        for role, name in self.roles.items():
+            if role in guess:
+                seed[int(m.jnt_qposadr[mj.mj_name2id(m, mj.mjtObj.mjOBJ_JOINT, name)])] = guess[role]
+        padr = [int(m.jnt_qposadr[j]) for j in self.passive]
+
+        def start(sign, extra):
+            d.qpos[:] = m.qpos0
+            d.qvel[:] = 0.0
+            for a in padr:
+                d.qpos[a] = extra
+            for a, v in seed.items():
+                d.qpos[a] = sign * v + extra
+            for k, j in enumerate(self.jid):
+                d.qpos[m.jnt_qposadr[j]] = -q[k] if flip == k else q[k]
+            mj.mj_forward(m, d)
+
+        if not self.passive:
+            start(1.0, 0.0)
+            self.residual = 0.0
+            return
+        best = None
+        for sign, extra in ((1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), (0.0, np.pi / 2), (0.0, -np.pi / 2)):
+            start(sign, extra)
+            res = self._close(padr)
+            closed = res < 1e-10
+            miss = 0.0 if target is None else float(np.linalg.norm(self.foot() - target))
+            key = (not closed, res if not closed else miss)
+            if best is None or key < best[0]:
+                best = (key, d.qpos.copy(), res)
+            if closed and miss < 1e-12:
+                break
+        d.qpos[:] = best[1]
         mj.mj_forward(m, d)
-        if self.passive:
-            padr = [int(m.jnt_qposadr[j]) for j in self.passive]
-            for _ in range(60):
-                rows = d.efc_type[: d.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
-                r = d.efc_pos[: d.nefc][rows]
-                if np.max(np.abs(r), initial=0.0) < 1e-15:
-                    break
-                Jc = d.efc_J[: d.nefc * m.nv].reshape(d.nefc, m.nv)[rows][:, self.pdof]
-                d.qpos[padr] -= np.linalg.lstsq(Jc, r, rcond=None)[0]
-                mj.mj_forward(m, d)
+        self.residual = best[2]
 
     def foot(self):
         return (self.d.site_xpos if self.foot_kind == "site" else self.d.xpos)[self.foot_id].copy()
@@ -933,18 +1020,20 @@ def check_engine_model(
         else None
     )
     mj_model, label = _compile(em if model is None else model)
-    names = _joint_names(d, joints)
+    names, passive_names = _joint_names(d, joints)
     foot_name = foot if foot is not None else _DEFAULT_FOOT[d.family]
     if not isinstance(foot_name, str):
         raise ValueError(f"foot must be the name of a site or body, got {foot!r}")
     build = {"two_link_leg": _leg_spec, "fivebar": _fivebar_spec, "serial_arm": _arm_spec}[d.family]
     spec = build(d, em, names, foot_name)
-    probe = _Probe(mj_model, spec)
+    probe = _Probe(mj_model, spec, passive_names, d.family)
     k = len(spec.q)
     p_mj = np.empty((k, 3))
     tf_mj, tg_mj, tf_pkg = (np.empty((k, len(names))) for _ in range(3))
+    residual = np.zeros(k)
     for i, qk in enumerate(spec.q):
-        probe.pose(qk)
+        probe.pose(qk, target=spec.p[i])
+        residual[i] = probe.residual
         p_mj[i] = probe.foot()
         tf_mj[i], tg_mj[i] = probe.torques(spec.force)
         tf_pkg[i] = spec.jac(qk).T @ spec.force
@@ -967,26 +1056,31 @@ def check_engine_model(
     else:
         err_g = np.abs(tg_mj - spec.gravity).max()
         checks.append(Check("gravity torques", float(err_g), tol_torque, "N m", bool(err_g <= tol_torque)))
-    findings = _findings(probe, spec, d, em, p_mj, checks, tol_position)
+    findings = _findings(probe, spec, d, em, p_mj, checks, tol_position, float(residual.max()))
     defaulted = em.defaulted if em is not None else ()
     return EngineCheckResult(d.source, label, tuple(checks), tuple(findings), k, defaulted)
 
 
-def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol) -> list[str]:
+def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, residual=0.0) -> list[str]:
     out = []
     m = probe.m
     if checks[0].passed is False:
         for k, name in enumerate(spec.joints):
             err = 0.0
             for i, qk in enumerate(spec.q):
-                probe.pose(qk, flip=k)
+                probe.pose(qk, flip=k, target=spec.p[i])
                 err = max(err, float(np.linalg.norm(probe.foot() - spec.p[i])))
             if err <= tol:
                 out.append(
                     f"joint {name!r} turns the other way: its axis is flipped (reverse the sign of its axis, "
                     "or of its angle)"
                 )
-        probe.pose(spec.q[0])
+        if residual > max(tol, 1e-10) and not out:  # an open loop that no flipped motor axis explains
+            out.append(
+                f"loop closure not satisfied (residual {residual:.3g} m): at the package's motor angles the model's "
+                "loop-closing equality cannot be met; compare its link lengths and the equality's sites with the file"
+            )
+        probe.pose(spec.q[0], target=spec.p[0])
         for label, a, b, length in spec.segments:
             pa, pb = probe.point(*a), probe.point(*b)
             if pa is None or pb is None:
@@ -1003,11 +1097,11 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol) -> l
             out.append(f"the model's base is offset by {np.round(mean, 6).tolist()} m from the package's origin")
         if not out:
             out.append(
-                "the foot does not follow the package's FK: check the joint names and order (joints=...), the foot "
-                "frame (foot=...) and each joint's origin"
+                "the foot does not follow the package's FK: check the joint names and order (--joints), the foot "
+                "frame (--foot) and each joint's origin"
             )
     elif checks[1].passed is False:
-        out.append("the foot follows the FK but the torques do not: check which frame is the foot (foot=...)")
+        out.append("the foot follows the FK but the torques do not: check which frame is the foot (--foot)")
     if checks[2].passed is False:
         g = np.asarray(m.opt.gravity, float)
         if not np.allclose(g, [0.0, 0.0, -G]):

@@ -258,6 +258,13 @@ _UNITS = {
     "encoder_counts": {"counts/rev": 1.0},
 }
 _OPTIONAL = {"rotor_inertia": 0.0, "coulomb_friction": 0.0, "viscous_friction": 0.0}
+#: What each field's value must be (checked on the file's own number, so that an error names the file's field).
+_POSITIVE = ("stall_torque", "stall_current", "free_speed", "gear_ratio", "efficiency", "current_limit")
+_NONNEGATIVE = ("rotor_inertia", "coulomb_friction", "viscous_friction")
+#: The keys of a field's table.
+_FIELD_KEYS = ("value", "unit", "source")
+#: A source that says the value is assumed must use this prefix and give the reason after it.
+ASSUMED_PREFIX = "assumed for this example:"
 
 
 @dataclass(frozen=True)
@@ -286,7 +293,10 @@ def parse_motor(data: dict[str, Any], *, where: str = "motor file") -> MotorFile
     ------
     ValueError
         A missing ``[motor]`` table or field, a field that is not a table with ``value``, ``unit`` and a non-empty
-        ``source``, an unknown field or unit, or a value the drive refuses; the message names the file and field.
+        ``source``, an unknown key in a field's table, a source that says "assumed" without the form
+        "assumed for this example: <reason>", an unknown field or unit, or a value out of its range (the stall point,
+        speed, ratio, efficiency and current limit positive, the efficiency at most 1, the inertia and friction
+        ``>= 0``, the encoder counts a whole number ``>= 1``); the message names the file and the file's field.
 
     Examples
     --------
@@ -323,18 +333,37 @@ def parse_motor(data: dict[str, Any], *, where: str = "motor file") -> MotorFile
         ent = m[key]
         if not isinstance(ent, dict) or "value" not in ent or "unit" not in ent:
             raise ValueError(f"{where}: field [motor.{key}] must be a table with `value`, `unit` and `source`")
+        extra = sorted(set(ent) - set(_FIELD_KEYS))
+        if extra:
+            raise ValueError(f"{where}: unknown key(s) {extra} in field [motor.{key}]; known: {list(_FIELD_KEYS)}")
         src = ent.get("source")
         if not isinstance(src, str) or not src.strip():
             raise ValueError(
                 f"{where}: field [motor.{key}] needs a non-empty `source` (where the value comes from, or "
-                "'assumed for this example: <reason>')"
+                f"'{ASSUMED_PREFIX} <reason>')"
+            )
+        src = src.strip()
+        if src.lower().startswith("assumed") and (
+            not src.lower().startswith(ASSUMED_PREFIX) or len(src[len(ASSUMED_PREFIX) :].strip()) < 3
+        ):
+            raise ValueError(
+                f"{where}: field [motor.{key}].source {src!r} says the value is assumed but not why; write "
+                f"'{ASSUMED_PREFIX} <reason>'"
             )
         if ent["unit"] not in units:
             raise ValueError(f"{where}: field [motor.{key}].unit is {ent['unit']!r}; use one of {sorted(units)}")
         v = ent["value"]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise ValueError(f"{where}: field [motor.{key}].value must be a finite number, got {v!r}")
-        values[key], sources[key] = float(v) * units[ent["unit"]], src.strip()
+        if key in _POSITIVE and v <= 0:
+            raise ValueError(f"{where}: field [motor.{key}].value must be > 0, got {v!r}")
+        if key in _NONNEGATIVE and v < 0:
+            raise ValueError(f"{where}: field [motor.{key}].value must be >= 0, got {v!r}")
+        if key == "efficiency" and v > 1:
+            raise ValueError(f"{where}: field [motor.efficiency].value is a gearbox efficiency in (0, 1], got {v!r}")
+        if key == "encoder_counts" and (v != int(v) or v < 1 or v > 2**40):
+            raise ValueError(f"{where}: field [motor.encoder_counts].value must be a whole number >= 1, got {v!r}")
+        values[key], sources[key] = float(v) * units[ent["unit"]], src
     try:
         drive = MotorDrive.from_output_ratings(
             stall_torque=values["stall_torque"],
@@ -348,10 +377,7 @@ def parse_motor(data: dict[str, Any], *, where: str = "motor file") -> MotorFile
             viscous=values["viscous_friction"],
             name=name,
         )
-        counts = values["encoder_counts"]
-        if counts != int(counts):
-            raise ValueError(f"encoder_counts must be a whole number, got {counts}")
-        encoder = Encoder(int(counts), gear_ratio=values["gear_ratio"])
+        encoder = Encoder(int(values["encoder_counts"]), gear_ratio=values["gear_ratio"])
     except ValueError as e:
         raise ValueError(f"{where}: {e} (check the [motor] fields)") from None
     return MotorFile(drive, encoder, values, sources, page)
@@ -534,6 +560,12 @@ def read_imu(data: Any, noise: ImuNoise, rng: np.random.Generator | None = None)
     ``sensordata[0:3] + gyro_bias + N(0, gyro_sigma^2)`` and ``sensordata[3:6] + accel_bias + N(0,
     accel_sigma^2)``; ``rng`` (a ``numpy.random.Generator``) is needed when a sigma is non-zero. The accelerometer
     reading depends on the accelerations, so ``data`` must be after ``mj_step`` or ``mj_forward``.
+
+    Raises
+    ------
+    ValueError
+        ``noise`` not an :class:`ImuNoise`, ``data`` without the model's 6 finite sensor values, or ``rng`` not a
+        generator (or None while a sigma is non-zero).
     """
     if not isinstance(noise, ImuNoise):
         raise ValueError(f"noise must be a robokin.actuators.ImuNoise, got {type(noise).__name__}")
@@ -543,25 +575,35 @@ def read_imu(data: Any, noise: ImuNoise, rng: np.random.Generator | None = None)
     g, a = sd[0:3] + noise.gyro_bias, sd[3:6] + noise.accel_bias
     if noise.gyro_sigma or noise.accel_sigma:
         rng = generator(rng, "rng")
+        if rng is None:
+            raise ValueError(
+                "rng must be a numpy.random.Generator when the noise has a non-zero sigma "
+                f"(gyro_sigma={noise.gyro_sigma}, accel_sigma={noise.accel_sigma}): pass np.random.default_rng(seed)"
+            )
         g = g + rng.normal(0.0, noise.gyro_sigma, 3)
         a = a + rng.normal(0.0, noise.accel_sigma, 3)
     return g, a
 
 
 def accel_pitch(accel: ArrayLike) -> np.ndarray:
-    """Pitch (rad, about ``+y``) from accelerometer readings (..., 3) in the body frame: ``atan2(-f_x, f_z)``.
+    """Pitch (rad, about ``+y``) from accelerometer readings (..., 3) in the body frame:
+    ``atan2(-f_x, sqrt(f_y^2 + f_z^2))``.
 
-    Exact when the specific force is gravity's reaction alone (``f = R^T [0, 0, g]``, the body not accelerating);
-    a forward acceleration ``a`` tilts the estimate by ``-atan(a / g)`` (chapter 15's pitfall).
+    Exact, at any roll, when the specific force is gravity's reaction alone (``f = R^T [0, 0, g]`` with ``R`` of
+    yaw-pitch-roll angles, the body not accelerating): ``f = g [-sin phi, cos phi sin psi, cos phi cos psi]`` at
+    pitch ``phi`` and roll ``psi``. The shorter ``atan2(-f_x, f_z)`` gives ``atan2(sin phi, cos phi cos psi)``
+    instead, exact only at zero roll. A forward acceleration ``a`` tilts the estimate by ``-atan(a / g)`` (chapter
+    15's pitfall). The pitch returned lies in ``[-pi/2, pi/2]``.
 
     Examples
     --------
-    >>> phi = 0.1
-    >>> round(float(accel_pitch([-9.81 * np.sin(phi), 0.0, 9.81 * np.cos(phi)])), 12)
+    >>> phi, psi = 0.1, 0.3
+    >>> f = 9.81 * np.array([-np.sin(phi), np.cos(phi) * np.sin(psi), np.cos(phi) * np.cos(psi)])
+    >>> round(float(accel_pitch(f)), 12)
     0.1
     """
     f = as_array(accel, "accel", trailing=(3,))
-    return np.arctan2(-f[..., 0], f[..., 2])
+    return np.arctan2(-f[..., 0], np.hypot(f[..., 1], f[..., 2]))
 
 
 def complementary_step(pitch: ArrayLike, rate: ArrayLike, pitch_acc: ArrayLike, *, dt: float, tau: float) -> np.ndarray:

@@ -144,6 +144,56 @@ def test_file_errors_name_the_field(tmp_path):
         act.load_motor(_write(tmp_path, good + '\nvoltage = { value = 24, unit = "V", source = "x" }\n'))
 
 
+def _field(good, key, new):
+    """``good`` with the line of field ``key`` replaced by ``key = new``."""
+    lines = good.splitlines()
+    hits = [k for k, ln in enumerate(lines) if ln.startswith(key + " =")]
+    assert len(hits) == 1, key
+    lines[hits[0]] = f"{key} = {new}"
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "key, new",
+    [
+        ("coulomb_friction", '{ value = -0.02, unit = "N m", source = "page" }'),
+        ("viscous_friction", '{ value = -1.0, unit = "N m s/rad", source = "page" }'),
+        ("rotor_inertia", '{ value = -1.0, unit = "g cm^2", source = "page" }'),
+        ("encoder_counts", '{ value = 100.5, unit = "counts/rev", source = "page" }'),
+        ("encoder_counts", '{ value = 0, unit = "counts/rev", source = "page" }'),
+        ("efficiency", '{ value = 1.5, unit = "-", source = "page" }'),
+        ("free_speed", '{ value = 0.0, unit = "rpm", source = "page" }'),
+        ("current_limit", '{ value = -4.0, unit = "A", source = "page" }'),
+    ],
+)
+def test_value_errors_name_the_file_field(tmp_path, key, new):
+    """A bad value is reported under the file's own field name, not the constructor's argument."""
+    with pytest.raises(ValueError, match=rf"\[motor\.{key}\]\.value"):
+        act.load_motor(_write(tmp_path, _field(FILES[0].read_text(), key, new)))
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["assumed", "Assumed", "assumed for this example", "assumed for this example:", "assumed: a guess", "assumed, 1 %"],
+)
+def test_assumed_needs_the_prefix_and_a_reason(tmp_path, source):
+    text = _field(FILES[0].read_text(), "efficiency", f'{{ value = 0.9, unit = "-", source = "{source}" }}')
+    with pytest.raises(ValueError, match=r"\[motor\.efficiency\]\.source.*assumed for this example: <reason>"):
+        act.load_motor(_write(tmp_path, text))
+    ok = _field(
+        FILES[0].read_text(), "efficiency", '{ value = 0.9, unit = "-", source = "assumed for this example: a test" }'
+    )
+    assert act.load_motor(_write(tmp_path, ok)).sources["efficiency"] == "assumed for this example: a test"
+
+
+def test_unknown_key_in_a_field_is_refused(tmp_path):
+    text = _field(
+        FILES[0].read_text(), "gear_ratio", '{ value = 10.0, unit = "-", source = "page", tolerance = 0.1, note = "x" }'
+    )
+    with pytest.raises(ValueError, match=r"unknown key\(s\) \['note', 'tolerance'\] in field \[motor\.gear_ratio\]"):
+        act.load_motor(_write(tmp_path, text))
+
+
 # ----------------------------------------------------------------------------- encoder
 @settings(max_examples=50, deadline=None)
 @given(st.floats(-3.0, 3.0), st.floats(-50.0, 50.0), st.integers(256, 1 << 16))
@@ -188,6 +238,17 @@ def test_accel_pitch_and_filter_bias():
     assert np.isclose(p - 0.1, act.complementary_bias_error(0.02, tau=0.25), atol=1e-9)
 
 
+def test_accel_pitch_is_exact_under_roll():
+    """Gravity's reaction in a body of pitch phi and roll psi (yaw-pitch-roll): the pitch comes back at any roll."""
+    phi, psi = np.meshgrid(np.linspace(-1.2, 1.2, 9), np.linspace(-1.0, 1.0, 7))
+    f = 9.81 * np.stack([-np.sin(phi), np.cos(phi) * np.sin(psi), np.cos(phi) * np.cos(psi)], -1)
+    assert np.allclose(act.accel_pitch(f), phi, atol=1e-12)
+    # the shorter atan2(-f_x, f_z) would not be: it is atan2(sin phi, cos phi cos psi)
+    short = np.arctan2(-f[..., 0], f[..., 2])
+    assert np.allclose(short, np.arctan2(np.sin(phi), np.cos(phi) * np.cos(psi)))
+    assert np.abs(short - phi).max() > 0.1
+
+
 def test_imu_model_reads_gravity_at_rest():
     import mujoco
 
@@ -218,6 +279,19 @@ def test_imu_bad_input():
         act.wheel_leg_imu_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR, imu_pos=(0.0, 0.0))
     with pytest.raises(ValueError, match="noise"):
         act.read_imu(None, None)
+
+
+def test_read_imu_needs_a_generator_for_noise():
+    import mujoco
+
+    m = act.wheel_leg_imu_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator when the noise"):
+        act.read_imu(d, act.ImuNoise(gyro_sigma=0.01))
+    with pytest.raises(ValueError, match="rng"):
+        act.read_imu(d, act.ImuNoise(accel_sigma=0.01), 3)
+    act.read_imu(d, act.ImuNoise(gyro_bias=(0.0, 0.1, 0.0)))  # bias alone: no generator needed
 
 
 def test_encoder_state_matches_the_engine():

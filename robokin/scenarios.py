@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike
 
 from . import sim
 from . import wheel_leg as wl
-from ._validate import as_array, choice, finite_scalar, flag, positive
+from ._validate import as_array, choice, finite_scalar, flag, integer, positive
 from .robots import WHEEL_LEG, WHEEL_LEG_FIVEBAR
 
 __all__ = [
@@ -225,6 +225,7 @@ def terrain_model(
     step_x: float = 0.5,
     friction: float = 1.0,
     tyre: Literal["cylinder", "sphere"] = "cylinder",
+    tyre_width: float | None = None,
     timestep: float = 1e-3,
     solref: ArrayLike = (0.004, 1.0),
 ) -> Any:
@@ -251,6 +252,9 @@ def terrain_model(
         The tyre geom: chapter 13's cylinder (width ``0.4 R``, a line of contact across the tread) or a sphere of
         radius ``R`` (a thin tyre: one contact point below the axle; the wheel's inertia is unchanged, it is
         stated separately in the MJCF).
+    tyre_width : float, optional
+        Width of the cylinder tyre (m, positive, at most ``2 R``; default chapter 13's ``0.4 R``); only with
+        ``tyre="cylinder"``. The wheel's inertia is unchanged.
     timestep, solref :
         As in :func:`robokin.sim.wheel_leg_mjcf` (the default loop stiffness is chapter 13's).
 
@@ -275,15 +279,22 @@ def terrain_model(
     """
     mujoco = sim.require_mujoco()
     slope, cross_slope, h, step_x, friction = _terrain_options(slope, cross_slope, step_height, step_x, friction)
+    tyre = choice(tyre, "tyre", ("cylinder", "sphere"))
+    if tyre_width is not None:
+        if tyre != "cylinder":
+            raise ValueError(f"tyre_width needs tyre='cylinder', got tyre={tyre!r}")
+        tyre_width = positive(tyre_width, "tyre_width", max_abs=2.0 * params.R)
     spec = mujoco.MjSpec.from_string(
         sim.wheel_leg_mjcf(params, fivebar, friction=friction, timestep=timestep, solref=solref)
     )
     ground = spec.geom("ground")
     ground.quat = _quat(_tilt(slope, cross_slope))
-    if choice(tyre, "tyre", ("cylinder", "sphere")) == "sphere":  # a thin tyre: one contact point below the axle
-        for side in ("L_", "R_"):
-            g = spec.geom(side + "tyre")
+    for side in ("L_", "R_"):
+        g = spec.geom(side + "tyre")
+        if tyre == "sphere":  # a thin tyre: one contact point below the axle
             g.type, g.size, g.fromto = mujoco.mjtGeom.mjGEOM_SPHERE, [params.R, 0.0, 0.0], [np.nan] * 6
+        elif tyre_width is not None:
+            g.fromto = [0.0, -0.5 * tyre_width, 0.0, 0.0, 0.5 * tyre_width, 0.0]
     if h > 0:
         step = spec.worldbody.add_geom()
         step.name = "step"
@@ -383,8 +394,7 @@ def max_slope(
     """
     mu = positive(friction, "friction", max_abs=MAX_FRICTION)
     tau, m, R, g = (positive(v, n) for v, n in ((wheel_torque, "wheel_torque"), (mass, "mass"), (R, "R"), (g, "g")))
-    if not isinstance(n_wheels, int) or isinstance(n_wheels, bool) or n_wheels < 1:
-        raise ValueError(f"n_wheels must be a positive integer, got {n_wheels!r}")
+    n_wheels = integer(n_wheels, "n_wheels", minimum=1)
     a_f = math.atan(mu)
     ratio = n_wheels * tau / (m * g * R)
     a_t = math.asin(ratio) if ratio < 1 else 0.5 * math.pi
@@ -408,6 +418,8 @@ def yaw_inertia(model: Any, data: Any) -> float:
     True
     """
     mujoco = sim.require_mujoco()
+    if not isinstance(data, mujoco.MjData):
+        raise ValueError(f"data must be a mujoco.MjData of the model (a standing pose), got {type(data).__name__}")
     sim.wheel_leg_state(model, data)  # checks the model and that data holds kinematics
     M = np.zeros((model.nv, model.nv))
     mujoco.mj_fullM(model, data, M)
@@ -480,6 +492,7 @@ def run_scenario(
     landing: bool = True,
     yaw_torque: float = 0.0,
     tyre: Literal["cylinder", "sphere"] = "cylinder",
+    tyre_width: float | None = None,
     noise: float = 0.0,
     seed: int = 0,
     params: wl.WheelLegParams = WHEEL_LEG,
@@ -523,6 +536,8 @@ def run_scenario(
     noise : float
         Standard deviation of a Gaussian noise added to every measured state entry (SI units; 0 = none), drawn
         from ``numpy.random.default_rng(seed)``.
+    tyre, tyre_width
+        The tyre geom, as in :func:`terrain_model`.
     others
         As above; every option is keyword-only and checked.
 
@@ -574,7 +589,14 @@ def run_scenario(
     P, FB, G = params, fivebar, gains
     sched = _schedule(P)
     model = terrain_model(
-        P, FB, slope=slope, cross_slope=cross_slope, step_height=step_height, friction=friction, tyre=tyre
+        P,
+        FB,
+        slope=slope,
+        cross_slope=cross_slope,
+        step_height=step_height,
+        friction=friction,
+        tyre=tyre,
+        tyre_width=tyre_width,
     )
     data = mujoco.MjData(model)
     L_start = 0.14 if kind == "landing" else L0

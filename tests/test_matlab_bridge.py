@@ -271,6 +271,9 @@ def test_polyfit():
     x = np.linspace(2.0, 3.0, 9)
     y = 1.0 + 2.0 * x - 0.5 * x**2
     assert np.allclose(np.polyfit(x, y, 2), [-0.5, 2.0, 1.0])
+    low_first = np.polynomial.polynomial.polyfit(x, y, 2)  # the polynomial module: lowest power first, unscaled
+    assert np.allclose(low_first, [1.0, 2.0, -0.5])
+    assert np.abs(np.polyval(low_first, x) - y).min() > 1.0  # read in polyval's order: off at every point
     fit = np.polynomial.Polynomial.fit(x, y, 2)
     assert np.allclose(fit.convert().coef, [1.0, 2.0, -0.5])
     assert not np.allclose(fit.coef, [1.0, 2.0, -0.5])  # the scaled-domain coefficients

@@ -48,7 +48,11 @@ def test_the_reference_legs_urdf_matches_the_package_to_round_off(leg_files):
     assert err["foot position"] <= 1e-15
     assert err["static torques"] <= 1e-13
     assert err["gravity torques"] <= 1e-14
-    assert all(c.passed for c in r.checks)  # gravity is checked: the file gives both links' inertials
+    assert [c.passed for c in r.checks] == [True, True, True, None]  # gravity is checked: both links' masses
+    assert (
+        r.checks[3].detail
+        == "inertia tensor not checked: the file gives no links.thigh.com, links.thigh.inertia, links.shank.com, links.shank.inertia"
+    )
 
 
 def test_a_link_1_mm_long_is_caught_and_named(leg_files):
@@ -59,6 +63,7 @@ def test_a_link_1_mm_long_is_caught_and_named(leg_files):
         "foot position": False,
         "static torques": False,
         "gravity torques": True,  # the masses are where they were: only the foot moved
+        "mass matrix": None,  # the file gives masses only
     }
     assert r.checks[0].value == pytest.approx(1e-3, rel=1e-9)
     assert r.findings == (
@@ -294,13 +299,13 @@ def test_a_teams_fivebar_mjcf_mistakes_are_named(tmp_path):
         r = check_engine_model(FIVEBAR_FILE, path)
         found[key] = ([c.passed for c in r.checks], r.findings)
     assert found["l4"] == (
-        [False, False, False],
+        [False, False, False, False],
         ("link shank_D (knee D to foot) is 0.101 m long in the model and 0.1 m in the parameter file (+1 mm)",),
     )
-    assert found["flip"][0] == [False, False, False]
+    assert found["flip"][0] == [False, False, False, False]
     assert found["flip"][1][0].startswith("joint 'motor_B' turns the other way")
     assert found["mass"] == (
-        [True, True, False],
+        [True, True, False, False],
         ("link 'shank_C' has mass 0.09 kg in the model, 0.08 kg in the file",),
     )
 
@@ -352,3 +357,20 @@ def test_a_loop_that_cannot_close_is_named(tmp_path):
     noeq.write_text(text[: text.index("<equality>")] + "</mujoco>\n")
     with pytest.raises(ValueError, match="no loop-closing equality"):
         check_engine_model(TEAM_FB, noeq, joints=["left_hip", "right_hip"], foot="toe")
+
+
+def test_the_mass_matrix_is_checked_and_an_inertia_about_the_joint_is_named():
+    # leg, arm, five-bar: the file's tensors against MuJoCo's mj_fullM (reduced to the motors for the five-bar)
+    ok = {"leg": ("leg.toml", "l_fixed_ok.urdf"), "arm": ("arm.toml", "arm.urdf"), "fb": ("fb.toml", "f_flipkC.xml")}
+    for toml, model in ok.values():
+        r = check_engine_model(ENG / toml, ENG / model)
+        assert r.passed and r.checks[3].name == "mass matrix" and r.checks[3].value < 1e-15, r.table()
+    bad = {
+        "l_injoint.urdf": ("leg.toml", "links 'thigh' and 'shank' explain"),
+        "a_injoint.urdf": ("arm.toml", "link 'link2' explains"),
+        "f_injoint.xml": ("fb.toml", "link 'shank_C' explains"),
+    }
+    for model, (toml, words) in bad.items():
+        r = check_engine_model(ENG / toml, ENG / model)
+        assert [c.passed for c in r.checks] == [True, True, True, False], (model, r.table())
+        assert words in r.findings[0] and "about the joint" in r.findings[0], r.findings

@@ -6,7 +6,8 @@ foot (``[foot]``), the joint limits and link-link collision between links that c
 compares a model (the generated one, or a team's own URDF or MJCF file, which MuJoCo compiles) with the package's
 kinematics **before anything is simulated**: the foot position over a grid of joint (motor) angles against the
 package's FK, the joint torques that hold a foot force against ``tau = J^T F``, and, when the file gives
-inertials, the gravity torques. Each mismatch is named: a joint whose axis is flipped, a link length that differs,
+inertials, the gravity torques and (when every link's mass, centre of mass and inertia tensor are in the file) the
+joint-space mass matrix ``M(q)`` against MuJoCo's ``mj_fullM`` (reduced to the motors for the five-bar). Each mismatch is named: a joint whose axis is flipped, a link length that differs,
 a base that is offset.
 
 Link frames
@@ -71,6 +72,8 @@ G = 9.81
 #: Default tolerances of the checks: foot position (m) and joint torques (N m).
 TOL_POSITION = 1e-9
 TOL_TORQUE = 1e-9
+#: Tolerance of the joint-space mass matrix (kg m^2).
+TOL_MASS = 1e-9
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,7 +133,7 @@ class EngineCheckResult:
     model : str
         The model checked (a path, or ``"generated"``).
     checks : tuple of Check
-        ``foot position``, ``static torques``, ``gravity torques``.
+        ``foot position``, ``static torques``, ``gravity torques``, ``mass matrix``.
     findings : tuple of str
         What the mismatches look like (a flipped joint axis, a link length, an offset base), empty when it passes.
     samples : int
@@ -461,6 +464,17 @@ def _arm(d: Design, *, collisions: bool, radius: float, actuator: str, g: float)
     return _finish(root, d, joints, "tool", inertials, defaulted, on)
 
 
+def _quat_mat(quat):
+    w, x, y, z = np.asarray(quat, float)
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
 def _rotx(a):
     c, s = np.cos(a), np.sin(a)
     return np.array([[1.0, 0, 0], [0, c, -s], [0, s, c]])
@@ -576,10 +590,39 @@ class _Spec:
     segments: list  # (label, point a, point b, package length); points ("joint"|"foot", name)
     start: Any = None  # q -> {joint: qpos} guess of the passive joints
     passive: tuple = ()  # (package name of a passive joint, index of the actuated joint whose chain holds it)
+    mass: np.ndarray | None = None  # (k, n, n) the package's joint-space mass matrix, or None
+    mass_note: str = ""  # why the mass matrix is not checked
 
 
 def _all_inertials(d: Design, names) -> bool:
     return all(k in d.extra.get("links", {}) for k in names)
+
+
+def _tensor_note(d: Design, names) -> str:
+    """Why the mass matrix cannot be checked from the file ("" when every link's mass, com and inertia are in it)."""
+    links = d.extra.get("links", {})
+    missing = [k for k in names if k not in links]
+    if missing:
+        return "inertia tensor not checked: the file gives no " + ", ".join(f"[links.{k}]" for k in missing)
+    partial = [f"links.{k}.{f}" for k in names for f in ("com", "inertia") if links[k][f] is None]
+    if partial:
+        return "inertia tensor not checked: the file gives no " + ", ".join(partial)
+    return ""
+
+
+def _planar_mass(parts, k: int, n: int) -> np.ndarray:
+    """``M = sum m Jc^T Jc + I Jphi^T Jphi`` of planar links: ``(mass, Jc (k, 2, n), I about the axis, Jphi (k, n))``."""
+    M = np.zeros((k, n, n))
+    for m, Jc, inertia, Jphi in parts:
+        M += m * np.einsum("kai,kaj->kij", Jc, Jc) + inertia * np.einsum("ki,kj->kij", Jphi, Jphi)
+    return M
+
+
+def _hub_axis_inertia(d: Design) -> float:
+    """The hub motor's inertia about its axis as the generated model writes it (a disc), 0 without a radius."""
+    foot = d.extra.get("foot") or {}
+    r = foot.get("hub_radius")
+    return 0.0 if r is None else 0.5 * foot["hub_mass"] * r * r
 
 
 def _rot_y_minus(c, t):
@@ -614,11 +657,38 @@ def _leg_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
         hub = (d.extra.get("foot") or {}).get("hub_mass", 0.0)
         t1, t2 = t1 + hub * xz[:, 0], t2 + hub * (xz[:, 0] - knee[:, 0])
         gravity, note = G * np.stack([t1, t2], axis=-1), ""
+    mass, mass_note = None, _tensor_note(d, ("thigh", "shank"))
+    if not mass_note:
+        ins, k = em.inertials, len(q)
+        knee = leg.knee_position(q)
+        c1 = _rot_y_minus(ins["thigh"]["com"], q[:, 0])
+        c2 = knee + _rot_y_minus(ins["shank"]["com"], q[:, 0] + q[:, 1])
+        zero = np.zeros((k, 2))
+        one = np.ones(k)
+        hub = (d.extra.get("foot") or {}).get("hub_mass", 0.0)
+        parts = [
+            (
+                ins["thigh"]["mass"],
+                np.stack([_rot90(c1), zero], -1),
+                ins["thigh"]["inertia"][1, 1],
+                np.stack([one, 0 * one], -1),
+            ),
+            (
+                ins["shank"]["mass"],
+                np.stack([_rot90(c2), _rot90(c2 - knee)], -1),
+                ins["shank"]["inertia"][1, 1],
+                np.stack([one, one], -1),
+            ),
+            (hub, np.stack([_rot90(xz), _rot90(xz - knee)], -1), _hub_axis_inertia(d), np.stack([one, one], -1)),
+        ]
+        mass = _planar_mass(parts, k, 2)
     segments = [
         ("thigh (hip to knee)", ("joint", joints[0]), ("joint", joints[1]), leg.l1),
         ("shank (knee to foot)", ("joint", joints[1]), ("foot", foot), leg.l2),
     ]
-    return _Spec(joints, foot, q, p, jac, np.array([20.0, 0.0, -50.0]), gravity, note, segments)
+    return _Spec(
+        joints, foot, q, p, jac, np.array([20.0, 0.0, -50.0]), gravity, note, segments, mass=mass, mass_note=mass_note
+    )
 
 
 def _fivebar_configs(fb) -> np.ndarray:
@@ -667,6 +737,7 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
         dC = np.stack([_rot90(C - A), zero], axis=-1)  # (k, 2 [x, y], 2 [theta1, theta2])
         dD = np.stack([zero, _rot90(D - B)], axis=-1)
         tau = np.zeros((len(q), 2))
+        parts = []
         for link, pivot, dpivot, far, length, own in (
             ("thigh_A", A, np.zeros_like(dC), C, fb.l1, 0),
             ("thigh_B", B, np.zeros_like(dC), D, fb.l2, 1),
@@ -683,9 +754,16 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
                 dphi = np.einsum("ki,kij->kj", _rot90(u), JE - dpivot) / length
             dp = dpivot + _rot90(r)[:, :, None] * dphi[:, None, :]
             tau += ins[link]["mass"] * G * dp[:, 1, :]
+            parts.append((ins[link]["mass"], dp, ins[link]["inertia"][1, 1], dphi))
+            if link == "shank_C":
+                dphi_C = dphi
         hub = (d.extra.get("foot") or {}).get("hub_mass", 0.0)
         tau += hub * G * JE[:, 1, :]
+        parts.append((hub, JE, _hub_axis_inertia(d), dphi_C))
         gravity, note = tau, ""
+    mass, mass_note = None, _tensor_note(d, LINK_NAMES["fivebar"])
+    if not mass_note:
+        mass = _planar_mass(parts, len(q), 2)
     segments = [
         ("thigh_A (motor A to knee C)", ("joint", joints[0]), ("joint", "knee_C"), fb.l1),
         ("shank_C (knee C to foot)", ("joint", "knee_C"), ("foot", foot), fb.l3),
@@ -699,7 +777,19 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
         return {"knee_C": qp[1], "knee_D": qp[3]}
 
     return _Spec(
-        joints, foot, q, p, jac, np.array([10.0, 0.0, -60.0]), gravity, note, segments, start, _PASSIVE["fivebar"]
+        joints,
+        foot,
+        q,
+        p,
+        jac,
+        np.array([10.0, 0.0, -60.0]),
+        gravity,
+        note,
+        segments,
+        start,
+        _PASSIVE["fivebar"],
+        mass,
+        mass_note,
     )
 
 
@@ -732,7 +822,12 @@ def _arm_spec(d: Design, em: EngineModel | None, joints, foot) -> _Spec:
             gravity=Rb.T @ np.array([0.0, 0.0, -G]),
         )
         gravity, note = dyn.gravity(q), ""
-    return _Spec(joints, foot, q, p, jac, np.array([10.0, -20.0, 30.0]), gravity, note, [])
+    mass, mass_note = None, _tensor_note(d, names)
+    if not mass_note:
+        mass = dyn.mass_matrix(q)
+    return _Spec(
+        joints, foot, q, p, jac, np.array([10.0, -20.0, 30.0]), gravity, note, [], mass=mass, mass_note=mass_note
+    )
 
 
 def _compile(model):
@@ -945,6 +1040,39 @@ class _Probe:
         lam = np.linalg.lstsq(Jc[:, self.pdof].T, r[self.pdof], rcond=None)[0]
         return r[self.act] - Jc[:, self.act].T @ lam
 
+    def velocity_map(self):
+        """``T`` (nv, n): the joint velocities of unit actuated velocities, the passive ones keeping the loop closed."""
+        mj, m, d = self.mj, self.m, self.d
+        T = np.zeros((m.nv, len(self.act)))
+        T[self.act, np.arange(len(self.act))] = 1.0
+        if self.pdof:
+            rows = d.efc_type[: d.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
+            Jc = d.efc_J[: d.nefc * m.nv].reshape(d.nefc, m.nv)[rows]
+            T[self.pdof] = -np.linalg.lstsq(Jc[:, self.pdof], Jc[:, self.act], rcond=None)[0]
+        return T
+
+    def mass_matrix(self):
+        """MuJoCo's mass matrix (``mj_fullM``) in the actuated joints: ``T^T M T``."""
+        mj, m, d = self.mj, self.m, self.d
+        M = np.zeros((m.nv, m.nv))
+        mj.mj_fullM(m, d, M)
+        T = self.velocity_map()
+        return T.T @ M @ T
+
+    def body_jacobians(self):
+        """``{body: (3, n)}`` angular velocity of each massive body in its own frame per unit actuated velocity."""
+        mj, m, d = self.mj, self.m, self.d
+        T = self.velocity_map()
+        out = {}
+        for b in range(1, m.nbody):
+            if m.body_mass[b] <= 0:
+                continue
+            jr = np.zeros((3, m.nv))
+            mj.mj_jacBody(m, d, None, jr, b)
+            R = d.xmat[b].reshape(3, 3) @ _quat_mat(m.body_iquat[b])  # the inertia frame of the body
+            out[b] = (R.T @ jr @ T, R)
+        return out
+
     def torques(self, force):
         mj, m, d = self.mj, self.m, self.d
         jacp = np.zeros((3, m.nv))
@@ -992,8 +1120,10 @@ def check_engine_model(
         Checks ``foot position`` (model foot against the package's FK over a grid of joint or motor angles),
         ``static torques`` (the torques that hold a foot force, from MuJoCo's foot Jacobian and loop constraint,
         against ``J^T F`` of the package), ``gravity torques`` (MuJoCo's ``qfrc_bias`` at rest against the
-        package's, when the file gives every link's inertials; skipped otherwise), and findings naming what a
-        mismatch looks like.
+        package's, when the file gives every link's inertials; skipped otherwise), ``mass matrix`` (MuJoCo's
+        ``mj_fullM`` in the actuated joints, ``T^T M T`` with the passive joints of a loop following, against the
+        package's ``M(q)``; skipped, saying the tensor is not checked, unless every link's mass, ``com`` and
+        ``inertia`` are in the file), and findings naming what a mismatch looks like.
 
     Raises
     ------
@@ -1007,7 +1137,7 @@ def check_engine_model(
     >>> from robokin.params import EXAMPLES
     >>> r = check_engine_model(EXAMPLES / "fivebar_ch03.toml")
     >>> [(c.name, c.passed) for c in r.checks]
-    [('foot position', True), ('static torques', True), ('gravity torques', True)]
+    [('foot position', True), ('static torques', True), ('gravity torques', True), ('mass matrix', True)]
     """
     d = _design(params)
     for v, name in ((tol_position, "tol_position"), (tol_torque, "tol_torque")):
@@ -1031,10 +1161,12 @@ def check_engine_model(
     p_mj = np.empty((k, 3))
     tf_mj, tg_mj, tf_pkg = (np.empty((k, len(names))) for _ in range(3))
     residual = np.zeros(k)
+    M_mj = np.empty((k, len(names), len(names)))
     for i, qk in enumerate(spec.q):
         probe.pose(qk, target=spec.p[i])
         residual[i] = probe.residual
         p_mj[i] = probe.foot()
+        M_mj[i] = probe.mass_matrix()
         tf_mj[i], tg_mj[i] = probe.torques(spec.force)
         tf_pkg[i] = spec.jac(qk).T @ spec.force
     err_p = np.linalg.norm(p_mj - spec.p, axis=1)
@@ -1056,9 +1188,67 @@ def check_engine_model(
     else:
         err_g = np.abs(tg_mj - spec.gravity).max()
         checks.append(Check("gravity torques", float(err_g), tol_torque, "N m", bool(err_g <= tol_torque)))
+    if spec.mass is None:
+        checks.append(Check("mass matrix", float("nan"), TOL_MASS, "kg m^2", None, spec.mass_note))
+    else:
+        err_m = float(np.abs(M_mj - spec.mass).max())
+        checks.append(Check("mass matrix", err_m, TOL_MASS, "kg m^2", bool(err_m <= TOL_MASS)))
     findings = _findings(probe, spec, d, em, p_mj, checks, tol_position, float(residual.max()))
+    if checks[0].passed and checks[2].passed is not False and checks[3].passed is False:
+        findings += _inertia_findings(probe, spec, M_mj)
     defaulted = em.defaulted if em is not None else ()
     return EngineCheckResult(d.source, label, tuple(checks), tuple(findings), k, defaulted)
+
+
+def _inertia_findings(probe: _Probe, spec: _Spec, M_mj) -> list[str]:
+    """Name the one body whose inertia tensor alone explains the mass-matrix difference (a constant tensor error
+    ``X`` in its own frame gives ``dM = Jw^T X Jw``); add when ``X`` is the parallel-axis term ``m (|c|^2 1 - c c^T)``
+    of its centre of mass (the tensor written about the joint, not the centre of mass)."""
+    m = probe.m
+    dM = M_mj - spec.mass
+    n = dM.shape[1]
+    iu = np.triu_indices(n)
+    rhs = dM[:, iu[0], iu[1]].ravel()
+    basis = [np.outer(e, f) + np.outer(f, e) if i != j else np.outer(e, e) for i, j, e, f in _sym_basis()]
+    jacs = []
+    for i, qk in enumerate(spec.q):
+        probe.pose(qk, target=spec.p[i])
+        jacs.append(probe.body_jacobians())
+    cols = {
+        b: np.stack([np.concatenate([(J[b][0].T @ E @ J[b][0])[iu] for J in jacs]) for E in basis], axis=-1)
+        for b in jacs[0]
+    }
+    scale = np.linalg.norm(rhs)
+    for size in (1, 2):  # the fewest bodies whose tensors alone explain the difference
+        for group in itertools.combinations(sorted(cols), size):
+            A = np.concatenate([cols[b] for b in group], axis=1)
+            x, *_ = np.linalg.lstsq(A, rhs, rcond=None)
+            if np.linalg.norm(A @ x - rhs) > 1e-6 * scale:
+                continue
+            pred = np.zeros_like(rhs)
+            for b in group:  # each tensor written about the body's origin (its joint) instead of its COM
+                c_i = _quat_mat(m.body_iquat[b]).T @ m.body_ipos[b]
+                shift = m.body_mass[b] * (c_i @ c_i * np.eye(3) - np.outer(c_i, c_i))
+                pred += cols[b] @ np.array([shift[i, j] for i, j, *_ in _sym_basis()])
+            if np.linalg.norm(pred - rhs) <= 1e-3 * scale:
+                hint = ": the tensor is written about the joint (the body's origin), not about the centre of mass"
+            elif np.linalg.norm(pred + rhs) <= 1e-3 * scale:
+                hint = ": the file's tensor looks like one about the joint, the model's about the centre of mass"
+            else:
+                hint = ""
+            names = " and ".join(repr(m.body(b).name) for b in group)
+            what = (
+                f"the inertia tensor of link {names} explains"
+                if size == 1
+                else f"the inertia tensors of links {names} explain"
+            )
+            return [f"{what} the mass-matrix difference (up to {np.abs(dM).max():.3g} kg m^2){hint}"]
+    return ["the mass matrix differs: compare each link's inertia tensor (about its centre of mass) with the file"]
+
+
+def _sym_basis():
+    eye = np.eye(3)
+    return [(i, j, eye[i], eye[j]) for i in range(3) for j in range(i, 3)]
 
 
 def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, residual=0.0) -> list[str]:

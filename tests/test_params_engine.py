@@ -374,3 +374,27 @@ def test_the_mass_matrix_is_checked_and_an_inertia_about_the_joint_is_named():
         r = check_engine_model(ENG / toml, ENG / model)
         assert [c.passed for c in r.checks] == [True, True, True, False], (model, r.table())
         assert words in r.findings[0] and "about the joint" in r.findings[0], r.findings
+
+
+def test_centres_of_mass_are_compared_in_the_world_and_name_the_right_link():
+    assert check_engine_model(ENG / "arm.toml", ENG / "arm.urdf").passed  # hand-written URDF frames, no finding
+    r = check_engine_model(ENG / "arm.toml", ENG / "a_comdh.urdf")  # link2's COM written in its DH frame
+    com = [f for f in r.findings if "centre of mass" in f]
+    assert len(com) == 1 and com[0].startswith("link 'link2' has its centre of mass at"), r.findings
+    r = check_engine_model(ENG / "leg.toml", ENG / "l_comsign.urdf")  # shank COM +z instead of -z
+    assert [f for f in r.findings if "centre of mass" in f][0].startswith("link 'shank' has its centre")
+
+
+def test_the_hub_at_the_foot_is_compared_with_hub_mass_whatever_its_name(tmp_path):
+    text = (ENG / "fb_team2.xml").read_text()
+    args = {"joints": ["left_hip", "right_hip"], "foot": "toe"}
+    heavy = tmp_path / "heavy.xml"  # shank C 10 g heavier; the hub body is called 'wheel'
+    assert text.count('mass="0.04"') == 1 and text.count('mass="0.3"') == 1
+    heavy.write_text(text.replace('mass="0.04"', 'mass="0.05"'))
+    r = check_engine_model(TEAM_FB, heavy, **args)
+    assert r.findings[0] == "link 'shank_C' has mass 0.05 kg in the model, 0.04 kg in the file"
+    assert not any("wheel" in f for f in r.findings), r.findings
+    hub = tmp_path / "hub.xml"
+    hub.write_text(text.replace('mass="0.3"', 'mass="0.4"'))
+    r = check_engine_model(TEAM_FB, hub, **args)
+    assert "body 'wheel' at the foot (the hub motor) has mass 0.4 kg in the model, 0.3 kg in the file" in r.findings[0]

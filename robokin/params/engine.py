@@ -592,6 +592,7 @@ class _Spec:
     passive: tuple = ()  # (package name of a passive joint, index of the actuated joint whose chain holds it)
     mass: np.ndarray | None = None  # (k, n, n) the package's joint-space mass matrix, or None
     mass_note: str = ""  # why the mass matrix is not checked
+    coms: Any = None  # q -> {link: world centre of mass (3,)} of the links whose com the file gives
 
 
 def _all_inertials(d: Design, names) -> bool:
@@ -682,12 +683,34 @@ def _leg_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
             (hub, np.stack([_rot90(xz), _rot90(xz - knee)], -1), _hub_axis_inertia(d), np.stack([one, one], -1)),
         ]
         mass = _planar_mass(parts, k, 2)
+
+    def coms(qk):
+        out, links = {}, d.extra.get("links", {})
+        knee = leg.knee_position(qk)
+        for link, pivot, t in (("thigh", np.zeros(2), qk[0]), ("shank", knee, qk[0] + qk[1])):
+            if link in links and links[link]["com"] is not None:
+                c = np.asarray(links[link]["com"], float)
+                x, z = pivot + _rot_y_minus(c, t)
+                out[link] = np.array([x, c[1], z])
+        return out
+
     segments = [
         ("thigh (hip to knee)", ("joint", joints[0]), ("joint", joints[1]), leg.l1),
         ("shank (knee to foot)", ("joint", joints[1]), ("foot", foot), leg.l2),
     ]
     return _Spec(
-        joints, foot, q, p, jac, np.array([20.0, 0.0, -50.0]), gravity, note, segments, mass=mass, mass_note=mass_note
+        joints,
+        foot,
+        q,
+        p,
+        jac,
+        np.array([20.0, 0.0, -50.0]),
+        gravity,
+        note,
+        segments,
+        mass=mass,
+        mass_note=mass_note,
+        coms=coms,
     )
 
 
@@ -772,6 +795,22 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
         ("motor spacing d (A to B)", ("joint", joints[0]), ("joint", joints[1]), fb.d),
     ]
 
+    def coms(qk):
+        out, links = {}, d.extra.get("links", {})
+        A, B, C, D, E = fb.joints(qk)
+        for link, pivot, far, length in (
+            ("thigh_A", A, C, fb.l1),
+            ("thigh_B", B, D, fb.l2),
+            ("shank_C", C, E, fb.l3),
+            ("shank_D", D, E, fb.l4),
+        ):
+            if link in links and links[link]["com"] is not None:
+                c = np.asarray(links[link]["com"], float)
+                u = (far - pivot) / length
+                x, y = pivot + _rot2(c, np.arctan2(u[1], u[0]))
+                out[link] = np.array([x, c[1], y])
+        return out
+
     def start(qk):
         qp = sim.fivebar_qpos(fb, qk)
         return {"knee_C": qp[1], "knee_D": qp[3]}
@@ -790,6 +829,7 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
         _PASSIVE["fivebar"],
         mass,
         mass_note,
+        coms,
     )
 
 
@@ -825,8 +865,28 @@ def _arm_spec(d: Design, em: EngineModel | None, joints, foot) -> _Spec:
     mass, mass_note = None, _tensor_note(d, names)
     if not mass_note:
         mass = dyn.mass_matrix(q)
+
+    def coms(qk):
+        out, links, w = {}, d.extra.get("links", {}), d.extra["as_written"]
+        F = w.fk_all(qk)
+        for i, link in enumerate(names):
+            if link in links and links[link]["com"] is not None:
+                out[link] = F[i + 1, :3, :3] @ np.asarray(links[link]["com"], float) + F[i + 1, :3, 3]
+        return out
+
     return _Spec(
-        joints, foot, q, p, jac, np.array([10.0, -20.0, 30.0]), gravity, note, [], mass=mass, mass_note=mass_note
+        joints,
+        foot,
+        q,
+        p,
+        jac,
+        np.array([10.0, -20.0, 30.0]),
+        gravity,
+        note,
+        [],
+        mass=mass,
+        mass_note=mass_note,
+        coms=coms,
     )
 
 
@@ -1296,24 +1356,43 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
         g = np.asarray(m.opt.gravity, float)
         if not np.allclose(g, [0.0, 0.0, -G]):
             out.append(f"the model's gravity is {g.tolist()} m/s^2; the package's is [0, 0, -{G}]")
-        if em is not None:
-            for link, ins in em.inertials.items():
-                b = probe.mj.mj_name2id(m, probe.mj.mjtObj.mjOBJ_BODY, link)
-                if b < 0:
-                    continue
-                if abs(m.body_mass[b] - ins["mass"]) > 1e-12 * max(1.0, ins["mass"]):
-                    out.append(
-                        f"link {link!r} has mass {m.body_mass[b]:.6g} kg in the model, {ins['mass']:.6g} kg in the file"
-                    )
-                elif np.linalg.norm(m.body_ipos[b] - ins["com"]) > tol:
-                    out.append(
-                        f"link {link!r} has its centre of mass at {np.round(m.body_ipos[b], 6).tolist()} m in the model, "
-                        f"{np.round(ins['com'], 6).tolist()} m in the file (link frame)"
-                    )
-        known = set(em.inertials) | {"hub"} if em is not None else set()
+        links = d.extra.get("links", {})
+        probe.pose(spec.q[0], target=spec.p[0])
+        world = spec.coms(spec.q[0]) if spec.coms is not None else {}
+        for link, ins in links.items():
+            b = probe.mj.mj_name2id(m, probe.mj.mjtObj.mjOBJ_BODY, link)
+            if b < 0:
+                continue
+            if abs(m.body_mass[b] - ins["mass"]) > 1e-12 * max(1.0, ins["mass"]):
+                out.append(
+                    f"link {link!r} has mass {m.body_mass[b]:.6g} kg in the model, {ins['mass']:.6g} kg in the file"
+                )
+            elif checks[0].passed and link in world and np.linalg.norm(probe.d.xipos[b] - world[link]) > tol:
+                out.append(
+                    f"link {link!r} has its centre of mass at {np.round(probe.d.xipos[b], 6).tolist()} m in the "
+                    f"model, {np.round(world[link], 6).tolist()} m from the file (world frame, at q = "
+                    f"{np.round(spec.q[0], 4).tolist()} rad)"
+                )
+        hub = (d.extra.get("foot") or {}).get("hub_mass")
+        at_foot = probe.foot()
         for b in range(1, m.nbody):
-            if m.body_mass[b] > 1e-9 and m.body(b).name not in known and em is not None:
-                out.append(f"body {m.body(b).name!r} carries {m.body_mass[b]:.6g} kg that the parameter file does not")
+            name = m.body(b).name
+            if m.body_mass[b] <= 1e-9 or name in links:
+                continue
+            if np.linalg.norm(probe.d.xipos[b] - at_foot) <= 1e-6:  # a body at the foot: the hub motor
+                if hub is None:
+                    out.append(
+                        f"body {name!r} at the foot carries {m.body_mass[b]:.6g} kg and the file has no hub motor "
+                        "([foot] hub_mass_kg)"
+                    )
+                elif abs(m.body_mass[b] - hub) > 1e-12 * max(1.0, hub):
+                    out.append(
+                        f"body {name!r} at the foot (the hub motor) has mass {m.body_mass[b]:.6g} kg in the model, "
+                        f"{hub:.6g} kg in the file (foot.hub_mass_kg)"
+                    )
+                continue
+            if em is not None or links:
+                out.append(f"body {name!r} carries {m.body_mass[b]:.6g} kg that the parameter file does not")
         if not out:
             out.append("the gravity torques differ: compare each link's mass and centre of mass with the file")
     return out

@@ -48,7 +48,7 @@ def test_the_reference_legs_urdf_matches_the_package_to_round_off(leg_files):
     assert err["foot position"] <= 1e-15
     assert err["static torques"] <= 1e-13
     assert err["gravity torques"] <= 1e-14
-    assert [c.passed for c in r.checks] == [True, True, True, None]  # gravity is checked: both links' masses
+    assert [c.passed for c in r.checks] == [True, True, True, None, True]  # gravity is checked: both links' masses
     assert (
         r.checks[3].detail
         == "inertia tensor not checked: the file gives no links.thigh.com, links.thigh.inertia, links.shank.com, links.shank.inertia"
@@ -64,6 +64,7 @@ def test_a_link_1_mm_long_is_caught_and_named(leg_files):
         "static torques": False,
         "gravity torques": True,  # the masses are where they were: only the foot moved
         "mass matrix": None,  # the file gives masses only
+        "joint limits": True,
     }
     assert r.checks[0].value == pytest.approx(1e-3, rel=1e-9)
     assert r.findings == (
@@ -299,13 +300,13 @@ def test_a_teams_fivebar_mjcf_mistakes_are_named(tmp_path):
         r = check_engine_model(FIVEBAR_FILE, path)
         found[key] = ([c.passed for c in r.checks], r.findings)
     assert found["l4"] == (
-        [False, False, False, False],
+        [False, False, False, False, None],
         ("link shank_D (knee D to foot) is 0.101 m long in the model and 0.1 m in the parameter file (+1 mm)",),
     )
-    assert found["flip"][0] == [False, False, False, False]
+    assert found["flip"][0] == [False, False, False, False, None]
     assert found["flip"][1][0].startswith("joint 'motor_B' turns the other way")
     assert found["mass"] == (
-        [True, True, False, False],
+        [True, True, False, False, None],
         ("link 'shank_C' has mass 0.09 kg in the model, 0.08 kg in the file",),
     )
 
@@ -372,7 +373,7 @@ def test_the_mass_matrix_is_checked_and_an_inertia_about_the_joint_is_named():
     }
     for model, (toml, words) in bad.items():
         r = check_engine_model(ENG / toml, ENG / model)
-        assert [c.passed for c in r.checks] == [True, True, True, False], (model, r.table())
+        assert [c.passed for c in r.checks][:4] == [True, True, True, False], (model, r.table())
         assert words in r.findings[0] and "about the joint" in r.findings[0], r.findings
 
 
@@ -398,3 +399,14 @@ def test_the_hub_at_the_foot_is_compared_with_hub_mass_whatever_its_name(tmp_pat
     hub.write_text(text.replace('mass="0.3"', 'mass="0.4"'))
     r = check_engine_model(TEAM_FB, hub, **args)
     assert "body 'wheel' at the foot (the hub motor) has mass 0.4 kg in the model, 0.3 kg in the file" in r.findings[0]
+
+
+def test_joint_limits_in_degrees_are_named():
+    r = check_engine_model(ENG / "leg.toml", ENG / "l_deg.urdf")  # <limit lower="-60" upper="60"/>: degrees
+    assert r.checks[4].name == "joint limits" and r.checks[4].passed is False and not r.passed
+    assert r.findings[0].startswith("joint 'hip' has the range [-60, 60] in the model, 57.3x the file's")
+    assert r.findings[0].endswith("degrees where radians are expected")
+    r = check_engine_model(ENG / "arm.toml", ENG / "a_deg.urdf")  # joint3 alone in degrees
+    assert [f.split()[1] for f in r.findings] == ["'joint3'"]
+    ok = check_engine_model(ENG / "leg.toml", ENG / "l_fixed_ok.urdf")
+    assert ok.checks[4].passed and ok.checks[4].value < 1e-12

@@ -133,7 +133,7 @@ class EngineCheckResult:
     model : str
         The model checked (a path, or ``"generated"``).
     checks : tuple of Check
-        ``foot position``, ``static torques``, ``gravity torques``, ``mass matrix``.
+        ``foot position``, ``static torques``, ``gravity torques``, ``mass matrix``, ``joint limits``.
     findings : tuple of str
         What the mismatches look like (a flipped joint axis, a link length, an offset base), empty when it passes.
     samples : int
@@ -1183,7 +1183,10 @@ def check_engine_model(
         package's, when the file gives every link's inertials; skipped otherwise), ``mass matrix`` (MuJoCo's
         ``mj_fullM`` in the actuated joints, ``T^T M T`` with the passive joints of a loop following, against the
         package's ``M(q)``; skipped, saying the tensor is not checked, unless every link's mass, ``com`` and
-        ``inertia`` are in the file), and findings naming what a mismatch looks like.
+        ``inertia`` are in the file), ``joint limits`` (each actuated joint's range in the model against the file's
+        limits, within ``TOL_LIMITS`` rad; a range wider than a turn or about 57.3 times the file's is named as
+        degrees where radians are expected; skipped when the file or the model has no limits), and findings
+        naming what a mismatch looks like.
 
     Raises
     ------
@@ -1196,8 +1199,8 @@ def check_engine_model(
     --------
     >>> from robokin.params import EXAMPLES
     >>> r = check_engine_model(EXAMPLES / "fivebar_ch03.toml")
-    >>> [(c.name, c.passed) for c in r.checks]
-    [('foot position', True), ('static torques', True), ('gravity torques', True), ('mass matrix', True)]
+    >>> [(c.name, c.passed) for c in r.checks]  # chapter 3's file gives no motor limits
+    [('foot position', True), ('static torques', True), ('gravity torques', True), ('mass matrix', True), ('joint limits', None)]
     """
     d = _design(params)
     for v, name in ((tol_position, "tol_position"), (tol_torque, "tol_torque")):
@@ -1254,10 +1257,63 @@ def check_engine_model(
         err_m = float(np.abs(M_mj - spec.mass).max())
         checks.append(Check("mass matrix", err_m, TOL_MASS, "kg m^2", bool(err_m <= TOL_MASS)))
     findings = _findings(probe, spec, d, em, p_mj, checks, tol_position, float(residual.max()))
+    lim_check, lim_findings = _limits_check(probe, _file_limits(d))
+    checks.append(lim_check)
+    findings += lim_findings
     if checks[0].passed and checks[2].passed is not False and checks[3].passed is False:
         findings += _inertia_findings(probe, spec, M_mj)
     defaulted = em.defaulted if em is not None else ()
     return EngineCheckResult(d.source, label, tuple(checks), tuple(findings), k, defaulted)
+
+
+#: Tolerance of the joint limits (rad): a file in degrees rounded to 1e-4 rad in the model still passes.
+TOL_LIMITS = 1e-3
+
+
+def _file_limits(d: Design):
+    """The file's limits of the actuated joints, (n, 2) rad, or None."""
+    if d.family == "two_link_leg":
+        leg = d.mechanism
+        return None if leg.q_min is None else np.stack([leg.q_min, leg.q_max], axis=-1)
+    if d.family == "fivebar":
+        lim = d.extra.get("limits") or {}
+        return np.stack([lim["q_min"], lim["q_max"]], axis=-1) if lim else None
+    qlim = d.extra["as_written"].qlim
+    return None if qlim is None else np.asarray(qlim, float)
+
+
+def _limits_check(probe: _Probe, lim) -> tuple[Check, list[str]]:
+    """Each actuated joint's range in the model against the file's limits; a range wider than a turn, or about
+    57.3 times the file's, is degrees where radians are expected."""
+    m = probe.m
+    if lim is None:
+        return Check("joint limits", float("nan"), TOL_LIMITS, "rad", None, "the file gives no joint limits"), []
+    err, out, unlimited = 0.0, [], []
+    for k, j in enumerate(probe.jid):
+        name = m.joint(j).name
+        if not m.jnt_limited[j]:
+            unlimited.append(name)
+            continue
+        lo, hi = (float(x) for x in m.jnt_range[j])
+        flo, fhi = (float(x) for x in lim[k])
+        e = max(abs(lo - flo), abs(hi - fhi))
+        err = max(err, e)
+        if e <= TOL_LIMITS:
+            continue
+        ratio = (hi - lo) / (fhi - flo) if fhi > flo else float("nan")
+        if hi - lo > 2 * np.pi or abs(ratio / np.degrees(1.0) - 1.0) < 0.02:
+            out.append(
+                f"joint {name!r} has the range [{lo:.6g}, {hi:.6g}] in the model, {ratio:.3g}x the file's "
+                f"[{flo:.6g}, {fhi:.6g}] rad: degrees where radians are expected"
+            )
+        else:
+            out.append(
+                f"joint {name!r} has the range [{lo:.6g}, {hi:.6g}] rad in the model, [{flo:.6g}, {fhi:.6g}] in the file"
+            )
+    if len(unlimited) == len(probe.jid):
+        return Check("joint limits", float("nan"), TOL_LIMITS, "rad", None, "the model's joints have no range"), []
+    detail = f"no range in the model: {', '.join(unlimited)}" if unlimited else ""
+    return Check("joint limits", err, TOL_LIMITS, "rad", err <= TOL_LIMITS, detail), out
 
 
 def _inertia_findings(probe: _Probe, spec: _Spec, M_mj) -> list[str]:

@@ -380,7 +380,7 @@ MORE_BROKEN = [  # (file, old, new, field named by the error, mutant id)
         "contest_arm_mdh.toml",
         "q_max_deg = [360, 360, 170, 360, 360, 360]",
         "q_max_deg = [360, 360, -170, 360, 360, 360]",  # equal to q_min on joint 3: a joint that cannot move
-        "limits.q_max",
+        "limits.q_max_deg",
         "arm-limit-equal",
     ),
     ("stewart_ch09.toml", "max_m = 0.66", "max_m = 0.40", "stroke.max_m", "stroke-order"),

@@ -218,7 +218,7 @@ def test_bad_inertials_name_the_field(extra, field, words):
 
 
 def test_bad_fivebar_limits_and_arguments(tmp_path):
-    with pytest.raises(ParameterFileError, match="limits.q_max_rad"):
+    with pytest.raises(ParameterFileError, match="limits.q_max_deg"):
         loads(FIVEBAR_FILE.read_text() + "\n[limits]\nq_min_deg = [-200, -90]\nq_max_deg = [0, -100]\n")
     d = loads(FIVEBAR_FILE.read_text() + "\n[limits]\nq_min_deg = [-200, -90]\nq_max_deg = [0, 20]\n")
     assert np.allclose(engine_model(d).model.jnt_range[[0, 2]], np.deg2rad([[-200, 0], [-90, 20]]))
@@ -410,3 +410,15 @@ def test_joint_limits_in_degrees_are_named():
     assert [f.split()[1] for f in r.findings] == ["'joint3'"]
     ok = check_engine_model(ENG / "leg.toml", ENG / "l_fixed_ok.urdf")
     assert ok.checks[4].passed and ok.checks[4].value < 1e-12
+
+
+def test_leg_limits_need_both_ends_and_are_named_as_written():
+    text = (ENG / "leg.toml").read_text()
+    assert "q_max_deg = [60, 150]\n" in text
+    with pytest.raises(ParameterFileError) as exc:  # was: 'NoneType' object is not iterable
+        loads(text.replace("q_max_deg = [60, 150]\n", ""), file="onlymin.toml")
+    assert exc.value.field == "leg.q_max" and "leg.q_min_deg is given" in str(exc.value)
+    assert str(exc.value).startswith("onlymin.toml: ")
+    with pytest.raises(ParameterFileError) as exc:
+        loads(text.replace("q_max_deg = [60, 150]", "q_max_deg = [-70, 150]"), file="swap.toml")
+    assert exc.value.field == "leg.q_max_deg" and exc.value.value == [-70, 150]

@@ -471,17 +471,35 @@ def _joint_count(f: _File, table, key_base):
     raise ParameterFileError(f.file, f"{table}.{key_base}_m", None, "the DH column a (one entry per joint)")
 
 
+def _written(section, name: str) -> str:
+    """The field as the file wrote it, unit suffix included (``leg.q_max_deg``)."""
+    key = next((k for k in section.fields[name].keys() if k in section.table), section.fields[name].keys()[0])
+    return section._key(key)
+
+
+def _raw(section, name: str):
+    """The value as the file wrote it (in the file's unit)."""
+    return next((section.table[k] for k in section.fields[name].keys() if k in section.table), None)
+
+
 # ---- builders -------------------------------------------------------------------------------------------------
 def two_link_leg(data, *, file, base_dir) -> Design:
     f = _File(data, "two_link_leg", file)
     leg = f.section("leg")
     l1, l2 = leg.get("l1"), leg.get("l2")
     lo, hi = leg.get("q_min"), leg.get("q_max")
+    if (lo is None) != (hi is None):
+        have, miss = ("q_min", "q_max") if hi is None else ("q_max", "q_min")
+        raise ParameterFileError(
+            file, f"leg.{miss}", None, f"q_min and q_max together, or neither ({_written(leg, have)} is given)"
+        )
     for key, v in (("q_min", lo), ("q_max", hi)):
         if v is not None and np.any(np.abs(v) > np.pi + 1e-12):
-            raise ParameterFileError(file, f"leg.{key}_rad", v.tolist(), "angles within [-pi, pi] rad")
+            raise ParameterFileError(file, _written(leg, key), _raw(leg, key), "angles within [-pi, pi] rad")
     if lo is not None and hi is not None and not np.all(lo < hi):
-        raise ParameterFileError(file, "leg.q_max_rad", hi.tolist(), f"each entry above q_min = {lo.tolist()}")
+        raise ParameterFileError(
+            file, _written(leg, "q_max"), _raw(leg, "q_max"), f"each entry above {_written(leg, 'q_min')}"
+        )
     kw = {k: (None if v is None else tuple(float(x) for x in v)) for k, v in (("q_min", lo), ("q_max", hi))}
     mech = f.build("leg", TwoLinkLeg, l1, l2, **kw)
     extra = {"links": _links(f, LINK_NAMES["two_link_leg"]), "foot": _foot(f)}
@@ -535,7 +553,9 @@ def fivebar(data, *, file, base_dir) -> Design:
     if lim is not None:
         lo, hi = lim.get("q_min"), lim.get("q_max")
         if not np.all(lo < hi):
-            raise ParameterFileError(file, "limits.q_max_rad", hi.tolist(), f"each entry above q_min = {lo.tolist()}")
+            raise ParameterFileError(
+                file, _written(lim, "q_max"), _raw(lim, "q_max"), f"each entry above {_written(lim, 'q_min')}"
+            )
         extra["limits"] = {"q_min": lo, "q_max": hi}
     extra["links"], extra["foot"] = _links(f, LINK_NAMES["fivebar"]), _foot(f)
     return Design("fivebar", f.name, str(file), mech, extra)
@@ -601,7 +621,10 @@ def serial_arm(data, *, file, base_dir) -> Design:
         if bad.size:
             j = int(bad[0])
             raise ParameterFileError(
-                file, "limits.q_max", hi.tolist(), f"q_max[{j}] above q_min[{j}] = {lo[j]:.6g} rad for every joint"
+                file,
+                _written(lim, "q_max"),
+                _raw(lim, "q_max"),
+                f"q_max[{j}] above q_min[{j}] for every joint ({_written(lim, 'q_min')})",
             )
         qlim = np.stack([lo, hi], axis=-1)
     base, tool = _frame(f, "base"), _frame(f, "tool")

@@ -422,3 +422,13 @@ def test_leg_limits_need_both_ends_and_are_named_as_written():
     with pytest.raises(ParameterFileError) as exc:
         loads(text.replace("q_max_deg = [60, 150]", "q_max_deg = [-70, 150]"), file="swap.toml")
     assert exc.value.field == "leg.q_max_deg" and exc.value.value == [-70, 150]
+
+
+def test_swapped_joints_are_named_with_the_order_that_passes():
+    r = check_engine_model(ENG / "leg.toml", ENG / "l_swapnames.urdf")  # the URDF calls its hip 'knee'
+    assert r.findings == ("joints 'hip' and 'knee' look swapped: --joints knee,hip passes",)
+    assert check_engine_model(ENG / "leg.toml", ENG / "l_swapnames.urdf", joints=["knee", "hip"]).passed
+    r = check_engine_model(ENG / "arm.toml", ENG / "arm.urdf", joints=["joint2", "joint3", "joint1"])
+    assert r.findings == ("the joint order looks wrong: --joints joint1,joint2,joint3 passes",)
+    r = check_engine_model(TEAM_FB, ENG / "fb_team2.xml", joints=["right_hip", "left_hip"], foot="toe")
+    assert r.findings == ("joints 'right_hip' and 'left_hip' look swapped: --joints left_hip,right_hip passes",)

@@ -1259,7 +1259,8 @@ def check_engine_model(
     findings = _findings(probe, spec, d, em, p_mj, checks, tol_position, float(residual.max()))
     lim_check, lim_findings = _limits_check(probe, _file_limits(d))
     checks.append(lim_check)
-    findings += lim_findings
+    if not any(" passes" in f and "--joints" in f for f in findings):  # a wrong order explains the limits too
+        findings += lim_findings
     if checks[0].passed and checks[2].passed is not False and checks[3].passed is False:
         findings += _inertia_findings(probe, spec, M_mj)
     defaulted = em.defaulted if em is not None else ()
@@ -1314,6 +1315,39 @@ def _limits_check(probe: _Probe, lim) -> tuple[Check, list[str]]:
         return Check("joint limits", float("nan"), TOL_LIMITS, "rad", None, "the model's joints have no range"), []
     detail = f"no range in the model: {', '.join(unlimited)}" if unlimited else ""
     return Check("joint limits", err, TOL_LIMITS, "rad", err <= TOL_LIMITS, detail), out
+
+
+def _swapped(probe: _Probe, spec: _Spec, tol) -> list[str]:
+    """The actuated joints in another order that make the foot follow the FK: every order for up to 6 joints,
+    swaps of two joints beyond."""
+    names, jid, act = list(spec.joints), list(probe.jid), list(probe.act)
+    n = len(names)
+    if n <= 6:
+        perms = [p for p in itertools.permutations(range(n)) if list(p) != list(range(n))]
+    else:
+        perms = []
+        for a, b in itertools.combinations(range(n), 2):
+            p = list(range(n))
+            p[a], p[b] = b, a
+            perms.append(tuple(p))
+    try:
+        for perm in perms:
+            probe.jid, probe.act = [jid[i] for i in perm], [act[i] for i in perm]
+            ok = True
+            for i, qk in enumerate(spec.q):
+                probe.pose(qk, target=spec.p[i])
+                if np.linalg.norm(probe.foot() - spec.p[i]) > tol:
+                    ok = False
+                    break
+            if ok:
+                order = ",".join(names[i] for i in perm)
+                moved = [names[i] for i in range(n) if perm[i] != i]
+                if len(moved) == 2:
+                    return [f"joints {moved[0]!r} and {moved[1]!r} look swapped: --joints {order} passes"]
+                return [f"the joint order looks wrong: --joints {order} passes"]
+    finally:
+        probe.jid, probe.act = jid, act
+    return []
 
 
 def _inertia_findings(probe: _Probe, spec: _Spec, M_mj) -> list[str]:
@@ -1381,6 +1415,10 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
                     f"joint {name!r} turns the other way: its axis is flipped (reverse the sign of its axis, "
                     "or of its angle)"
                 )
+        if not out:
+            out += _swapped(probe, spec, tol)
+            if out:  # the link lengths and limits follow from the order
+                return out
         if residual > max(tol, 1e-10) and not out:  # an open loop that no flipped motor axis explains
             out.append(
                 f"loop closure not satisfied (residual {residual:.3g} m): at the package's motor angles the model's "

@@ -432,3 +432,26 @@ def test_swapped_joints_are_named_with_the_order_that_passes():
     assert r.findings == ("the joint order looks wrong: --joints joint1,joint2,joint3 passes",)
     r = check_engine_model(TEAM_FB, ENG / "fb_team2.xml", joints=["right_hip", "left_hip"], foot="toe")
     assert r.findings == ("joints 'right_hip' and 'left_hip' look swapped: --joints left_hip,right_hip passes",)
+
+
+def test_wording_of_team_mistakes(tmp_path, capsys):
+    for toml, model in (("leg.toml", "l_mm.urdf"), ("fb.toml", "f_mm.xml")):  # one line, not one per link
+        r = check_engine_model(ENG / toml, ENG / model)
+        assert r.findings == (
+            "all lengths are 1000x the file's: model in millimetres? (URDF and MJCF lengths are in metres)",
+        )
+    with pytest.raises(ValueError, match=r"joint 'knee' is missing: the model has 1 hinge joint\(s\) \['hip'\]"):
+        check_engine_model(ENG / "leg.toml", ENG / "l_missing.urdf")  # the knee written as a fixed joint
+    with pytest.raises(ParameterFileError) as exc:  # link3 gives mass_kg only
+        engine_model(ENG / "arm_masonly.toml")
+    assert exc.value.field == "links.link3.com_m" and "com_m and inertia_kg_m2 with mass_kg" in str(exc.value)
+    r = check_engine_model(ENG / "leg_thighonly.toml", ENG / "l_fixed_ok.urdf")
+    assert r.checks[2].detail == "the file gives no inertials ([links.shank])"
+    assert r.checks[3].detail == "inertia tensor not checked: the file gives no [links.shank]"
+    with pytest.raises(ValueError, match="--joints"):
+        check_engine_model(ENG / "leg.toml", ENG / "l_fixed_ok.urdf", joints=["hip"])
+    # defaulted: lines describe the generated model; not printed for a team's own file
+    assert cli.main(["engine-check", str(ENG / "leg_thighonly.toml")]) == 0
+    assert "defaulted: links.shank (placeholder rod" in capsys.readouterr().out
+    cli.main(["engine-check", str(ENG / "leg_thighonly.toml"), "--model", str(ENG / "l_fixed_ok.urdf")])
+    assert "defaulted" not in capsys.readouterr().out

@@ -420,11 +420,13 @@ def _arm(d: Design, *, collisions: bool, radius: float, actuator: str, g: float)
             inertials[link] = dict(given[link])
             continue
         if link in given:
+            missing = [k for k, v in (("com_m", "com"), ("inertia_kg_m2", "inertia")) if given[link][v] is None]
             raise ParameterFileError(
                 d.source,
-                f"links.{link}",
+                f"links.{link}.{missing[0]}",
                 None,
-                "mass_kg, com_m and inertia_kg_m2 together (an arm link has no default shape)",
+                f"{' and '.join(missing)} with mass_kg (an arm link has no default shape: its table needs mass_kg, "
+                "com_m and inertia_kg_m2 together)",
             )
         inertials[link] = {"mass": PLACEHOLDER_MASS, "com": np.zeros(3), "inertia": point(0, 0)}
         defaulted.append(f"links.{link} (placeholder point mass, {PLACEHOLDER_MASS:g} kg)")
@@ -599,6 +601,11 @@ def _all_inertials(d: Design, names) -> bool:
     return all(k in d.extra.get("links", {}) for k in names)
 
 
+def _missing_note(d: Design, names) -> str:
+    links = d.extra.get("links", {})
+    return "the file gives no inertials (" + ", ".join(f"[links.{k}]" for k in names if k not in links) + ")"
+
+
 def _tensor_note(d: Design, names) -> str:
     """Why the mass matrix cannot be checked from the file ("" when every link's mass, com and inertia are in it)."""
     links = d.extra.get("links", {})
@@ -646,7 +653,7 @@ def _leg_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
         J = leg.jacobian(qk)
         return np.array([J[0], [0.0, 0.0], J[1]])
 
-    gravity, note = None, "the file gives no inertials ([links.thigh], [links.shank])"
+    gravity, note = None, _missing_note(d, ("thigh", "shank"))
     if _all_inertials(d, ("thigh", "shank")):
         ins = em.inertials
         knee = leg.knee_position(q)
@@ -752,7 +759,7 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
         J = fb.jacobian(qk, warn=False)
         return np.array([J[0], [0.0, 0.0], J[1]])
 
-    gravity, note = None, "the file gives no inertials ([links.thigh_A] ... [links.shank_D])"
+    gravity, note = None, _missing_note(d, LINK_NAMES["fivebar"])
     if _all_inertials(d, LINK_NAMES["fivebar"]):
         ins = em.inertials
         JE = fb.jacobian(q, warn=False)  # (k, 2, 2)
@@ -845,8 +852,8 @@ def _arm_spec(d: Design, em: EngineModel | None, joints, foot) -> _Spec:
     def jac(qk):  # the package's Jacobian is in the world frame (base included)
         return arm.jacobian(qk)[:3]
 
-    gravity, note = None, "the file gives no inertials ([links.link1] ... )"
     names = tuple(f"link{i + 1}" for i in range(n))
+    gravity, note = None, _missing_note(d, names)
     if _all_inertials(d, names):
         links = d.extra["links"]
         w = d.extra["as_written"]
@@ -953,6 +960,13 @@ class _Probe:
             j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
             if j < 0:
                 have = [model.joint(k).name for k in range(model.njnt)]
+                hinges = sum(int(t) == int(mujoco.mjtJoint.mjJNT_HINGE) for t in model.jnt_type)
+                if hinges < len(spec.joints):
+                    raise ValueError(
+                        f"joint {name!r} is missing: the model has {hinges} hinge joint(s) {have} and the package's "
+                        f"mechanism {len(spec.joints)} ({', '.join(spec.joints)}); a fixed joint in the URDF where a "
+                        "revolute one belongs?"
+                    )
                 raise ValueError(f"the model has no joint {name!r} (it has {have}); name yours with --joints")
             if int(model.jnt_type[j]) != int(mujoco.mjtJoint.mjJNT_HINGE):
                 raise ValueError(f"joint {name!r} of the model is not a hinge (revolute) joint")
@@ -1317,6 +1331,9 @@ def _limits_check(probe: _Probe, lim) -> tuple[Check, list[str]]:
     return Check("joint limits", err, TOL_LIMITS, "rad", err <= TOL_LIMITS, detail), out
 
 
+MM_FINDING = "all lengths are 1000x the file's: model in millimetres? (URDF and MJCF lengths are in metres)"
+
+
 def _swapped(probe: _Probe, spec: _Spec, tol) -> list[str]:
     """The actuated joints in another order that make the foot follow the FK: every order for up to 6 joints,
     swaps of two joints beyond."""
@@ -1405,6 +1422,9 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
     out = []
     m = probe.m
     if checks[0].passed is False:
+        big = 1000.0 * spec.p
+        if np.abs(p_mj - big).max() <= 1e-3 * np.abs(big).max():
+            return [MM_FINDING]
         for k, name in enumerate(spec.joints):
             err = 0.0
             for i, qk in enumerate(spec.q):
@@ -1425,16 +1445,20 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
                 "loop-closing equality cannot be met; compare its link lengths and the equality's sites with the file"
             )
         probe.pose(spec.q[0], target=spec.p[0])
+        ratios = []
         for label, a, b, length in spec.segments:
             pa, pb = probe.point(*a), probe.point(*b)
             if pa is None or pb is None:
                 continue
             got = float(np.linalg.norm(pb - pa))
+            ratios.append(got / length)
             if abs(got - length) > tol:
                 out.append(
                     f"link {label} is {got:.6g} m long in the model and {length:.6g} m in the parameter file "
                     f"({1e3 * (got - length):+.3g} mm)"
                 )
+        if len(ratios) > 1 and np.allclose(ratios, 1000.0, rtol=1e-3):
+            return [MM_FINDING]
         e = p_mj - spec.p
         mean = e.mean(axis=0)
         if np.abs(e - mean).max() <= tol and np.linalg.norm(mean) > tol:

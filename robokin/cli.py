@@ -57,13 +57,19 @@ def _parser():
     v.add_argument("--symbol", default=None, help="function name in the C library (default robokin_<kind>)")
     v.add_argument("--fast", action="store_true", help="fewer samples")
     w = sub.add_parser("view", help="MuJoCo's viewer on a generated model or your MJCF/URDF")
-    w.add_argument("model", help=f"{', '.join(VIEW_MODELS)}, or an MJCF (.xml) or URDF (.urdf) file")
+    w.add_argument(
+        "model",
+        help=f"{', '.join(VIEW_MODELS)}, a parameter file (.toml: its engine model), or an MJCF (.xml, .mjcf) or "
+        "URDF (.urdf) file",
+    )
     w.add_argument("--still", default=None, help="write one offscreen picture (PNG) here instead of opening a window")
     w.add_argument("--width", type=int, default=640, help="picture width in pixels (--still)")
     w.add_argument("--height", type=int, default=480, help="picture height in pixels (--still)")
     e = sub.add_parser("engine-check", help="check a MuJoCo model (yours or the generated one) against the package")
     e.add_argument("params", help="parameter file (TOML): two_link_leg, fivebar or serial_arm")
-    e.add_argument("--model", default=None, help="your URDF (.urdf) or MJCF (.xml) file (default: the generated model)")
+    e.add_argument(
+        "--model", default=None, help="your URDF (.urdf) or MJCF (.xml, .mjcf) file (default: the generated model)"
+    )
     e.add_argument("--joints", default=None, help="your names of the package's joints, comma-separated, in its order")
     e.add_argument("--foot", default=None, help="your site or body at the foot (tool point)")
     e.add_argument("--no-collisions", action="store_true", help="generated model without link-link collision")

@@ -455,3 +455,18 @@ def test_wording_of_team_mistakes(tmp_path, capsys):
     assert "defaulted: links.shank (placeholder rod" in capsys.readouterr().out
     cli.main(["engine-check", str(ENG / "leg_thighonly.toml"), "--model", str(ENG / "l_fixed_ok.urdf")])
     assert "defaulted" not in capsys.readouterr().out
+
+
+def test_the_pages_example_output_and_check_list(leg_files):
+    page = (Path(__file__).resolve().parents[1] / "book" / "your_robot.md").read_text(encoding="utf-8")
+    section = page[page.index("## Your robot in MuJoCo") :]
+    block = section[section.index("```text\n") + 8 :]
+    shown = block[: block.index("```")].strip().splitlines()
+    toml, _, longer, _ = leg_files
+    r = check_engine_model(toml, longer)
+    assert shown == [f"finding: {f}" for f in r.findings]
+    names = [c.name for c in r.checks]
+    assert section.index("Five checks") and len(names) == 5
+    for name in names:
+        assert f"**{name}**" in section
+    assert 'fusestatic="false"' in section and "robokin.urdf.serial_urdf" in section

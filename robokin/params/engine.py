@@ -23,9 +23,11 @@ A centre of mass ``com`` and an inertia tensor are written in the frame of their
   ``[l/2, 0, 0]``.
 * ``serial_arm`` (links ``link1`` ... ``linkN``): DH frame ``i``, as :class:`robokin.dynamics.SerialDynamics`.
 
-A link without a table is a placeholder rod of ``robokin.urdf.PLACEHOLDER_MASS`` (a kinematic model: the gravity
-check is then skipped), and a table without ``com`` or ``inertia`` gets the uniform rod's; :attr:`EngineModel.defaulted`
-lists every value that was not in the file.
+For the leg and the five-bar, a link without a table is a placeholder rod of ``robokin.urdf.PLACEHOLDER_MASS`` (a
+kinematic model: the gravity and mass-matrix checks are then skipped), and a table without ``com`` or ``inertia``
+gets the uniform rod's (the mass-matrix check is then skipped); for an arm, a link without a table is a placeholder
+point mass and a table without ``com_m`` or ``inertia_kg_m2`` is refused. :attr:`EngineModel.defaulted` lists every
+value that was not in the file.
 
 Examples
 --------

@@ -126,7 +126,7 @@ def view(model: str, *, still: str | None = None, width: int = 640, height: int 
 
         m.vis.global_.offwidth, m.vis.global_.offheight = max(width, 640), max(height, 480)
         try:
-            data = m.qpos0.copy()
+            data = m.key_qpos[0].copy() if m.nkey else m.qpos0.copy()  # a closed loop's assembled keyframe
             frame = render.render_frames(m, data, width=width, height=height)[0]
             Path(still).write_bytes(render.encode_png(frame))
         except (ValueError, render.RenderError, OSError) as exc:

@@ -470,3 +470,18 @@ def test_the_pages_example_output_and_check_list(leg_files):
     for name in names:
         assert f"**{name}**" in section
     assert 'fusestatic="false"' in section and "robokin.urdf.serial_urdf" in section
+
+
+def test_a_generated_fivebar_has_an_assembled_keyframe_for_view_still(tmp_path):
+    import mujoco
+
+    m = engine_model(TEAM_FB).model
+    assert m.nkey == 1  # qpos0 is the open zero pose: the shanks' feet 0.2 m apart
+    d = mujoco.MjData(m)
+    gap = {}
+    for label, qpos in (("zero", m.qpos0), ("key", m.key_qpos[0])):
+        d.qpos[:] = qpos
+        mujoco.mj_forward(m, d)
+        gap[label] = float(np.linalg.norm(d.site("foot_C").xpos - d.site("foot_D").xpos))
+    assert gap["key"] < 1e-12 < 0.01 < gap["zero"]
+    assert cli.main(["view", str(TEAM_FB), "--still", str(tmp_path / "fb.png"), "--width", "64", "--height", "48"]) == 0

@@ -342,6 +342,16 @@ def _fivebar(d: Design, *, collisions: bool, radius: float, actuator: str, g: fl
         defaulted.append("foot (no hub motor)")
     pairs = [("hub", "thigh_A")] if foot else []  # a folded knee C brings the hub to thigh A
     on = _collisions(root, bodies, exclude, collisions, pairs)
+    # a keyframe with the loop closed at mid height (qpos0 is the open zero pose): the pose a still picture shows
+    try:
+        q_mid = _fivebar_mid(fb)
+    except ValueError:
+        q_mid = None
+    if q_mid is not None:
+        order = [j.get("name") for j in root.iter("joint")]
+        qp = dict(zip(("motor_A", "knee_C", "motor_B", "knee_D"), sim.fivebar_qpos(fb, q_mid)))
+        key = ET.SubElement(root, "keyframe")
+        ET.SubElement(key, "key", name="assembled", qpos=_vec([qp[j] for j in order]))
     return _finish(root, d, ("motor_A", "motor_B"), "foot_C", inertials, defaulted, on)
 
 
@@ -723,12 +733,17 @@ def _leg_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
     )
 
 
-def _fivebar_configs(fb) -> np.ndarray:
+def _fivebar_mid(fb) -> np.ndarray:
+    """Motor angles of the foot straight below the motors' midpoint at the median reachable height."""
     reach = min(fb.l1 + fb.l3, fb.l2 + fb.l4)
     hs = [h for h in np.linspace(0.2, 0.95, 16) * reach if fb.ik([fb.d / 2, -h], on_unreachable="nan").valid]
     if not hs:
         raise ValueError("the five-bar reaches no foot point straight below the motors: nothing to compare")
-    q0 = fb.ik([fb.d / 2, -float(np.median(hs))]).q
+    return fb.ik([fb.d / 2, -float(np.median(hs))]).q
+
+
+def _fivebar_configs(fb) -> np.ndarray:
+    q0 = _fivebar_mid(fb)
     out = []
     for a, b in itertools.product(np.linspace(-0.25, 0.25, 5), repeat=2):
         q = q0 + [a, b]

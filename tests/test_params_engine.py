@@ -485,3 +485,15 @@ def test_a_generated_fivebar_has_an_assembled_keyframe_for_view_still(tmp_path):
         gap[label] = float(np.linalg.norm(d.site("foot_C").xpos - d.site("foot_D").xpos))
     assert gap["key"] < 1e-12 < 0.01 < gap["zero"]
     assert cli.main(["view", str(TEAM_FB), "--still", str(tmp_path / "fb.png"), "--width", "64", "--height", "48"]) == 0
+
+
+def test_a_knee_off_the_link_axis_is_named_not_a_tiny_length_error(leg_files, tmp_path):
+    toml, good, _, _ = leg_files
+    urdf = good.read_text()
+    i = urdf.index(KNEE)
+    assert urdf[i:].count('xyz="0 0 -0.21"') >= 1
+    off = tmp_path / "off.urdf"  # the knee 1 mm forward of the thigh's axis: its length changes by 2.4 um only
+    off.write_text(urdf[:i] + urdf[i:].replace('xyz="0 0 -0.21"', 'xyz="0.001 0 -0.21"', 1))
+    r = check_engine_model(toml, off)
+    assert r.findings[0].startswith("link thigh (hip to knee): its far joint is 1 mm off the link's axis"), r.findings
+    assert not any("long in the model" in f for f in r.findings)

@@ -601,7 +601,7 @@ class _Spec:
     force: np.ndarray  # (3,) force the leg applies at the foot, world
     gravity: np.ndarray | None  # (k, n) package gravity torques, or None
     gravity_note: str
-    segments: list  # (label, point a, point b, package length); points ("joint"|"foot", name)
+    segments: list  # (label, point a, point b, package length, q -> package vector a to b in the world, or None)
     start: Any = None  # q -> {joint: qpos} guess of the passive joints
     passive: tuple = ()  # (package name of a passive joint, index of the actuated joint whose chain holds it)
     mass: np.ndarray | None = None  # (k, n, n) the package's joint-space mass matrix, or None
@@ -713,9 +713,24 @@ def _leg_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
                 out[link] = np.array([x, c[1], z])
         return out
 
+    def xz3(v):
+        return np.array([v[0], 0.0, v[1]])
+
     segments = [
-        ("thigh (hip to knee)", ("joint", joints[0]), ("joint", joints[1]), leg.l1),
-        ("shank (knee to foot)", ("joint", joints[1]), ("foot", foot), leg.l2),
+        (
+            "thigh (hip to knee)",
+            ("joint", joints[0]),
+            ("joint", joints[1]),
+            leg.l1,
+            lambda qk: xz3(leg.knee_position(qk)),
+        ),
+        (
+            "shank (knee to foot)",
+            ("joint", joints[1]),
+            ("foot", foot),
+            leg.l2,
+            lambda qk: xz3(leg.fk(qk) - leg.knee_position(qk)),
+        ),
     ]
     return _Spec(
         joints,
@@ -811,12 +826,18 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
     mass, mass_note = None, _tensor_note(d, LINK_NAMES["fivebar"])
     if not mass_note:
         mass = _planar_mass(parts, len(q), 2)
+
+    def vec(i, j):  # the package's joint i to joint j (A, B, C, D, E), world
+        return lambda qk: np.array(
+            [*(fb.joints(qk)[j] - fb.joints(qk)[i])[:1], 0.0, fb.joints(qk)[j][1] - fb.joints(qk)[i][1]]
+        )
+
     segments = [
-        ("thigh_A (motor A to knee C)", ("joint", joints[0]), ("joint", "knee_C"), fb.l1),
-        ("shank_C (knee C to foot)", ("joint", "knee_C"), ("foot", foot), fb.l3),
-        ("thigh_B (motor B to knee D)", ("joint", joints[1]), ("joint", "knee_D"), fb.l2),
-        ("shank_D (knee D to foot)", ("joint", "knee_D"), ("foot", "foot_D"), fb.l4),
-        ("motor spacing d (A to B)", ("joint", joints[0]), ("joint", joints[1]), fb.d),
+        ("thigh_A (motor A to knee C)", ("joint", joints[0]), ("joint", "knee_C"), fb.l1, vec(0, 2)),
+        ("shank_C (knee C to foot)", ("joint", "knee_C"), ("foot", foot), fb.l3, None),
+        ("thigh_B (motor B to knee D)", ("joint", joints[1]), ("joint", "knee_D"), fb.l2, vec(1, 3)),
+        ("shank_D (knee D to foot)", ("joint", "knee_D"), ("foot", "foot_D"), fb.l4, None),
+        ("motor spacing d (A to B)", ("joint", joints[0]), ("joint", joints[1]), fb.d, vec(0, 1)),
     ]
 
     def coms(qk):
@@ -1463,13 +1484,23 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
             )
         probe.pose(spec.q[0], target=spec.p[0])
         ratios = []
-        for label, a, b, length in spec.segments:
+        for label, a, b, length, along in spec.segments:
             pa, pb = probe.point(*a), probe.point(*b)
             if pa is None or pb is None:
                 continue
             got = float(np.linalg.norm(pb - pa))
             ratios.append(got / length)
-            if abs(got - length) > tol:
+            # a shank of the five-bar turns with the loop: only its length is set by the motor angles
+            want = along(spec.q[0]) if along is not None else pb - pa
+            u = want / np.linalg.norm(want)
+            off = (pb - pa) - ((pb - pa) @ u) * u  # the model's vector across the package's link axis
+            if np.linalg.norm(off) > tol and np.linalg.norm(off) > abs(got - length):
+                out.append(
+                    f"link {label}: its far joint is {1e3 * np.linalg.norm(off):.3g} mm off the link's axis in the "
+                    f"model (joint-to-joint vector {np.round(pb - pa, 6).tolist()} m, the file's "
+                    f"{np.round(want, 6).tolist()} m at q = {np.round(spec.q[0], 4).tolist()} rad)"
+                )
+            elif abs(got - length) > tol:
                 out.append(
                     f"link {label} is {got:.6g} m long in the model and {length:.6g} m in the parameter file "
                     f"({1e3 * (got - length):+.3g} mm)"

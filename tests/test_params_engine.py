@@ -497,3 +497,12 @@ def test_a_knee_off_the_link_axis_is_named_not_a_tiny_length_error(leg_files, tm
     r = check_engine_model(toml, off)
     assert r.findings[0].startswith("link thigh (hip to knee): its far joint is 1 mm off the link's axis"), r.findings
     assert not any("long in the model" in f for f in r.findings)
+
+
+def test_an_arms_link_lengths_are_compared_with_the_dh_table():
+    r = check_engine_model(ENG / "arm.toml", ENG / "a_len1.urdf")  # a2 1 mm long
+    assert r.findings == (
+        "the axes of joints 'joint2' and 'joint3' are 0.121 m apart in the model and 0.12 m in the DH table (+1 mm)",
+    )
+    r = check_engine_model(ENG / "arm.toml", ENG / "a_len10.urdf")  # the tool 10 mm further out
+    assert r.findings[0].startswith("the tool point is 0.14 m from the axis of joint 'joint3' in the model and 0.13 m")

@@ -1369,6 +1369,44 @@ def _limits_check(probe: _Probe, lim) -> tuple[Check, list[str]]:
     return Check("joint limits", err, TOL_LIMITS, "rad", err <= TOL_LIMITS, detail), out
 
 
+def _line_distance(p1, u1, p2, u2) -> float:
+    """Distance between the lines ``p1 + s u1`` and ``p2 + t u2`` (parallel lines: the perpendicular distance)."""
+    n = np.cross(u1, u2)
+    if np.linalg.norm(n) < 1e-9:
+        w = p2 - p1
+        return float(np.linalg.norm(w - (w @ u1) * u1))
+    return float(abs((p2 - p1) @ n) / np.linalg.norm(n))
+
+
+def _arm_axes(probe: _Probe, spec: _Spec, d: Design, tol) -> list[str]:
+    """An arm's link lengths as the model has them: the distance between consecutive joint axes and from the last
+    axis to the tool point, against the DH table's (the same at every pose)."""
+    w = d.extra["as_written"]
+    q0 = spec.q[0]
+    F = w.fk_all(q0)
+    shift = 0 if w.convention == "standard" else 1  # joint k turns about z of frame k-1 (standard) or k (modified)
+    pkg = [(F[k + shift, :3, 3], F[k + shift, :3, 2]) for k in range(len(spec.joints))]
+    probe.pose(q0, target=spec.p[0])
+    mdl = [(probe.d.xanchor[j].copy(), probe.d.xaxis[j] / np.linalg.norm(probe.d.xaxis[j])) for j in probe.jid]
+    out = []
+    for k in range(len(pkg) - 1):
+        a, b = _line_distance(*pkg[k], *pkg[k + 1]), _line_distance(*mdl[k], *mdl[k + 1])
+        if abs(a - b) > tol:
+            out.append(
+                f"the axes of joints {spec.joints[k]!r} and {spec.joints[k + 1]!r} are {b:.6g} m apart in the model "
+                f"and {a:.6g} m in the DH table ({1e3 * (b - a):+.3g} mm)"
+            )
+    p_pkg, p_mdl = spec.p[0], probe.foot()
+    a = _line_distance(p_pkg, pkg[-1][1], *pkg[-1])
+    b = _line_distance(p_mdl, mdl[-1][1], *mdl[-1])
+    if abs(a - b) > tol:
+        out.append(
+            f"the tool point is {b:.6g} m from the axis of joint {spec.joints[-1]!r} in the model and {a:.6g} m in "
+            f"the file (DH table and [tool], {1e3 * (b - a):+.3g} mm)"
+        )
+    return out
+
+
 MM_FINDING = "all lengths are 1000x the file's: model in millimetres? (URDF and MJCF lengths are in metres)"
 
 
@@ -1505,6 +1543,8 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
                     f"link {label} is {got:.6g} m long in the model and {length:.6g} m in the parameter file "
                     f"({1e3 * (got - length):+.3g} mm)"
                 )
+        if d.family == "serial_arm":
+            out += _arm_axes(probe, spec, d, tol)
         if len(ratios) > 1 and np.allclose(ratios, 1000.0, rtol=1e-3):
             return [MM_FINDING]
         e = p_mj - spec.p

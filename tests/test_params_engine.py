@@ -506,3 +506,17 @@ def test_an_arms_link_lengths_are_compared_with_the_dh_table():
     )
     r = check_engine_model(ENG / "arm.toml", ENG / "a_len10.urdf")  # the tool 10 mm further out
     assert r.findings[0].startswith("the tool point is 0.14 m from the axis of joint 'joint3' in the model and 0.13 m")
+
+
+def test_a_fivebar_without_a_knee_joint_says_it_is_missing():
+    with pytest.raises(ValueError, match="joint knee_D is missing: the model has no passive joint below 'motor_B'"):
+        check_engine_model(TEAM_FB, ENG / "f_missing.xml")  # the knee D <joint> left out
+    r = check_engine_model(ENG / "leg.toml", ENG / "l_swapnames.urdf", joints=["hip", "knee"])
+    assert r.findings == ("joints 'hip' and 'knee' look swapped: --joints knee,hip passes",)
+
+
+def test_a_flipped_hip_is_named_alone():  # not also as a knee off the thigh's axis
+    r = check_engine_model(ENG / "leg.toml", ENG / "l_hipflip.urdf")
+    assert r.findings == (
+        "joint 'hip' turns the other way: its axis is flipped (reverse the sign of its axis, or of its angle)",
+    )

@@ -1054,8 +1054,12 @@ class _Probe:
                     b, depth = int(m.body_parentid[b]), depth + 1
                 if b == top and depth > 0 and (best is None or depth < best[0]):
                     best = (depth, j)
-            if best is not None:
-                out[role] = m.joint(best[1]).name
+            if best is None:
+                raise ValueError(
+                    f"joint {role} is missing: the model has no passive joint below {m.joint(self.jid[chain]).name!r} "
+                    "(a knee written as fixed, or its <joint> left out?)"
+                )
+            out[role] = m.joint(best[1]).name
         return out
 
     def _frame(self, name, what):
@@ -1511,6 +1515,7 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
                     f"joint {name!r} turns the other way: its axis is flipped (reverse the sign of its axis, "
                     "or of its angle)"
                 )
+        flipped = bool(out)
         if not out:
             out += _swapped(probe, spec, tol)
             if out:  # the link lengths and limits follow from the order
@@ -1529,7 +1534,7 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
             got = float(np.linalg.norm(pb - pa))
             ratios.append(got / length)
             # a shank of the five-bar turns with the loop: only its length is set by the motor angles
-            want = along(spec.q[0]) if along is not None else pb - pa
+            want = along(spec.q[0]) if along is not None and not flipped else pb - pa
             u = want / np.linalg.norm(want)
             off = (pb - pa) - ((pb - pa) @ u) * u  # the model's vector across the package's link axis
             if np.linalg.norm(off) > tol and np.linalg.norm(off) > abs(got - length):

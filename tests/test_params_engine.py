@@ -470,6 +470,8 @@ def test_the_pages_example_output_and_check_list(leg_files):
     for name in names:
         assert f"**{name}**" in section
     assert 'fusestatic="false"' in section and "robokin.urdf.serial_urdf" in section
+    swap = check_engine_model(ENG / "leg.toml", ENG / "l_swapnames.urdf").findings[0]
+    assert f"`{swap}`" in " ".join(section.split())
 
 
 def test_a_generated_fivebar_has_an_assembled_keyframe_for_view_still(tmp_path):

@@ -7,8 +7,11 @@ compares a model (the generated one, or a team's own URDF or MJCF file, which Mu
 kinematics **before anything is simulated**: the foot position over a grid of joint (motor) angles against the
 package's FK, the joint torques that hold a foot force against ``tau = J^T F``, and, when the file gives
 inertials, the gravity torques and (when every link's mass, centre of mass and inertia tensor are in the file) the
-joint-space mass matrix ``M(q)`` against MuJoCo's ``mj_fullM`` (reduced to the motors for the five-bar). Each mismatch is named: a joint whose axis is flipped, a link length that differs,
-a base that is offset.
+joint-space mass matrix ``M(q)`` against MuJoCo's ``mj_fullM`` (reduced to the motors for the five-bar), and the
+joint limits. Each mismatch is named: a joint whose axis is flipped, joints in another order (the order that
+passes), a link length that differs or a joint off its link's axis, an arm's joint-axis distances against the DH
+table, a base that is offset, a model in millimetres, a loop that does not close, a link's mass or centre of mass
+(world frame), a hub motor at the foot, an inertia tensor written about the joint, joint limits in degrees.
 
 Link frames
 -----------

@@ -22,8 +22,8 @@
     needed, :mod:`robokin.render`).
 ``python -m robokin engine-check PARAMS.toml [--model team.urdf|team.xml] [--joints A,B] [--foot NAME]``
     Compare a MuJoCo model (your URDF or MJCF, or by default the engine model of the parameter file) with the
-    package's kinematics before anything is simulated: foot position, static torques, gravity torques
-    (:func:`robokin.params.engine.check_engine_model`). ``--save OUT.xml`` writes the generated model's MJCF. Exit
+    package's kinematics before anything is simulated: foot position, static torques, gravity torques, mass
+    matrix, joint limits (:func:`robokin.params.engine.check_engine_model`). ``--save OUT.xml`` writes the generated model's MJCF. Exit
     status 0 when every check passes, 1 when one fails (the findings name the joint or link), 2 when it cannot run
     (a bad parameter file, a family without an engine model, a model file that is missing or does not compile or
     lacks the joints or the foot).

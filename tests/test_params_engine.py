@@ -522,3 +522,11 @@ def test_a_flipped_hip_is_named_alone():  # not also as a knee off the thigh's a
     assert r.findings == (
         "joint 'hip' turns the other way: its axis is flipped (reverse the sign of its axis, or of its angle)",
     )
+
+
+def test_armature_is_left_out_of_the_mass_matrix(tmp_path):
+    text = (ENG / "fb_team2.xml").read_text()
+    arm = tmp_path / "armature.xml"  # rotor inertia on both motors: not part of the package's M(q)
+    arm.write_text(text.replace('name="left_hip" type="hinge"', 'name="left_hip" type="hinge" armature="1e-4"'))
+    r = check_engine_model(TEAM_FB, arm, joints=["left_hip", "right_hip"], foot="toe")
+    assert r.checks[3].passed and r.checks[3].detail == "the model's armature (rotor inertia) is left out"

@@ -587,3 +587,20 @@ def test_every_chapter_alt_text_has_a_translation():
             nb = nbformat.read(path, as_version=4)
             missing += [f"{doc}: {a[:60]}" for a in i18n.notebook_alt_texts(nb) if not catalog.get(a)]
     assert not missing, "run tools/i18n.py figures (after make book) and translate:\n" + "\n".join(missing)
+
+
+def test_alt_texts_of_html_outputs_come_from_the_figure_catalogue():
+    """An image in an HTML output (``robokin.render.image_html``: the MuJoCo renders) has its alt in the output,
+    not in metadata: build-zh translates it there too, escaped, and reports it when figures.po lacks it."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("show()")
+    html_out = '<div><img src="data:image/png;base64,AA" alt="The leg &amp; its wheel" loading="lazy"></div>'
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": html_out, "text/plain": "x"})]
+    nb.cells = [cell]
+    assert i18n.notebook_alt_texts(nb) == ["The leg & its wheel"]
+    assert i18n.translate_alt_texts(nb, {}) == ["The leg & its wheel"]
+    assert "The leg &amp; its wheel" in nb.cells[0].outputs[0]["data"]["text/html"]  # untouched when missing
+    assert not i18n.translate_alt_texts(nb, {"The leg & its wheel": "腿与“轮子”"})
+    assert 'alt="腿与“轮子”"' in nb.cells[0].outputs[0]["data"]["text/html"]

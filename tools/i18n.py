@@ -537,28 +537,58 @@ def notebook_captions(nb):
     return out
 
 
+_HTML_ALT = re.compile(r'(<img\b[^>]*?\balt=")([^"]*)(")')
+
+
+def _html_outputs(cell):
+    """The ``text/html`` outputs of a code cell as (holder, key) pairs (an executed notebook's; none when stripped)."""
+    return [(o["data"], "text/html") for o in cell.get("outputs", []) if "text/html" in o.get("data", {})]
+
+
 def notebook_alt_texts(nb):
-    """The alt texts of a notebook's code-cell images (``mystnb.image.alt``, from ``book/alt_text.toml`` by
-    ``tools/nb_meta.py``): myst-nb writes them into the image's ``alt`` attribute, where gettext never sees them."""
+    """The alt texts of a notebook's code-cell images, where gettext never sees them: ``mystnb.image.alt`` (from
+    ``book/alt_text.toml`` by ``tools/nb_meta.py``; myst-nb writes it into the image's ``alt``) and the ``alt`` of
+    images in HTML outputs (``robokin.render.image_html``: the MuJoCo renders)."""
+    import html
+
     out = []
     for cell in nb["cells"]:
-        alt = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt")
-        if cell.get("cell_type") == "code" and alt and alt not in out:
-            out.append(alt)
+        if cell.get("cell_type") != "code":
+            continue
+        alts = [cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt")]
+        for holder, key in _html_outputs(cell):
+            text = holder[key] if isinstance(holder[key], str) else "".join(holder[key])
+            alts += [html.unescape(m.group(2)) for m in _HTML_ALT.finditer(text)]
+        out += [a for a in alts if a and a not in out]
     return out
 
 
 def translate_alt_texts(nb, catalog):
     """The image alt texts of ``nb`` in Chinese, in place (exact msgid: they are typed, not computed, so their
     numbers stay in the text); returns the alt texts without a translation."""
+    import html
+
     missing = []
+
+    def swap(m):
+        alt = html.unescape(m.group(2))
+        if not catalog.get(alt):
+            missing.append(alt)
+            return m.group(0)
+        return m.group(1) + html.escape(catalog[alt], quote=True) + m.group(3)
+
     for cell in nb["cells"]:
+        if cell.get("cell_type") != "code":
+            continue
         image = cell.get("metadata", {}).get("mystnb", {}).get("image", {})
-        if cell.get("cell_type") == "code" and image.get("alt"):
+        if image.get("alt"):
             if catalog.get(image["alt"]):
                 image["alt"] = catalog[image["alt"]]
             else:
                 missing.append(image["alt"])
+        for holder, key in _html_outputs(cell):
+            text = holder[key] if isinstance(holder[key], str) else "".join(holder[key])
+            holder[key] = _HTML_ALT.sub(swap, text)
     return missing
 
 

@@ -35,6 +35,8 @@ UI_ZH = {
     # robokin_site: the hidden set-up cell
     "Show this chapter's set-up code (imports, seed, plot defaults)": "显示本章的准备代码（导入、随机种子、绘图设置）",
     "Hide the set-up code": "隐藏准备代码",
+    # robokin_site: the static figure of a "Try it live" cell (its image's alt text)
+    "the cell's figure at its defaults": "该单元格在默认参数下的图",
     # myst-nb: the execution table ("nb-exec-table")
     "Document": "文档",
     "Modified": "修改时间",
@@ -155,6 +157,9 @@ def _translate_ui(app, doctree, docname):
     for node in doctree.findall(nodes.container):
         if "robokin-live" in node["classes"] and isinstance(node.children[0], nodes.paragraph):
             _live_note_zh(node.children[0])
+    for image in doctree.findall(nodes.image):
+        if image.get("alt") in UI_ZH:
+            image["alt"] = UI_ZH[image["alt"]]
     for head in doctree.findall(nodes.thead):
         for text in list(head.findall(nodes.Text)):
             if str(text) in UI_ZH:

@@ -188,14 +188,6 @@ def _tilt(slope, cross_slope):
     return Ry @ Rx
 
 
-def _quat(R):
-    import mujoco
-
-    q = np.zeros(4)
-    mujoco.mju_mat2Quat(q, np.ascontiguousarray(R).ravel())
-    return q
-
-
 def _angle(value, name):
     v = finite_scalar(value, name)
     if abs(v) > MAX_TILT:
@@ -288,7 +280,7 @@ def terrain_model(
         sim.wheel_leg_mjcf(params, fivebar, friction=friction, timestep=timestep, solref=solref)
     )
     ground = spec.geom("ground")
-    ground.quat = _quat(_tilt(slope, cross_slope))
+    ground.quat = sim._quat(_tilt(slope, cross_slope))
     for side in ("L_", "R_"):
         g = spec.geom(side + "tyre")
         if tyre == "sphere":  # a thin tyre: one contact point below the axle
@@ -333,7 +325,7 @@ def place_robot(
     sim.wheel_leg_pose(model, data, params, fivebar, L0=L0, theta=theta)
     Rg = _tilt(slope, cross_slope)
     data.qpos[:3] = Rg @ data.qpos[:3]
-    data.qpos[3:7] = _quat(Rg)
+    data.qpos[3:7] = sim._quat(Rg)
     mujoco.mj_forward(model, data)
 
 

@@ -10,6 +10,10 @@ Conventions (see the Conventions page of the book):
   ``theta`` in ``[0, pi]``.
 * Homogeneous transforms are ``(..., 4, 4)`` arrays ``[[R, p], [0, 1]]``.
 * Angles are wrapped to ``[-pi, pi)``.
+* Unit quaternions are Hamilton quaternions ``w + x i + y j + z k``; every quaternion function takes the
+  component order as a required keyword, ``order="wxyz"`` (scalar first: MuJoCo, Eigen's constructor) or
+  ``order="xyzw"`` (scalar last: scipy's ``Rotation.as_quat``, ROS arrays). There is no default.
+* Twists are ordered ``xi = [v, omega]`` (linear, then angular), as in :func:`se3_exp`.
 
 Every function accepts arrays with any number of leading (batch) axes and
 returns float64 arrays with the same leading axes.
@@ -23,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _primitives as _p
-from ._validate import as_array, choice, text, tolerance
+from ._validate import as_array, broadcast, choice, text, tolerance
 
 __all__ = [
     "wrap_to_pi",
@@ -47,6 +51,10 @@ __all__ = [
     "se3_exp",
     "se3_log",
     "interpolate_pose",
+    "quat_from_matrix",
+    "matrix_from_quat",
+    "quat_multiply",
+    "adjoint",
 ]
 
 ROTATION_TOL = 1e-6  # default tolerance for "is this a rotation matrix?"
@@ -480,7 +488,7 @@ def check_rotation(R: ArrayLike, name: str = "R", *, tol: float = ROTATION_TOL) 
     >>> check_rotation(2 * np.eye(3))
     Traceback (most recent call last):
     ...
-    ValueError: R is not a rotation matrix (R^T R != I or det R != 1 within tol=1e-06); 1 of 1 fail, worst orthogonality error 3
+    ValueError: R is not a rotation matrix (R^T R != I or det R != 1 within tol=1e-06); 1 of 1 fail, worst orthogonality error 3, worst |det R - 1| 7
     """
     return _check_rotation(R, text(name, "name"), _tol(tol))
 
@@ -493,7 +501,8 @@ def _check_rotation(R, name, tol):
         raise ValueError(
             f"{name} is not a rotation matrix (R^T R != I or det R != 1 within tol={tol:g}); "
             f"{np.size(ok) - np.count_nonzero(ok)} of {np.size(ok)} fail, "
-            f"worst orthogonality error {np.max(orth):.3g}"
+            f"worst orthogonality error {np.max(orth):.3g}, worst |det R - 1| {np.max(det_err):.3g}"
+            + (" (a reflection: det R = -1)" if np.any(np.abs(det_err - 2.0) <= 0.1) else "")
         )
     return R
 
@@ -682,3 +691,188 @@ def interpolate_pose(
     T[..., :3, 3] = p
     T[..., 3, 3] = 1.0
     return T
+
+
+_QUAT_ORDERS = ("wxyz", "xyzw")
+#: Largest accepted ``| |q| - 1 |`` of :func:`matrix_from_quat`: a looser one would accept a quaternion that is
+#: not a rotation at all (``|q| = 0.9`` scales every vector by 0.81 before the normalisation hides it).
+MAX_QUAT_NORM_TOL = 1e-2
+
+
+def _to_wxyz(q, order):
+    return q if order == "wxyz" else q[..., [3, 0, 1, 2]]
+
+
+def _from_wxyz(q, order):
+    return q if order == "wxyz" else q[..., [1, 2, 3, 0]]
+
+
+def quat_from_matrix(R: ArrayLike, *, order: Literal["wxyz", "xyzw"], tol: float = ROTATION_TOL) -> np.ndarray:
+    """Rotation matrix to unit quaternion, with the scalar part ``w >= 0``.
+
+    ``q`` and ``-q`` give the same rotation (the double cover); this returns the one with ``w >= 0``
+    (Shepperd's method: accurate for every angle, including ``pi``, where the sign is arbitrary).
+
+    Parameters
+    ----------
+    R : array_like, shape (..., 3, 3)
+        Rotation matrices (body to world), checked within ``tol``.
+    order : {"wxyz", "xyzw"}
+        Component order of the result: scalar first (MuJoCo, Eigen's ``Quaterniond(w, x, y, z)``) or scalar
+        last (scipy ``Rotation.as_quat``, ROS arrays). Required: there is no safe default.
+    tol : float
+        Tolerance of the rotation check.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+        Unit quaternions, dimensionless.
+
+    Examples
+    --------
+    >>> quat_from_matrix(rotz(np.pi / 2), order="wxyz").round(6)
+    array([0.707107, 0.      , 0.      , 0.707107])
+    >>> quat_from_matrix(rotz(np.pi / 2), order="xyzw").round(6)
+    array([0.      , 0.      , 0.707107, 0.707107])
+    """
+    choice(order, "order", _QUAT_ORDERS)
+    R = _check_rotation(R, "R", _tol(tol))
+    return _from_wxyz(_quat_from_matrix(R), order)
+
+
+def _quat_wxyz(q, name, order):
+    q = as_array(q, name, trailing=(4,))
+    return _to_wxyz(q, order)
+
+
+def matrix_from_quat(q: ArrayLike, *, order: Literal["wxyz", "xyzw"], tol: float = ROTATION_TOL) -> np.ndarray:
+    """Unit quaternion to rotation matrix.
+
+    For ``q = w + x i + y j + z k`` with ``|q| = 1``::
+
+        R = [[1 - 2(y^2 + z^2), 2(x y - w z),     2(x z + w y)],
+             [2(x y + w z),     1 - 2(x^2 + z^2), 2(y z - w x)],
+             [2(x z - w y),     2(y z + w x),     1 - 2(x^2 + y^2)]]
+
+    ``q`` and ``-q`` give the same ``R``. The input is divided by its norm after the check, so float32 sensor
+    output (``| |q| - 1 |`` about 1e-7) is accepted with the default ``tol``.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        Unit quaternions in the component order ``order``.
+    order : {"wxyz", "xyzw"}
+        Scalar first (MuJoCo, Eigen's constructor) or scalar last (scipy ``as_quat``, ROS arrays). Required.
+    tol : float
+        Accepted ``| |q| - 1 |``, in ``(0, 1e-2]``; a low-resolution sensor may need ``1e-3``.
+
+    Returns
+    -------
+    ndarray, shape (..., 3, 3)
+
+    Raises
+    ------
+    ValueError
+        If ``order`` is not one of the two names, ``q`` has the wrong shape, is not finite, or is not unit
+        within ``tol`` (the zero quaternion included).
+
+    Examples
+    --------
+    >>> np.allclose(matrix_from_quat([np.cos(0.25), 0, 0, np.sin(0.25)], order="wxyz"), rotz(0.5))
+    True
+    >>> matrix_from_quat([0, 0, 0, 2.0], order="wxyz")
+    Traceback (most recent call last):
+    ...
+    ValueError: q is not a unit quaternion: 1 of 1 have | |q| - 1 | > tol=1e-06, worst 1
+    """
+    choice(order, "order", _QUAT_ORDERS)
+    tol = tolerance(tol, "tol", max=MAX_QUAT_NORM_TOL)
+    q = _quat_wxyz(q, "q", order)
+    n = np.linalg.norm(q, axis=-1)
+    bad = ~(np.abs(n - 1.0) <= tol)
+    if np.any(bad):
+        raise ValueError(
+            f"q is not a unit quaternion: {np.count_nonzero(bad)} of {np.size(bad)} have | |q| - 1 | > "
+            f"tol={tol:g}, worst {np.max(np.abs(n - 1.0)):.3g}"
+        )
+    w, x, y, z = np.moveaxis(q / n[..., None], -1, 0)
+    R = np.stack(
+        [
+            1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+        ],
+        axis=-1,
+    )  # fmt: skip
+    return R.reshape(q.shape[:-1] + (3, 3))
+
+
+def quat_multiply(p: ArrayLike, q: ArrayLike, *, order: Literal["wxyz", "xyzw"]) -> np.ndarray:
+    """Hamilton product ``p q``; for unit quaternions ``R(p q) = R(p) @ R(q)``.
+
+    ``(pw + pv)(qw + qv) = pw qw - pv . qv + pw qv + qw pv + pv x qv``. Inputs need not be unit; the
+    product is returned in the same component order as the inputs.
+
+    Parameters
+    ----------
+    p, q : array_like, shape (..., 4)
+        Quaternions in the order ``order``; leading axes broadcast.
+    order : {"wxyz", "xyzw"}
+        Component order of both inputs and of the result. Required.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> i, j = [0, 1.0, 0, 0], [0, 0, 1.0, 0]
+    >>> quat_multiply(i, j, order="wxyz")  # i j = k
+    array([0., 0., 0., 1.])
+    >>> quat_multiply(j, i, order="wxyz")  # j i = -k
+    array([ 0.,  0.,  0., -1.])
+    """
+    choice(order, "order", _QUAT_ORDERS)
+    a = _quat_wxyz(p, "p", order)
+    b = _quat_wxyz(q, "q", order)
+    a, b = broadcast([a, b], ("p", "q"))
+    aw, av = a[..., 0], a[..., 1:]
+    bw, bv = b[..., 0], b[..., 1:]
+    w = aw * bw - np.sum(av * bv, axis=-1)
+    v = aw[..., None] * bv + bw[..., None] * av + np.cross(av, bv)
+    return _from_wxyz(np.concatenate([w[..., None], v], axis=-1), order)
+
+
+def adjoint(T: ArrayLike, *, tol: float = ROTATION_TOL) -> np.ndarray:
+    """Adjoint ``Ad_T`` (6 x 6) of a rigid transform, acting on twists ``xi = [v, omega]``.
+
+    ``Ad_T = [[R, [p] R], [0, R]]`` for ``T = [[R, p], [0, 1]]``. It maps a twist written in frame {b} to the
+    same motion written in frame {a} when ``T = T_ab``: ``T exp([xi]) T^-1 = exp([Ad_T xi])``, and
+    ``Ad_{T1 T2} = Ad_{T1} Ad_{T2}``, ``Ad_{T^-1} = (Ad_T)^-1``. Units: ``v`` in m/s (or m), ``omega`` in
+    rad/s (or rad).
+
+    Parameters
+    ----------
+    T : array_like, shape (..., 4, 4)
+        Rigid transforms (bottom row and rotation block checked within ``tol``).
+    tol : float
+        Tolerance of the transform check.
+
+    Returns
+    -------
+    ndarray, shape (..., 6, 6)
+
+    Examples
+    --------
+    >>> T = make_transform(rotz(0.3), [1.0, 2.0, 0.5])
+    >>> xi = np.array([0.1, -0.2, 0.3, 0.4, 0.5, -0.6])
+    >>> np.allclose(T @ se3_exp(xi) @ transform_inverse(T), se3_exp(adjoint(T) @ xi))
+    True
+    """
+    T = _check_transform(T, "T", tol)
+    R, p = T[..., :3, :3], T[..., :3, 3]
+    Ad = np.zeros(T.shape[:-2] + (6, 6))
+    Ad[..., :3, :3] = R
+    Ad[..., 3:, 3:] = R
+    Ad[..., :3, 3:] = hat(p) @ R
+    return Ad

@@ -326,6 +326,13 @@ PUBLIC = {
     "se3_exp": (tf.se3_exp, [np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])]),
     "se3_log": (tf.se3_log, [_T]),
     "interpolate_pose": (tf.interpolate_pose, [np.eye(4), _T, np.array([0.0, 0.5])]),
+    "quat_from_matrix": (lambda R: tf.quat_from_matrix(R, order="xyzw"), [tf.rotx(0.2)]),
+    "matrix_from_quat": (lambda q: tf.matrix_from_quat(q, order="wxyz"), [np.array([0.5, 0.5, 0.5, 0.5])]),
+    "quat_multiply": (
+        lambda p, q: tf.quat_multiply(p, q, order="wxyz"),
+        [np.array([0.5, 0.5, 0.5, 0.5]), np.array([1.0, 0.0, 0.0, 0.0])],
+    ),
+    "adjoint": (tf.adjoint, [_T]),
 }
 
 
@@ -474,3 +481,149 @@ def test_interpolation_and_distance_keep_their_internal_slack():
     assert float(tf.rotation_distance(R, R, tol=1e-2)) < 1e-2
     with pytest.raises(ValueError, match="name must be a string"):
         tf.check_rotation(np.eye(3), 3.0)
+
+
+# ---------------------------------------------------------------- quaternions (both component orders) and the adjoint
+unit4 = (
+    arrays(float, 4, elements=st.floats(-1, 1))
+    .filter(lambda q: np.linalg.norm(q) > 0.1)
+    .map(lambda q: q / np.linalg.norm(q))
+)
+
+
+@pytest.mark.parametrize("order", ["wxyz", "xyzw"])
+def test_quaternions_match_scipy_in_both_orders(order):
+    R = random_rotations(500)
+    q = tf.quat_from_matrix(R, order=order)
+    assert q.shape == (500, 4)
+    ref = Rotation.from_matrix(R).as_quat(canonical=False, scalar_first=(order == "wxyz"))
+    w = q[:, 0] if order == "wxyz" else q[:, 3]
+    assert np.all(w >= 0)
+    sign = np.sign(np.sum(q * ref, axis=1))[:, None]  # scipy may return -q: the same rotation
+    np.testing.assert_allclose(q, sign * ref, atol=1e-14)
+    np.testing.assert_allclose(tf.matrix_from_quat(q, order=order), R, atol=1e-14)
+    np.testing.assert_allclose(
+        tf.matrix_from_quat(ref, order=order),
+        Rotation.from_quat(ref, scalar_first=(order == "wxyz")).as_matrix(),
+        atol=1e-14,
+    )
+
+
+def test_quaternions_match_mujoco_scalar_first():
+    mujoco = pytest.importorskip("mujoco")
+    R = random_rotations(50)
+    for Ri in R:
+        q_mj = np.zeros(4)
+        mujoco.mju_mat2Quat(q_mj, Ri.reshape(-1).copy())
+        q = tf.quat_from_matrix(Ri, order="wxyz")
+        np.testing.assert_allclose(q, np.sign(q @ q_mj) * q_mj, atol=1e-14)
+        M = np.zeros(9)
+        mujoco.mju_quat2Mat(M, q)
+        np.testing.assert_allclose(tf.matrix_from_quat(q, order="wxyz"), M.reshape(3, 3), atol=1e-15)
+
+
+@given(unit4, unit4)
+@settings(deadline=None)
+def test_hamilton_product_is_the_matrix_product(p, q):
+    for order in ("wxyz", "xyzw"):
+        pp, qq = (p, q) if order == "wxyz" else (p[[1, 2, 3, 0]], q[[1, 2, 3, 0]])
+        pq = tf.quat_multiply(pp, qq, order=order)
+        np.testing.assert_allclose(np.linalg.norm(pq), 1.0, atol=1e-14)
+        np.testing.assert_allclose(
+            tf.matrix_from_quat(pq, order=order),
+            tf.matrix_from_quat(pp, order=order) @ tf.matrix_from_quat(qq, order=order),
+            atol=1e-14,
+        )
+
+
+@given(unit4)
+@settings(deadline=None)
+def test_double_cover_and_round_trip(q):
+    R = tf.matrix_from_quat(q, order="wxyz")
+    np.testing.assert_array_equal(R, tf.matrix_from_quat(-q, order="wxyz"))
+    back = tf.quat_from_matrix(R, order="wxyz")
+    np.testing.assert_allclose(back, np.sign(back @ q) * q, atol=1e-13)
+
+
+def test_quat_multiply_units_and_batch():
+    one = np.array([1.0, 0, 0, 0])
+    i, j, k = np.eye(4)[1:]
+    np.testing.assert_array_equal(tf.quat_multiply(i, j, order="wxyz"), k)
+    np.testing.assert_array_equal(tf.quat_multiply(i, i, order="wxyz"), -one)
+    np.testing.assert_array_equal(tf.quat_multiply(i[[1, 2, 3, 0]], j[[1, 2, 3, 0]], order="xyzw"), k[[1, 2, 3, 0]])
+    q = tf.quat_from_matrix(random_rotations(7), order="wxyz")
+    assert tf.quat_multiply(q, one, order="wxyz").shape == (7, 4)
+    np.testing.assert_array_equal(tf.quat_multiply(q, one, order="wxyz"), q)
+
+
+def test_swapped_order_is_a_different_rotation_near_identity():
+    # the classic slip: scipy's [x, y, z, w] read as [w, x, y, z]; near the identity it is a half-turn
+    q_xyzw = tf.quat_from_matrix(tf.rotx(0.01), order="xyzw")
+    assert tf.rotation_distance(tf.matrix_from_quat(q_xyzw, order="wxyz"), tf.rotx(0.01)) > 3.0
+
+
+def test_float32_sensor_quaternion_accepted_and_normalised():
+    q = np.float32([0.7071068, 0.0, 0.0, 0.7071068])
+    R = tf.matrix_from_quat(q, order="wxyz")
+    assert tf.is_rotation(R, tol=1e-14)
+
+
+def test_adjoint_maps_twists_between_frames():
+    T = tf.make_transform(random_rotations(20), rng.normal(size=(20, 3)))
+    xi = rng.normal(size=(20, 6))
+    lhs = T @ tf.se3_exp(xi) @ tf.transform_inverse(T)
+    np.testing.assert_allclose(lhs, tf.se3_exp((tf.adjoint(T) @ xi[..., None])[..., 0]), atol=1e-12)
+    Ad = tf.adjoint(T)
+    np.testing.assert_allclose(tf.adjoint(tf.transform_inverse(T)), np.linalg.inv(Ad), atol=1e-12)
+    np.testing.assert_allclose(tf.adjoint(T[:-1] @ T[1:]), Ad[:-1] @ Ad[1:], atol=1e-12)
+    np.testing.assert_array_equal(tf.adjoint(np.eye(4)), np.eye(6))
+
+
+@given(vec3, arrays(float, 6, elements=st.floats(-3, 3)), vec3)
+@settings(deadline=None)
+def test_adjoint_conjugation_property(w, xi, p):
+    T = tf.make_transform(tf.so3_exp(w), p)
+    hat6 = lambda x: np.block([[tf.hat(x[3:]), x[:3, None]], [np.zeros((1, 4))]])  # noqa: E731
+    np.testing.assert_allclose(
+        T @ hat6(xi) @ tf.transform_inverse(T), hat6(tf.adjoint(T) @ xi), atol=1e-12 * (1 + np.abs(p).max()) ** 2
+    )
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: tf.quat_from_matrix(np.eye(3), order="wxyz "), "order"),
+        (lambda: tf.quat_from_matrix(np.eye(3), order="scalar_first"), "order"),
+        (lambda: tf.matrix_from_quat([1.0, 0, 0, 0], order="WXYZ"), "order"),
+        (lambda: tf.quat_multiply([1.0, 0, 0, 0], [1.0, 0, 0, 0], order=None), "order"),
+        (lambda: tf.matrix_from_quat([0.0, 0, 0, 0], order="wxyz"), "q is not a unit quaternion"),
+        (lambda: tf.matrix_from_quat([1.0, 0, 0, 0.01], order="xyzw"), "q is not a unit quaternion"),
+        (lambda: tf.matrix_from_quat([1.0, 0, 0, 0], order="wxyz", tol=0.5), "tol"),
+        (lambda: tf.matrix_from_quat([1.0, 0, 0], order="wxyz"), "q .*shape"),
+        (lambda: tf.quat_multiply([1.0, 0, 0, 0], [1.0, 0, 0], order="wxyz"), "q .*shape"),
+        (lambda: tf.quat_from_matrix(np.diag([1.0, 1.0, -1.0]), order="wxyz"), "R is not a rotation"),
+        (lambda: tf.adjoint(2 * np.eye(4)), "T is not|T\\[..., :3, :3\\] is not"),
+        (lambda: tf.adjoint(np.eye(3)), "T .*shape"),
+    ],
+)
+def test_quaternion_and_adjoint_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_order_is_required():
+    with pytest.raises(TypeError, match="order"):
+        tf.quat_from_matrix(np.eye(3))  # no default: the caller must say which convention
+    with pytest.raises(TypeError, match="order"):
+        tf.matrix_from_quat([1.0, 0, 0, 0])
+
+
+def test_quat_multiply_names_p_and_q_when_batches_do_not_broadcast():
+    with pytest.raises(ValueError, match="p and q must broadcast together"):
+        tf.quat_multiply(np.tile([1.0, 0, 0, 0], (2, 1)), np.tile([1.0, 0, 0, 0], (3, 1)), order="wxyz")
+
+
+def test_a_reflection_is_named_by_its_determinant():
+    # orthogonal but det -1: the orthogonality error is 0, so the message must report the determinant
+    with pytest.raises(ValueError, match=r"worst \|det R - 1\| 2 \(a reflection: det R = -1\)"):
+        tf.quat_from_matrix(np.diag([1.0, 1.0, -1.0]), order="wxyz")

@@ -54,6 +54,14 @@ __all__ = [
     "integral_square",
     "capsule_sphere_distance",
     "barrier_penalty",
+    "cubic_coeffs",
+    "plan_cubic",
+    "SwitchProfile",
+    "trapezoidal",
+    "s_curve",
+    "weighted_objective",
+    "pareto_mask",
+    "via_blend",
 ]
 
 LIMIT_KINDS = ("velocity", "acceleration", "jerk")
@@ -90,6 +98,23 @@ def _flag(value, name):
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
     return bool(value)
+
+
+def _real(value, name, *, finite=True):
+    """``as_array`` that also refuses bools (True is not 1 s or 1 rad/s), as :func:`weighted_objective` does."""
+    a = as_array(value, name, finite=finite)  # refuses ragged, complex, strings first
+    if isinstance(value, (bool, np.bool_)) or np.asarray(value).dtype == bool:
+        raise ValueError(f"{name} must be a real number or array, not a bool; got {value!r}")
+    return a
+
+
+def _broadcast(**arrays):
+    """Broadcast named arrays together; a mismatch names every argument and its shape."""
+    try:
+        return np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
+        raise ValueError(f"{', '.join(arrays)} must broadcast together; got shapes {shapes}") from None
 
 
 def _grid_budget(samples, n, name):
@@ -840,6 +865,10 @@ def check_limits(
     tol: float = 1e-9,
 ) -> LimitReport:
     """Check per-joint velocity, acceleration and jerk limits on a dense grid.
+
+    The grid covers segment interiors and both one-sided values at each join; a step of the acceleration at a
+    join (a C1 cubic plan, see :func:`plan_cubic`) is an impulse of jerk that no grid sees, so check
+    ``traj.join_jumps()[:, 2]`` as well when a jerk limit matters.
 
     Parameters
     ----------
@@ -1666,3 +1695,575 @@ def barrier_penalty(
     si = np.where(inside, s, 1.0)
     f = -np.log(si) + si - 1.0 if kind == "log" else 1.0 / si + si - 2.0
     return np.where(s <= 0, np.inf, np.where(inside, f, 0.0))
+
+
+# --------------------------------------------------------------------------- cubic segments
+def cubic_coeffs(q0: ArrayLike, qf: ArrayLike, T: ArrayLike, *, v0: ArrayLike = 0.0, vf: ArrayLike = 0.0) -> np.ndarray:
+    """Cubic segment from ``(q0, v0)`` to ``(qf, vf)`` in time ``T``, coefficients lowest order first.
+
+    With ``h = qf - q0``: ``c0 = q0``, ``c1 = v0``, ``c2 = (3h - (2 v0 + vf) T) / T^2``,
+    ``c3 = (-2h + (v0 + vf) T) / T^3``. Four boundary values only: the accelerations at the ends are what they
+    come out as (a rest-to-rest cubic starts with ``6h / T^2``, an acceleration step from rest).
+
+    Parameters
+    ----------
+    q0, qf : array_like
+        Start and end positions (rad); broadcast together with ``T``, ``v0``, ``vf``.
+    T : array_like
+        Durations in s, > 0.
+    v0, vf : array_like
+        End velocities in rad/s.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+        Coefficients in local time ``tau in [0, T]``, lowest order first.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or bool input, ``T <= 0``, shapes that do not broadcast (the message names them), or a ``T`` so
+        short that the coefficients overflow.
+
+    Examples
+    --------
+    >>> cubic_coeffs(0.0, 1.0, 1.0)  # rest to rest: 3 tau^2 - 2 tau^3
+    array([ 0.,  0.,  3., -2.])
+    """
+    q0, qf, T, v0, vf = (_real(x, n) for x, n in ((q0, "q0"), (qf, "qf"), (T, "T"), (v0, "v0"), (vf, "vf")))
+    if np.any(T <= 0):
+        raise ValueError(f"T must be > 0 (segment durations in s), got {T}")
+    q0, qf, T, v0, vf = _broadcast(q0=q0, qf=qf, T=T, v0=v0, vf=vf)
+    h = qf - q0
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # overflow is reported below, by name
+        c = np.stack([q0, v0, (3 * h - (2 * v0 + vf) * T) / T**2, (-2 * h + (v0 + vf) * T) / T**3], axis=-1)
+    if not np.all(np.isfinite(c)):
+        k = tuple(int(i) for i in np.argwhere(~np.isfinite(c).all(axis=-1))[0])
+        raise ValueError(
+            f"T is too short for these boundary values: the cubic's coefficients overflow (T = {float(T[k])!r} s "
+            f"at index {k}; they scale like 1/T^3)"
+        )
+    return c
+
+
+def plan_cubic(
+    waypoints: ArrayLike,
+    times: ArrayLike,
+    *,
+    via: Literal["heuristic", "stop", "spline"] | ArrayLike = "heuristic",
+    v0: ArrayLike | None = None,
+    vf: ArrayLike | None = None,
+) -> PiecewiseQuintic:
+    """Piecewise-cubic trajectory through joint waypoints with continuous position and velocity.
+
+    Each segment is a :func:`cubic_coeffs` cubic (stored as a quintic with ``c4 = c5 = 0``, so every tool of
+    :class:`PiecewiseQuintic` applies). Neighbours share the via velocity, so the plan is C1; the acceleration
+    jumps at a via point unless ``via="spline"``, which takes the velocities of the C2 cubic spline with clamped
+    ends ``v0, vf`` (then the plan *is* that spline).
+
+    Parameters
+    ----------
+    waypoints : array_like, shape (K+1, n)
+        Joint positions (rad).
+    times : array_like, shape (K+1,)
+        Strictly increasing waypoint times (s).
+    via : {"heuristic", "stop", "spline"} or array_like, shape (K+1, n)
+        Via-point velocities: the textbook rule (mean of the adjacent slopes when they have the same sign, else 0),
+        rest, the clamped C2 spline, or given values in rad/s (their first and last rows are the end velocities).
+    v0, vf : array_like, shape () or (n,), optional
+        End velocities (rad/s) for the named rules; default 0 (rest). Refused with given ``via`` velocities,
+        whose first and last rows already are the end velocities.
+
+    Returns
+    -------
+    PiecewiseQuintic
+
+    Raises
+    ------
+    ValueError
+        Bad waypoints or times, ``v0`` / ``vf`` of a wrong shape or given together with ``via`` velocities, or
+        ``times`` so close that a segment's cubic overflows (the message names ``times``).
+
+    Examples
+    --------
+    >>> tr = plan_cubic([[0.0], [1.0], [3.0]], [0.0, 1.0, 2.0])
+    >>> tr.evaluate([1.0])[1].round(12)  # heuristic: the mean of the slopes 1 and 2
+    array([[1.5]])
+    >>> bool(abs(tr.join_jumps()[0, 2, 0]) > 0)  # C1 only: the acceleration jumps
+    True
+    """
+    wp = _waypoints(waypoints)
+    t = _times(times)
+    if t.size != wp.shape[0]:
+        raise ValueError(f"times must have one entry per waypoint ({wp.shape[0]}), got {t.size}")
+    n = wp.shape[1]
+    T = np.diff(t)
+    if isinstance(via, str):
+        mode = choice(via, "via", ("heuristic", "stop", "spline"))
+        V = np.zeros_like(wp)
+        for row, x, name in ((0, v0, "v0"), (-1, vf, "vf")):
+            x = _real(0.0 if x is None else x, name)
+            if x.shape not in ((), (n,)):
+                raise ValueError(f"{name} must be a scalar or have shape ({n},) (one per joint), got {x.shape}")
+            V[row] = x
+        if mode == "heuristic":
+            m = np.diff(wp, axis=0) / T[:, None]
+            same = np.sign(m[:-1]) * np.sign(m[1:]) > 0
+            V[1:-1] = np.where(same, 0.5 * (m[:-1] + m[1:]), 0.0)
+        elif mode == "spline":
+            V = CubicSpline(t, wp, axis=0, bc_type=((1, V[0]), (1, V[-1])))(t, 1)
+        label = f"cubic-{mode}"
+    else:
+        if v0 is not None or vf is not None:
+            raise ValueError(
+                "v0 and vf are only for the named via rules; with given via velocities the end velocities are "
+                "via[0] and via[-1]"
+            )
+        V = _real(via, "via")
+        if V.shape != wp.shape:
+            raise ValueError(f"via velocities must have the waypoints' shape {wp.shape}, got {V.shape}")
+        label = "cubic-given"
+    try:
+        c = cubic_coeffs(wp[:-1], wp[1:], T[:, None], v0=V[:-1], vf=V[1:])
+    except ValueError as exc:
+        if "too short" not in str(exc):
+            raise
+        k = int(np.argmin(T))
+        raise ValueError(
+            f"times are too close: segment {k} lasts {float(T[k])!r} s and its cubic's coefficients overflow (1/T^3)"
+        ) from None
+    return PiecewiseQuintic(t, np.concatenate([c, np.zeros(c.shape[:-1] + (2,))], axis=-1), via=label)
+
+
+# --------------------------------------------------------------------------- trapezoidal and S-curve profiles
+@dataclass(frozen=True)
+class SwitchProfile:
+    """A rest-to-rest point-to-point profile made of polynomial phases (trapezoidal or S-curve), batched.
+
+    Attributes
+    ----------
+    breaks : ndarray, shape (..., m+1)
+        Switch times in s, from 0 to the duration (phases may have zero length).
+    coeffs : ndarray, shape (..., m, 4)
+        Position cubic of every phase in local time, lowest order first.
+    kind : str
+        ``"trapezoidal"`` (m = 3: accelerate, cruise, brake) or ``"s-curve"`` (m = 7 jerk phases).
+    peak : ndarray, shape (..., 3)
+        Reached peak velocity, acceleration and jerk magnitudes (jerk inf for trapezoidal: the
+        acceleration steps).
+
+    Examples
+    --------
+    >>> p = trapezoidal(0.0, 1.0, vmax=1.0, amax=2.0)
+    >>> float(p.duration), p.breaks.round(3).tolist()
+    (1.5, [0.0, 0.5, 1.0, 1.5])
+    """
+
+    breaks: np.ndarray
+    coeffs: np.ndarray
+    kind: str
+    peak: np.ndarray
+
+    @property
+    def duration(self) -> np.ndarray:
+        """Duration in s, shape (...)."""
+        return self.breaks[..., -1]
+
+    @property
+    def switch_times(self) -> np.ndarray:
+        """Interior switch times, shape (..., m-1)."""
+        return self.breaks[..., 1:-1]
+
+    def evaluate(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Position, velocity, acceleration and jerk at times ``t``; shape ``t.shape + batch shape``.
+
+        Times before 0 hold the start at rest, times after the duration the end at rest. At a switch time the
+        phase that starts there is used.
+        """
+        t = as_array(t, "t")
+        bshape = self.breaks.shape[:-1]
+        tt = t.reshape(t.shape + (1,) * len(bshape))
+        b = self.breaks
+        m = b.shape[-1] - 1
+        k = np.zeros(np.broadcast_shapes(tt.shape, bshape), dtype=int)
+        for i in range(1, m):
+            k = k + (tt >= b[..., i])
+        start = np.take_along_axis(np.broadcast_to(b[..., :-1], k.shape + (m,)), k[..., None], -1)[..., 0]
+        c = np.take_along_axis(np.broadcast_to(self.coeffs, k.shape + (m, 4)), k[..., None, None], -2)[..., 0, :]
+        end = np.broadcast_to(b[..., -1], k.shape)
+        tau = np.clip(np.minimum(tt, end) - start, 0.0, None)
+        out = [_horner(_deriv_coeffs(c, d), tau) for d in range(4)]
+        after, before = tt > end, tt < 0
+        qf = _horner(self.coeffs[..., -1, :], self.breaks[..., -1] - self.breaks[..., -2])
+        out[0] = np.where(after, qf, np.where(before, self.coeffs[..., 0, 0], out[0]))
+        for d in (1, 2, 3):
+            out[d] = np.where(after | before, 0.0, out[d])
+        return tuple(out)
+
+    def join_jumps(self) -> np.ndarray:
+        """Jumps (right minus left) of q, q', q'', q''' at the m-1 interior switch times, shape (..., m-1, 4).
+
+        Coincident switch times (zero-length phases between them) are merged: each of them reports the whole jump
+        at that time, from the last phase of positive length ending there to the first one starting there (the
+        rest before 0 or after the end if there is none). So a triangular trapezoid's acceleration steps by
+        ``2 amax`` at its single switch time, reported at both coincident breaks.
+        """
+        c, d = self.coeffs, np.diff(self.breaks, axis=-1)  # (..., m, 4), (..., m)
+        m = d.shape[-1]
+        rest0 = np.zeros(c.shape[:-2] + (1, 4))
+        rest0[..., 0, 0] = c[..., 0, 0]
+        rest1 = np.zeros(c.shape[:-2] + (1, 4))
+        rest1[..., 0, 0] = _horner(c[..., -1, :], d[..., -1])
+        end = np.stack([_horner(_deriv_coeffs(c, o), d) for o in range(4)], axis=-1)  # value at each phase end
+        start = np.stack([_deriv_coeffs(c, o)[..., 0] for o in range(4)], axis=-1)
+        E = np.concatenate([rest0, end], axis=-2)  # index 0: rest at q0; p + 1: end of phase p
+        S = np.concatenate([start, rest1], axis=-2)  # index p: start of phase p; m: rest at the end
+        idx = np.arange(m)
+        d = np.where(d > 1e-12 * self.breaks[..., -1:], d, 0.0)  # rounding leaves some empty phases at ~1e-16 s
+        li = np.maximum.accumulate(np.where(d > 0, idx + 1, 0), axis=-1)[..., :-1]  # left of break i (1..m-1)
+        ri = np.flip(np.minimum.accumulate(np.flip(np.where(d > 0, idx, m), -1), axis=-1), -1)[..., 1:]
+        left = np.take_along_axis(E, li[..., None], axis=-2)
+        right = np.take_along_axis(S, ri[..., None], axis=-2)
+        return right - left
+
+
+def _profile_limit(x, name, *, allow_inf):
+    a = _real(x, name, finite=False)
+    if np.any(np.isnan(a)) or np.any(a <= 0):
+        raise ValueError(f"{name} must be > 0{' (inf = unlimited)' if allow_inf else ''}; got {a}")
+    if not allow_inf and np.any(np.isinf(a)):
+        raise ValueError(f"{name} must be finite for this profile; got {a}")
+    if np.any(a < MIN_LIMIT):
+        raise ValueError(f"{name} must be at least MIN_LIMIT = {MIN_LIMIT:g}; got {a}")
+    return a
+
+
+def _phases(q0, sign, durations, a_start, jerk):
+    """Integrate phases of constant jerk from rest at q0: coefficients (..., m, 4) and breaks (..., m+1)."""
+    m = durations.shape[-1]
+    q, v = q0, np.zeros_like(q0)
+    coeffs = []
+    for i in range(m):
+        d, a, j = durations[..., i], a_start[..., i], jerk[..., i]
+        coeffs.append(np.stack([q, sign * v, sign * a / 2, sign * j / 6], axis=-1))
+        q = q + sign * (v * d + a * d**2 / 2 + j * d**3 / 6)
+        v = v + a * d + j * d**2 / 2
+    breaks = np.concatenate([np.zeros(durations.shape[:-1] + (1,)), np.cumsum(durations, axis=-1)], axis=-1)
+    return breaks, np.stack(coeffs, axis=-2)
+
+
+def trapezoidal(
+    q0: ArrayLike, qf: ArrayLike, *, vmax: ArrayLike, amax: ArrayLike, T: ArrayLike | None = None
+) -> SwitchProfile:
+    """Trapezoidal velocity profile (LSPB: linear segment with parabolic blends), rest to rest.
+
+    Accelerate at ``amax`` for ``tb``, cruise at ``v``, brake at ``amax`` for ``tb``. Without ``T`` the move is
+    the shortest one: ``v = vmax``, ``tb = vmax / amax``, ``T = |h| / vmax + vmax / amax`` when
+    ``|h| >= vmax^2 / amax``, else triangular with ``tb = sqrt(|h| / amax)`` (``h = qf - q0``). With ``T`` (for
+    example the slowest joint's time, to synchronise joints) the blend acceleration stays ``amax`` and the cruise
+    velocity is the smaller root ``v = (amax T - sqrt(amax^2 T^2 - 4 amax |h|)) / 2``, so ``tb = v / amax``.
+    The position and velocity are continuous; the acceleration steps at the switch times (unbounded jerk).
+
+    Parameters
+    ----------
+    q0, qf : array_like
+        Start and end positions (rad); broadcast with the limits and ``T`` (one profile per element).
+    vmax : array_like
+        Velocity limit (rad/s), > 0; inf allowed (then always triangular).
+    amax : array_like
+        Acceleration limit (rad/s^2), > 0 and finite.
+    T : array_like, optional
+        Prescribed duration (s); must be at least the shortest duration under ``vmax`` and ``amax``.
+
+    Returns
+    -------
+    SwitchProfile
+        ``kind="trapezoidal"``, three phases; ``peak`` = (v, amax, inf) (zeros for a zero move, which with ``T``
+        given rests for the whole ``T``).
+
+    Raises
+    ------
+    ValueError
+        A limit <= 0, NaN or below ``MIN_LIMIT``; ``amax`` infinite; ``T`` <= 0 or too short for the distance;
+        bools; shapes that do not broadcast (the message names q0, qf, vmax, amax, T).
+
+    Examples
+    --------
+    >>> p = trapezoidal(0.0, [0.5, 2.0], vmax=1.0, amax=2.0)
+    >>> p.duration.round(4).tolist()  # triangular, then with a cruise phase
+    [1.0, 2.5]
+    >>> trapezoidal(0.0, 2.0, vmax=1.0, amax=2.0, T=3.0).peak[0].round(4)  # cruise velocity for T = 3 s
+    np.float64(0.7639)
+    """
+    q0, qf = _real(q0, "q0"), _real(qf, "qf")
+    V = _profile_limit(vmax, "vmax", allow_inf=True)
+    A = _profile_limit(amax, "amax", allow_inf=False)
+    if T is not None:
+        T = _real(T, "T")
+        q0, qf, V, A, T = _broadcast(q0=q0, qf=qf, vmax=V, amax=A, T=T)
+    else:
+        q0, qf, V, A = _broadcast(q0=q0, qf=qf, vmax=V, amax=A)
+    h = np.abs(qf - q0)
+    sign = np.where(qf >= q0, 1.0, -1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cruise = h >= V**2 / A
+        t_min = np.where(cruise, h / V + V / A, 2 * np.sqrt(h / A))
+        if T is None:
+            v = np.where(cruise, V, np.sqrt(h * A))
+        else:
+            if np.any(T <= 0):
+                raise ValueError(f"T must be > 0 (s), got {T}")
+            short = T < t_min * (1 - 1e-12)
+            if np.any(short):
+                i = np.flatnonzero(short.ravel())[0]
+                raise ValueError(
+                    f"T = {T.ravel()[i]:.6g} s is too short for the distance |qf - q0| = {h.ravel()[i]:.6g} under "
+                    f"vmax = {V.ravel()[i]:.6g}, amax = {A.ravel()[i]:.6g}: the shortest is {t_min.ravel()[i]:.6g} s"
+                )
+            disc = np.clip(A**2 * T**2 - 4 * A * h, 0.0, None)
+            v = np.minimum((A * T - np.sqrt(disc)) / 2, V)
+        tb = np.where(h > 0, v / A, 0.0)
+        tc = np.where(h > 0, np.maximum(h / np.where(v > 0, v, 1.0) - tb, 0.0), 0.0)
+        if T is not None:  # a zero move holds still for the whole T, so synchronised joints share one duration
+            tc = np.where(h > 0, tc, T)
+    z = np.zeros_like(h)
+    breaks, coeffs = _phases(
+        q0, sign, np.stack([tb, tc, tb], -1), np.stack([A, z, -A], -1) * (h > 0)[..., None], np.zeros(h.shape + (3,))
+    )
+    peak = np.stack([v, np.where(h > 0, A, 0.0), np.where(h > 0, np.inf, 0.0)], axis=-1)
+    return SwitchProfile(breaks, coeffs, "trapezoidal", peak)
+
+
+def s_curve(q0: ArrayLike, qf: ArrayLike, *, vmax: ArrayLike, amax: ArrayLike, jmax: ArrayLike) -> SwitchProfile:
+    """Shortest jerk-limited (7-phase, "S-curve") rest-to-rest profile.
+
+    Jerk ``+j, 0, -j`` raises the acceleration to ``a_p`` and back to 0 (duration ``Ta = 2 Tj + Tac``, velocity
+    reached ``v = a_p (Tj + Tac)``), then a cruise of ``Tv``, then the mirror image. The accelerating half covers
+    ``v Ta / 2`` (the velocity curve is point-symmetric about its midpoint). Three cases, from long to short
+    moves (``h = |qf - q0|``):
+
+    * ``vmax`` reached: ``Tj = amax / jmax``, ``Tac = vmax / amax - Tj`` if ``vmax jmax >= amax^2``, else
+      ``Tj = sqrt(vmax / jmax)``, ``Tac = 0``; ``Tv = h / vmax - Ta``, needs ``h >= vmax Ta``;
+    * ``amax`` reached, no cruise: ``Tj = amax / jmax``, ``v = amax (sqrt(Tj^2 + 4 h / amax) - Tj) / 2`` (root of
+      ``v^2 / amax + v Tj = h``), needs ``h >= 2 amax^3 / jmax^2``;
+    * neither: ``Tj = (h / (2 jmax))^(1/3)``, ``Tac = Tv = 0``.
+
+    Position, velocity and acceleration are continuous; the jerk is piecewise constant, ``|q'''| <= jmax``.
+
+    Parameters
+    ----------
+    q0, qf : array_like
+        Start and end positions (rad), broadcast with the limits (one profile per element).
+    vmax, amax : array_like
+        Velocity (rad/s) and acceleration (rad/s^2) limits, > 0; inf allowed.
+    jmax : array_like
+        Jerk limit (rad/s^3), > 0 and finite.
+
+    Returns
+    -------
+    SwitchProfile
+        ``kind="s-curve"``, seven phases (some of zero length); ``peak`` = (v, a_p, jmax).
+
+    Raises
+    ------
+    ValueError
+        A limit <= 0, NaN or below ``MIN_LIMIT``; ``jmax`` infinite.
+
+    Examples
+    --------
+    >>> p = s_curve(0.0, 1.0, vmax=1.0, amax=2.0, jmax=10.0)
+    >>> np.diff(p.breaks).round(3).tolist()  # Tj, Tac, Tj, Tv, Tj, Tac, Tj
+    [0.2, 0.3, 0.2, 0.3, 0.2, 0.3, 0.2]
+    >>> float(p.duration.round(6))
+    1.7
+    """
+    q0, qf = _real(q0, "q0"), _real(qf, "qf")
+    V = _profile_limit(vmax, "vmax", allow_inf=True)
+    A = _profile_limit(amax, "amax", allow_inf=True)
+    J = _profile_limit(jmax, "jmax", allow_inf=False)
+    q0, qf, V, A, J = _broadcast(q0=q0, qf=qf, vmax=V, amax=A, jmax=J)
+    h = np.abs(qf - q0)
+    sign = np.where(qf >= q0, 1.0, -1.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        a_lim = V * J >= A**2  # amax is reached on the way to vmax
+        Tj1 = np.where(a_lim, A / J, np.sqrt(V / J))
+        Tac1 = np.where(a_lim, V / A - A / J, 0.0)
+        case1 = h >= V * (2 * Tj1 + Tac1)  # vmax reached
+        case2 = ~case1 & (h >= 2 * A**3 / J**2)  # amax reached, no cruise
+        Tj2 = A / J
+        v2 = A * (np.sqrt(Tj2**2 + 4 * h / A) - Tj2) / 2
+        Tj3 = np.cbrt(h / (2 * J))
+        Tj = np.where(case1, Tj1, np.where(case2, Tj2, Tj3))
+        Tac = np.where(case1, Tac1, np.where(case2, v2 / A - Tj2, 0.0))
+        v = np.where(case1, V, np.where(case2, v2, J * Tj3**2))
+        Tv = np.where(case1, h / V - (2 * Tj1 + Tac1), 0.0)
+    Tj, Tac, Tv = (np.where(h > 0, np.maximum(x, 0.0), 0.0) for x in (Tj, Tac, Tv))
+    v = np.where(h > 0, v, 0.0)
+    dur = np.stack([Tj, Tac, Tj, Tv, Tj, Tac, Tj], -1)
+    jsign = np.array([1.0, 0.0, -1.0, 0.0, -1.0, 0.0, 1.0])
+    jerk = J[..., None] * jsign * (h > 0)[..., None]
+    a = np.zeros_like(h)  # acceleration at each phase start: the running integral of the jerk
+    a_start = []
+    for i in range(7):
+        a_start.append(a)
+        a = a + jerk[..., i] * dur[..., i]
+    breaks, coeffs = _phases(q0, sign, dur, np.stack(a_start, -1), jerk)
+    peak = np.stack([v, J * Tj * (h > 0), np.where(h > 0, J, 0.0)], axis=-1)
+    return SwitchProfile(breaks, coeffs, "s-curve", peak)
+
+
+# --------------------------------------------------------------------------- weighted objective, Pareto front
+def weighted_objective(traj: PiecewiseQuintic, *, time: float = 1.0, jerk: float = 0.0, effort: float = 0.0) -> float:
+    """Weighted cost ``time * T + jerk * int |q'''|^2 dt + effort * int |q''|^2 dt`` of a plan.
+
+    The integrals are exact (:func:`integral_square`, orders 3 and 2); the weights carry the units
+    (s^-1 for time, s^5 / rad^2 for jerk, s^3 / rad^2 for effort, so that each term is dimensionless when they
+    are the inverses of reference values).
+
+    Parameters
+    ----------
+    traj : PiecewiseQuintic
+    time, jerk, effort : float
+        Non-negative weights, not all zero.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``traj`` not a PiecewiseQuintic; a weight negative, non-finite or a bool; all weights zero; ``jerk > 0``
+        for a plan whose acceleration steps at a join (a C1 cubic plan: its jerk integral is infinite). The
+        integrals cover ``[0, T]`` only: a step from or to rest at the ends is not counted.
+
+    Examples
+    --------
+    >>> tr = plan_quintic([[0.0], [1.0]], [0.0, 1.0])  # int q''^2 = 120/7, int q'''^2 = 720
+    >>> round(weighted_objective(tr, time=1.0, jerk=1 / 720, effort=7 / 120), 9)
+    3.0
+    """
+    if not isinstance(traj, PiecewiseQuintic):
+        raise ValueError(f"traj must be a PiecewiseQuintic, got {type(traj).__name__}")
+    w = [_nonnegative(x, n) for x, n in ((time, "time"), (jerk, "jerk"), (effort, "effort"))]
+    if sum(w) == 0:
+        raise ValueError("at least one of the weights time, jerk, effort must be > 0")
+    out = w[0] * traj.duration
+    if w[1] and traj.n_segments > 1:
+        jump = float(np.abs(traj.join_jumps()[:, 2]).max())
+        scale = float(np.abs(traj.evaluate(traj.times)[2]).max()) + 1e-300
+        if jump > 1e-9 * max(scale, 1.0):  # a C1 (cubic) plan: the jerk has impulses, its square integrates to inf
+            raise ValueError(
+                f"traj's acceleration steps by {jump:.3g} rad/s^2 at a join, so the integral of the squared jerk is "
+                "infinite; use jerk=0 for a C1 (cubic) plan, or a C2 via rule"
+            )
+    if w[1]:
+        out += w[1] * integral_square(traj, order=3)
+    if w[2]:
+        out += w[2] * integral_square(traj, order=2)
+    return float(out)
+
+
+def pareto_mask(points: ArrayLike) -> np.ndarray:
+    """Which points are not dominated (all objectives minimised).
+
+    A point is dominated when another is no worse in every objective and strictly better in one.
+
+    Parameters
+    ----------
+    points : array_like, shape (N, m)
+        N candidates, m objective values each (finite).
+
+    Returns
+    -------
+    ndarray of bool, shape (N,)
+
+    Raises
+    ------
+    ValueError
+        Non-finite or bool values, or a shape other than (N, m) with N, m >= 1. The comparison runs in chunks of
+        at most ``MAX_GRID_VALUES`` (candidate, candidate, objective) values, so memory stays bounded (time is
+        O(N^2 m)).
+
+    Examples
+    --------
+    >>> pareto_mask([[1.0, 3.0], [2.0, 2.0], [2.0, 3.0], [3.0, 1.0]]).tolist()
+    [True, True, False, True]
+    """
+    P = _real(points, "points")
+    if P.ndim != 2 or P.shape[0] == 0 or P.shape[1] == 0:
+        raise ValueError(f"points must have shape (N, m) with N >= 1 candidates and m >= 1 objectives, got {P.shape}")
+    N, m = P.shape
+    dominated = np.zeros(N, dtype=bool)
+    rows = max(1, MAX_GRID_VALUES // (N * m))  # candidates i compared per pass: two (rows, N, m) arrays at most
+    for i0 in range(0, N, rows):
+        Pi = P[i0 : i0 + rows, None, :]
+        le = (Pi <= P[None, :, :]).all(-1)  # le[i, k]: i no worse than k everywhere
+        lt = (Pi < P[None, :, :]).any(-1)
+        dominated |= (le & lt).any(axis=0)
+    return ~dominated
+
+
+# --------------------------------------------------------------------------- linear segments with blends (mstraj)
+def via_blend(waypoints: ArrayLike, durations: ArrayLike, *, t_acc: float) -> PiecewiseQuintic:
+    """Linear segments joined by quintic blends, as Corke's ``mstraj`` plans them (given segment times).
+
+    Segment ``k`` moves at the constant velocity ``v_k = (w_{k+1} - w_k) / T_k``. Around each interior via time
+    ``t_k = T_0 + ... + T_{k-1}`` a quintic blend of duration ``t_acc`` (zero acceleration at both ends) turns
+    ``v_{k-1}`` into ``v_k``; the start and the end blend last ``t_acc / 2``, from and to rest. The blends do not
+    pass through the interior via points: at ``t_k`` the path is :eq:`eq-ch07-blend-miss` away,
+    ``3 t_acc (v_k - v_{k-1}) / 32``. The start and end blends cover ``v t_acc / 2`` in ``t_acc / 2`` from or to
+    rest, so their speed exceeds the segment's.
+
+    Same plan as ``roboticstoolbox.mstraj(waypoints, dt, t_acc, tsegment=durations)`` (and MATLAB's ``mstraj.m``)
+    when ``t_acc`` is an even multiple of ``dt`` and every ``T_k`` a multiple of ``dt`` (mstraj rounds ``t_acc``
+    and ``t_acc / 2`` up to its step separately otherwise); mstraj drops each blend's first sample, so its row
+    ``k`` is this plan at ``(k + 1) dt``.
+
+    Parameters
+    ----------
+    waypoints : array_like, shape (M+1, n)
+        Start, via points and goal (rad or m).
+    durations : array_like, shape (M,)
+        Segment times ``T_k`` in s, each longer than ``t_acc`` (room for a linear part).
+    t_acc : float
+        Blend time in s, > 0.
+
+    Returns
+    -------
+    PiecewiseQuintic
+        ``2 M + 1`` segments (blend, linear, blend, ..., linear, blend) over ``sum(durations)`` s.
+
+    Examples
+    --------
+    >>> tr = via_blend([[0.0], [1.0], [1.0]], [1.0, 1.0], t_acc=0.4)
+    >>> q = tr.evaluate([0.0, 1.0, 2.0])[0][:, 0]
+    >>> print(q.round(4) + 0.0)  # at t = 1 s the path is 3 * 0.4 * 1 / 32 short of the via point
+    [0.     0.9625 1.    ]
+    """
+    wp = _waypoints(waypoints)
+    T = as_array(durations, "durations")
+    if T.shape != (wp.shape[0] - 1,):
+        raise ValueError(f"durations must have shape ({wp.shape[0] - 1},): one per segment, got {T.shape}")
+    t_acc = positive(t_acc, "t_acc")
+    if t_acc < 1e-9 * float(np.max(T, initial=0.0)):
+        raise ValueError(
+            f"t_acc = {t_acc!r} s is below 1e-9 of the longest segment: blends that short are velocity steps (use "
+            "plan_quintic for a path through the via points)"
+        )
+    if np.any(T <= t_acc):
+        k = int(np.argmax(T <= t_acc))
+        raise ValueError(
+            f"durations[{k}] = {T[k]!r} s must exceed t_acc = {t_acc!r} s: the segment needs a linear part between "
+            "its blends"
+        )
+    h = t_acc / 2
+    v = np.diff(wp, axis=0) / T[:, None]  # (M, n) segment velocities
+    t_via = np.r_[0.0, np.cumsum(T)]
+    zero = np.zeros_like(wp[:1])
+    # knots: start, then for each segment (blend end, next blend start), then the goal
+    times = np.r_[0.0, np.ravel(np.c_[t_via[:-1] + h, t_via[1:] - h]), t_via[-1]]
+    pos = np.r_[wp[:1], np.stack([wp[:-1] + h * v, wp[1:] - h * v], axis=1).reshape(-1, wp.shape[1]), wp[-1:]]
+    vel = np.r_[zero, np.repeat(v, 2, axis=0), zero]
+    coeffs = quintic_coeffs(pos[:-1], pos[1:], np.diff(times)[:, None], v0=vel[:-1], vf=vel[1:])
+    return PiecewiseQuintic(times, coeffs, via="linear segments, quintic blends (mstraj)")

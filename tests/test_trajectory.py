@@ -1,6 +1,7 @@
 """Tests for robokin.trajectory (chapter 7)."""
 
 import itertools
+import re
 import warnings
 
 import numpy as np
@@ -1000,3 +1001,354 @@ def test_minimum_time_report_is_check_limits_with_its_default_tolerance():
     assert res.report.tol == own.tol
     np.testing.assert_allclose(res.report.ratio, own.ratio, rtol=1e-12)
     assert res.report.feasible == own.feasible
+
+
+# ----------------------------------------------------------------------------- cubic segments
+def test_cubic_coeffs_meet_their_four_boundary_values():
+    rng = np.random.default_rng(3)
+    q0, qf, v0, vf = rng.normal(size=(4, 50))
+    T = rng.uniform(0.1, 4.0, 50)
+    c = tj.cubic_coeffs(q0, qf, T, v0=v0, vf=vf)
+    P = np.polynomial.polynomial
+    for i in range(50):
+        assert np.allclose([P.polyval(0, c[i]), P.polyval(T[i], c[i])], [q0[i], qf[i]])
+        d = P.polyder(c[i])
+        assert np.allclose([P.polyval(0, d), P.polyval(T[i], d)], [v0[i], vf[i]])
+
+
+def test_cubic_coeffs_match_sympy():
+    tau, T, q0, qf, v0, vf = sp.symbols("tau T q0 qf v0 vf")
+    c = sp.symbols("c0:4")
+    q = sum(ci * tau**i for i, ci in enumerate(c))
+    eqs = [q.subs(tau, 0) - q0, q.diff(tau).subs(tau, 0) - v0, q.subs(tau, T) - qf, q.diff(tau).subs(tau, T) - vf]
+    sol = sp.solve(eqs, c, dict=True)[0]
+    f = sp.lambdify((q0, qf, T, v0, vf), [sol[ci] for ci in c])
+    args = (0.3, -1.2, 1.7, 0.4, -0.8)
+    assert np.allclose(tj.cubic_coeffs(*args[:3], v0=args[3], vf=args[4]), f(*args), atol=1e-14)
+
+
+def test_plan_cubic_is_c1_and_spline_rule_is_c2():
+    wp = np.array([[0.0, 1.0], [1.0, 0.5], [3.0, -0.5], [2.0, 0.0]])
+    t = [0.0, 1.0, 2.5, 3.0]
+    for via in ("heuristic", "stop", "spline"):
+        tr = tj.plan_cubic(wp, t, via=via)
+        J = tr.join_jumps()
+        assert np.abs(J[:, :2]).max() < 1e-12
+        assert np.allclose(tr.evaluate(np.array(t))[0], wp)
+        if via == "spline":
+            assert np.abs(J[:, 2]).max() < 1e-9
+            assert np.allclose(tr.evaluate(np.array([0.7, 2.0]))[0], CubicSpline(t, wp, bc_type="clamped")([0.7, 2.0]))
+        else:
+            assert np.abs(J[:, 2]).max() > 0.1
+    V = np.ones_like(wp)
+    tr = tj.plan_cubic(wp, t, via=V)
+    assert np.allclose(tr.evaluate(np.array(t))[1], V)
+
+
+def test_plan_cubic_bad_input():
+    wp = [[0.0], [1.0]]
+    with pytest.raises(ValueError, match="via"):
+        tj.plan_cubic(wp, [0.0, 1.0], via="quintic")
+    with pytest.raises(ValueError, match="via velocities"):
+        tj.plan_cubic(wp, [0.0, 1.0], via=np.zeros((3, 1)))
+    with pytest.raises(ValueError, match="times"):
+        tj.plan_cubic(wp, [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match="T must be > 0"):
+        tj.cubic_coeffs(0.0, 1.0, 0.0)
+
+
+# ----------------------------------------------------------------------------- trapezoidal and S-curve
+def test_trapezoidal_time_optimal_cases():
+    p = tj.trapezoidal(0.0, np.array([0.5, 2.0, -2.0, 0.0]), vmax=1.0, amax=2.0)
+    assert np.allclose(p.duration, [1.0, 2.5, 2.5, 0.0])
+    assert np.allclose(p.peak[:, 0], [1.0, 1.0, 1.0, 0.0])
+    q, qd, qdd, _ = p.evaluate(np.array([-1.0, 10.0]))
+    assert np.allclose(q, [[0, 0, 0, 0], [0.5, 2.0, -2.0, 0.0]]) and np.all(qd == 0) and np.all(qdd == 0)
+    J = p.join_jumps()
+    assert np.abs(J[..., :2]).max() < 1e-12  # C1
+    assert np.isclose(np.abs(J[1, :, 2]).max(), 2.0)  # acceleration steps by amax
+
+
+def test_trapezoidal_matches_roboticstoolbox():
+    rtb = pytest.importorskip("roboticstoolbox")
+    for q0, qf, T in ((0.3, 2.0, 3.0), (1.0, -0.5, 2.0), (0.0, 1.0, 1.5)):
+        p = tj.trapezoidal(q0, qf, vmax=1.0, amax=2.0, T=T)
+        f = rtb.trapezoidal_func(q0, qf, T, float(np.sign(qf - q0) * p.peak[0]))
+        assert np.isclose(f.tb, p.breaks[1])
+        t = np.linspace(0.0, T, 601)[1:-1]
+        t = t[np.min(np.abs(t[:, None] - p.breaks[None, :]), axis=1) > 1e-9]  # steps: off the switch times
+        for a, b in zip(p.evaluate(t)[:3], f(t)):
+            assert np.allclose(a, b, atol=1e-12)
+
+
+@given(st.floats(-4, 4), st.floats(0.05, 5), st.floats(0.05, 5), st.floats(0.5, 50))
+@SETTINGS
+def test_s_curve_properties(h, vmax, amax, jmax):
+    p = tj.s_curve(0.0, h, vmax=vmax, amax=amax, jmax=jmax)
+    J = p.join_jumps()
+    assert np.abs(J[:, :3]).max() <= 1e-9 * (1 + abs(h))  # C2
+    t = np.linspace(0.0, float(p.duration), 4001)
+    q, qd, qdd, qddd = p.evaluate(t)
+    assert np.isclose(q[-1], h, atol=1e-9 * (1 + abs(h)))
+    assert np.abs(qd).max() <= vmax * (1 + 1e-9) and np.abs(qdd).max() <= amax * (1 + 1e-9)
+    assert np.abs(qddd).max() <= jmax * (1 + 1e-12)
+    assert np.all(np.diff(p.breaks) >= 0)
+    tr = tj.trapezoidal(0.0, h, vmax=vmax, amax=amax)
+    assert p.duration >= tr.duration * (1 - 1e-9) - 1e-12  # the jerk limit can only cost time
+    stiff = tj.s_curve(0.0, h, vmax=vmax, amax=amax, jmax=1e6)
+    assert abs(stiff.duration - tr.duration) < 1e-3 * (1 + tr.duration)  # jmax -> inf: the trapezoid
+
+
+def test_s_curve_three_cases_and_vectorised():
+    h = np.array([1.0, 0.3, 0.01])  # vmax reached; amax reached only; neither (vmax=1, amax=2, jmax=10)
+    p = tj.s_curve(0.0, h, vmax=1.0, amax=2.0, jmax=10.0)
+    d = np.diff(p.breaks, axis=-1)
+    assert d[0, 3] > 0 and d[1, 3] == 0 and d[1, 1] > 0 and d[2, 1] == 0 and d[2, 3] == 0
+    assert np.isclose(p.peak[0, 0], 1.0) and np.isclose(p.peak[1, 1], 2.0) and p.peak[2, 1] < 2.0
+    q = p.evaluate(np.array([5.0]))[0]
+    assert np.allclose(q, h)
+    one = [tj.s_curve(0.0, x, vmax=1.0, amax=2.0, jmax=10.0).breaks for x in h]
+    assert np.allclose(np.stack(one), p.breaks)
+
+
+@pytest.mark.parametrize("name", ["vmax", "amax", "jmax"])
+@pytest.mark.parametrize("bad", [0.0, -1.0, np.nan])
+def test_profiles_reject_bad_limits(name, bad):
+    lim = dict(vmax=1.0, amax=2.0, jmax=10.0)
+    lim[name] = bad
+    with pytest.raises(ValueError, match=name):
+        tj.s_curve(0.0, 1.0, **lim)
+    if name != "jmax":
+        lim.pop("jmax")
+        with pytest.raises(ValueError, match=name):
+            tj.trapezoidal(0.0, 1.0, **lim)
+
+
+def test_profiles_reject_infinite_and_infeasible():
+    with pytest.raises(ValueError, match="amax"):
+        tj.trapezoidal(0.0, 1.0, vmax=1.0, amax=np.inf)
+    with pytest.raises(ValueError, match="jmax"):
+        tj.s_curve(0.0, 1.0, vmax=1.0, amax=1.0, jmax=np.inf)
+    with pytest.raises(ValueError, match="T = 1 s is too short"):
+        tj.trapezoidal(0.0, 2.0, vmax=1.0, amax=2.0, T=1.0)
+    with pytest.raises(ValueError, match="T must be > 0"):
+        tj.trapezoidal(0.0, 2.0, vmax=1.0, amax=2.0, T=0.0)
+    p = tj.trapezoidal(0.0, 2.0, vmax=1.0, amax=2.0, T=2.5)  # exactly the shortest: accepted
+    assert np.isclose(p.peak[0], 1.0)
+
+
+# ----------------------------------------------------------------------------- weighted objective, Pareto
+def test_weighted_objective_and_bad_weights():
+    tr = tj.plan_quintic([[0.0], [1.0]], [0.0, 2.0])
+    w = tj.weighted_objective(tr, time=0.5, jerk=0.1, effort=0.2)
+    assert np.isclose(w, 1.0 + 0.1 * tj.integral_square(tr, order=3) + 0.2 * tj.integral_square(tr))
+    with pytest.raises(ValueError, match="jerk"):
+        tj.weighted_objective(tr, jerk=-1.0)
+    with pytest.raises(ValueError, match="at least one"):
+        tj.weighted_objective(tr, time=0.0)
+    with pytest.raises(ValueError, match="traj"):
+        tj.weighted_objective("plan")
+
+
+@given(st.integers(1, 30), st.integers(1, 3), st.integers(0, 2**31))
+@SETTINGS
+def test_pareto_mask_is_the_non_dominated_set(N, m, seed):
+    P = np.random.default_rng(seed).integers(0, 5, size=(N, m)).astype(float)
+    mask = tj.pareto_mask(P)
+    assert mask.any()
+    for i in range(N):
+        dom = any(np.all(P[k] <= P[i]) and np.any(P[k] < P[i]) for k in range(N))
+        assert mask[i] == (not dom)
+
+
+def test_pareto_mask_bad_input():
+    with pytest.raises(ValueError, match="points"):
+        tj.pareto_mask(np.zeros((0, 2)))
+    with pytest.raises(ValueError, match="points"):
+        tj.pareto_mask([[np.nan, 1.0]])
+
+
+def test_switch_profile_evaluate_batches_and_holds_the_ends():
+    h = np.array([[1.0, -2.0], [0.3, 0.0]])
+    p = tj.s_curve(0.5, 0.5 + h, vmax=1.0, amax=2.0, jmax=10.0)
+    t = np.linspace(-1.0, 10.0, 7)
+    q, qd, qdd, qddd = p.evaluate(t)
+    assert q.shape == qd.shape == qdd.shape == qddd.shape == (7, 2, 2)
+    assert np.allclose(q[0], 0.5) and np.allclose(q[-1], 0.5 + h)
+    assert np.all(qd[[0, -1]] == 0) and np.all(qdd[[0, -1]] == 0) and np.all(qddd[[0, -1]] == 0)
+    one = tj.s_curve(0.5, 0.5 + h[0, 1], vmax=1.0, amax=2.0, jmax=10.0).evaluate(t)
+    assert all(np.allclose(a[:, 0, 1], b) for a, b in zip((q, qd, qdd, qddd), one))
+    with pytest.raises(ValueError, match="t"):
+        p.evaluate([np.nan])
+
+
+# ----------------------------------------------------------------------------- review R2 fixes
+@pytest.mark.parametrize(
+    "call, names",
+    [
+        (lambda: tj.cubic_coeffs([0.0, 1.0], [1.0, 2.0, 3.0], 1.0), "q0 (2,), qf (3,)"),
+        (lambda: tj.trapezoidal([0.0, 1.0], [1.0, 2.0, 3.0], vmax=1.0, amax=1.0), "q0 (2,), qf (3,)"),
+        (lambda: tj.trapezoidal(0.0, [1.0, 2.0], vmax=1.0, amax=1.0, T=[3.0, 4.0, 5.0]), "T (3,)"),
+        (lambda: tj.s_curve([0.0, 1.0], 2.0, vmax=[1.0, 1.0, 1.0], amax=1.0, jmax=1.0), "vmax (3,)"),
+        (lambda: tj.plan_cubic([[0.0, 0.0], [1.0, 1.0]], [0.0, 1.0], v0=[1.0, 2.0, 3.0]), "v0 must be a scalar"),
+    ],
+)
+def test_shape_mismatch_names_the_arguments(call, names):
+    with pytest.raises(ValueError, match=re.escape(names)):
+        call()
+
+
+def test_trapezoidal_nonscalar_T_broadcasts():
+    assert tj.trapezoidal(0.0, 1.0, vmax=1.0, amax=1.0, T=[[2.5]]).duration.tolist() == [[2.5]]
+
+
+def test_cubic_too_short_T_is_refused_by_name():
+    with pytest.raises(ValueError, match="T is too short"):
+        tj.cubic_coeffs(0.0, 1.0, 1e-200)
+    with pytest.raises(ValueError, match="times are too close"):
+        tj.plan_cubic([[0.0], [1.0]], [0.0, 1e-200])
+
+
+def test_trapezoidal_zero_move_keeps_the_prescribed_duration():
+    p = tj.trapezoidal(0.0, [0.0, 1.0], vmax=1.0, amax=2.0, T=2.0)
+    assert p.duration[0] == 2.0 and np.isclose(p.duration[1], 2.0)
+    q, qd, qdd, _ = p.evaluate(np.linspace(0.0, 2.0, 9))
+    assert np.all(q[:, 0] == 0.0) and np.all(qd[:, 0] == 0.0) and np.all(qdd[:, 0] == 0.0)
+    assert tj.trapezoidal(0.0, 0.0, vmax=1.0, amax=2.0).duration == 0.0  # shortest: no time at all
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tj.trapezoidal(0.0, 1.0, vmax=1.0, amax=2.0, T=True),
+        lambda: tj.trapezoidal(0.0, 1.0, vmax=True, amax=2.0),
+        lambda: tj.s_curve(0.0, 1.0, vmax=1.0, amax=2.0, jmax=np.bool_(True)),
+        lambda: tj.cubic_coeffs(0.0, True, 1.0),
+        lambda: tj.pareto_mask([[True, False]]),
+    ],
+)
+def test_bools_are_not_numbers(call):
+    with pytest.raises(ValueError, match="bool"):
+        call()
+
+
+def test_plan_cubic_refuses_end_velocities_with_given_via():
+    wp = [[0.0], [1.0]]
+    with pytest.raises(ValueError, match="v0 and vf are only for the named via rules"):
+        tj.plan_cubic(wp, [0.0, 1.0], via=np.zeros((2, 1)), v0=5.0)
+    with pytest.raises(ValueError, match="v0 and vf"):
+        tj.plan_cubic(wp, [0.0, 1.0], via=np.zeros((2, 1)), vf=0.0)
+    tr = tj.plan_cubic(wp, [0.0, 1.0], v0=0.5)
+    assert np.isclose(tr.evaluate([0.0])[1][0, 0], 0.5)
+
+
+def test_pareto_mask_refuses_zero_objectives_and_chunks(monkeypatch):
+    with pytest.raises(ValueError, match="m >= 1 objectives"):
+        tj.pareto_mask(np.zeros((3, 0)))
+    P = np.random.default_rng(3).random((300, 3))
+    full = tj.pareto_mask(P)
+    monkeypatch.setattr(tj, "MAX_GRID_VALUES", 1000)  # 1 row of 300 x 3 per pass
+    assert np.array_equal(tj.pareto_mask(P), full)
+    monkeypatch.setattr(tj, "MAX_GRID_VALUES", 1)
+    assert np.array_equal(tj.pareto_mask(P), full)
+
+
+def test_join_jumps_merge_coincident_switch_times():
+    tri = tj.trapezoidal(0.0, 0.25, vmax=1.0, amax=2.0)  # triangular: tc = 0, one switch time
+    J = tri.join_jumps()
+    assert np.allclose(J[:, 2], -4.0)  # the whole step, 2 amax, at both coincident breaks
+    assert np.allclose(J[:, [0, 1, 3]], 0.0)
+    s3 = tj.s_curve(0.0, 0.1, vmax=1.0, amax=2.0, jmax=10.0)  # case 3: Tac = Tv = 0
+    Js = s3.join_jumps()[:, 3]
+    assert np.allclose(Js, [-20.0, -20.0, 0.0, 0.0, 20.0, 20.0])
+    assert np.allclose(s3.join_jumps()[:, :3], 0.0, atol=1e-12)
+    full = tj.s_curve(0.0, 1.2, vmax=1.0, amax=2.0, jmax=10.0)  # all phases positive: jerk steps by j only
+    assert np.allclose(np.abs(full.join_jumps()[:, 3]), 10.0)
+    zero = tj.trapezoidal(0.0, 0.0, vmax=1.0, amax=2.0)
+    assert np.all(zero.join_jumps() == 0.0)
+
+
+@given(st.floats(0.01, 5.0), st.floats(0.2, 3.0), st.floats(0.2, 3.0), st.floats(1.0, 50.0))
+@SETTINGS
+def test_join_jumps_match_evaluate_across_each_switch(h, vmax, amax, jmax):
+    for p in (tj.trapezoidal(0.0, h, vmax=vmax, amax=amax), tj.s_curve(0.0, h, vmax=vmax, amax=amax, jmax=jmax)):
+        J = p.join_jumps()
+        eps = 1e-9 * float(p.duration)
+        for i, t in enumerate(p.switch_times):
+            before = p.evaluate([t - eps])
+            after = p.evaluate([t + eps])
+            for o in (2, 3):
+                if o == 3 and p.kind == "trapezoidal":
+                    continue
+                assert np.isclose(after[o][0] - before[o][0], J[i, o], atol=1e-5 * max(amax, jmax))
+
+
+def test_weighted_objective_refuses_jerk_weight_on_a_c1_plan():
+    wp, t = [[0.0], [1.0], [3.0]], [0.0, 1.0, 2.0]
+    cub = tj.plan_cubic(wp, t)  # heuristic: the acceleration steps at the via point
+    with pytest.raises(ValueError, match="acceleration steps"):
+        tj.weighted_objective(cub, jerk=1.0)
+    assert np.isfinite(tj.weighted_objective(cub, time=1.0, effort=1.0))  # no jerk term: finite, accepted
+    assert np.isfinite(tj.weighted_objective(tj.plan_cubic(wp, t, via="spline"), jerk=1.0))  # C2 inside
+    assert np.isfinite(tj.weighted_objective(tj.plan_quintic(wp, t), jerk=1.0))
+
+
+# --------------------------------------------------------------------------- via_blend (mstraj)
+WP_BLEND = np.array([[0.0, 0.0], [1.0, 0.2], [1.2, 1.0], [0.0, 1.5]])
+T_BLEND = np.array([1.0, 0.8, 1.2])
+
+
+def test_via_blend_matches_roboticstoolbox_mstraj():
+    rtb = pytest.importorskip("roboticstoolbox")
+    dt, ta = 0.01, 0.2
+    r = rtb.mstraj(WP_BLEND, dt=dt, tacc=ta, tsegment=T_BLEND)
+    q, qd, qdd, _ = tj.via_blend(WP_BLEND, T_BLEND, t_acc=ta).evaluate(r.t + dt)
+    # mstraj drops each blend's first sample, so its k-th row is the state at (k + 1) dt (a one-step label shift)
+    assert np.abs(q - r.q).max() < 1e-12 and np.abs(qd - r.qd).max() < 1e-10 and np.abs(qdd - r.qdd).max() < 1e-8
+
+
+def test_via_blend_misses_each_via_by_three_32nds():
+    ta = 0.3
+    tr = tj.via_blend(WP_BLEND, T_BLEND, t_acc=ta)
+    t_via = np.cumsum(T_BLEND)[:-1]
+    v = np.diff(WP_BLEND, axis=0) / T_BLEND[:, None]
+    miss = tr.evaluate(t_via)[0] - WP_BLEND[1:-1]
+    np.testing.assert_allclose(miss, 3 * ta * np.diff(v, axis=0) / 32, atol=1e-14)
+    # start and goal are reached, at rest; the linear parts move at the segment velocities
+    q, qd, _, _ = tr.evaluate([0.0, tr.duration])
+    np.testing.assert_allclose(q, WP_BLEND[[0, -1]], atol=1e-14)
+    np.testing.assert_allclose(qd, 0.0, atol=1e-13)
+    mid = np.r_[0.0, t_via] + T_BLEND / 2
+    np.testing.assert_allclose(tr.evaluate(mid)[1], v, atol=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.05, 0.9), st.integers(0, 2**31 - 1))
+def test_via_blend_is_continuous_to_the_acceleration(frac, seed):
+    rng = np.random.default_rng(seed)
+    wp = rng.uniform(-1, 1, (4, 3))
+    T = rng.uniform(0.5, 2.0, 3)
+    tr = tj.via_blend(wp, T, t_acc=frac * T.min())
+    knots = tr.times[1:-1]
+    left = tr.evaluate(knots - 1e-9)[:3]
+    right = tr.evaluate(knots + 1e-9)[:3]
+    for a, b, tol in zip(left, right, (1e-7, 1e-6, 1e-3)):
+        assert np.abs(a - b).max() < tol  # a jump in q, qd or qdd at a knot trips this
+    assert tr.n_segments == 7 and np.isclose(tr.duration, T.sum())
+
+
+def test_via_blend_bad_input_is_named():
+    with pytest.raises(ValueError, match="durations"):
+        tj.via_blend(WP_BLEND, T_BLEND[:2], t_acc=0.2)
+    with pytest.raises(ValueError, match=r"durations\[1\].*t_acc"):
+        tj.via_blend(WP_BLEND, [1.0, 0.2, 1.0], t_acc=0.2)
+    with pytest.raises(ValueError, match="t_acc"):
+        tj.via_blend(WP_BLEND, T_BLEND, t_acc=0.0)
+    with pytest.raises(ValueError, match="t_acc"):
+        tj.via_blend(WP_BLEND, T_BLEND, t_acc=float("nan"))
+    with pytest.raises(ValueError, match="waypoints"):
+        tj.via_blend([[0.0]], [], t_acc=0.2)
+    with pytest.raises(ValueError, match="waypoints"):
+        tj.via_blend(np.full((4, 2), np.inf), T_BLEND, t_acc=0.2)
+    with pytest.raises(ValueError, match="durations"):
+        tj.via_blend(WP_BLEND, [1.0, -1.0, 1.0], t_acc=0.2)

@@ -75,6 +75,11 @@ __all__ = [
     "virtual_leg_inverse",
     "vmc_torques",
     "joint_handover",
+    "dlqr_gain",
+    "discretize",
+    "simulate_sampled",
+    "normal_force_estimate",
+    "push_recovery",
 ]
 
 #: Default LQR state weight for ``[theta, theta_dot, x, x_dot, phi, phi_dot]``.
@@ -512,6 +517,48 @@ class WheelLegDynamics:
             - p.l_c * (np.cos(ph) * phd**2 + np.sin(ph) * phdd)
         )
         return p.m_w * p.g + p.m_l * (p.g + zl) + p.m_b * (p.g + zb)
+
+    def ground_force(
+        self,
+        q: ArrayLike,
+        qd: ArrayLike,
+        u: ArrayLike,
+        *,
+        L0: ArrayLike,
+        L0_dot: ArrayLike = 0.0,
+        L0_ddot: ArrayLike = 0.0,
+        f_body: ArrayLike = 0.0,
+    ) -> np.ndarray:
+        """Ground reaction on the wheel ``[F_t, N]`` (..., 2), N: tangential (``+x``) and normal force.
+
+        Linear momentum of the whole robot: ``F_t + f_body = sum_i m_i xdd_i`` and ``N = sum_i m_i (g +
+        zdd_i)`` (:meth:`normal_force`). The wheel keeps rolling only while ``|F_t| <= mu N`` (the friction
+        cone, :eq:`eq-ch04-cone`); the model assumes it does, so this is the check.
+
+        Parameters
+        ----------
+        q, qd, u, L0, L0_dot, L0_ddot, f_body
+            As in :meth:`forward_dynamics`.
+
+        Returns
+        -------
+        ndarray, shape (..., 2)
+            ``[F_t, N]`` in N.
+
+        Examples
+        --------
+        >>> p = WheelLegParams()
+        >>> F = WheelLegDynamics(p).ground_force(np.zeros(3), np.zeros(3), [1.0, 0.0], L0=0.2)
+        >>> bool(F[0] > 0)  # a forward wheel torque: the ground pushes the wheel forward
+        True
+        """
+        q, qd, L, Ld, Ldd = self._rates(q, qd, L0, L0_dot, L0_ddot)
+        u = as_array(u, "u", trailing=(2,))
+        fb = as_array(f_body, "f_body")
+        return self._ground(q, qd, u, L, Ld, Ldd, fb)
+
+    def _ground(self, q, qd, u, L, Ld, Ldd, fb):
+        return _ground_force(self, q, qd, self._qdd(q, qd, u, L, Ld, Ldd, fb), L, Ld, Ldd, fb)
 
     def _rhs_scalar(self, x, u, L, Ld, Ldd, fb):
         """Unchecked single-state :meth:`state_derivative` in plain floats (the ``solve_ivp`` inner loop)."""
@@ -1248,3 +1295,419 @@ def joint_handover(
     D_q = JvT @ D @ Jv
     tau_ff = tau_w + np.einsum("...ij,...j->...i", D_q, qd)
     return q.copy(), tau_ff, K_q, D_q
+
+
+# --------------------------------------------------------------------------- sampled-data control (issue 33)
+
+
+def dlqr_gain(
+    model: WheelLegDynamics, *, L0: float, dt: float, Q: ArrayLike | None = None, R: ArrayLike | None = None
+) -> np.ndarray:
+    """Discrete-time LQR gain ``K`` (2, 6) for a controller that samples every ``dt`` and holds ``u`` (ZOH).
+
+    The linearised model (:func:`linearize`) is discretised exactly under a zero-order hold
+    (``scipy.signal.cont2discrete``, method ``"zoh"``): ``s[k+1] = A_d s[k] + B_d u[k]``. The discrete
+    Riccati equation (``scipy.linalg.solve_discrete_are``) is solved with the weights ``Q dt`` and ``R dt``
+    (the continuous cost sampled at the rate), and ``K = (R dt + B_d^T P B_d)^-1 B_d^T P A_d``, so the gain
+    tends to :func:`lqr_gain` as ``dt -> 0`` (:eq:`eq-ch04-dlqr`).
+
+    Parameters
+    ----------
+    model : WheelLegDynamics
+    L0 : float
+        Leg length, m.
+    dt : float
+        Control period, s, in ``(0, 1]``.
+    Q, R : array_like, optional
+        Continuous weights, as in :func:`lqr_gain`.
+
+    Returns
+    -------
+    ndarray, shape (2, 6)
+        Gains in N m per state unit: ``u[k] = -K (s[k] - ref)``.
+
+    Examples
+    --------
+    >>> model = WheelLegDynamics(WheelLegParams())
+    >>> Kd = dlqr_gain(model, L0=0.2, dt=0.01)
+    >>> Ad, Bd = discretize(model, L0=0.2, dt=0.01)
+    >>> bool(np.abs(np.linalg.eigvals(Ad - Bd @ Kd)).max() < 1)
+    True
+    >>> bool(np.allclose(dlqr_gain(model, L0=0.2, dt=1e-5), lqr_gain(model, L0=0.2), rtol=1e-3, atol=1e-3))
+    True
+    """
+    m = _model(model)
+    L = _length(L0)
+    if L.ndim != 0:
+        raise ValueError(f"L0 must be a scalar leg length in dlqr_gain, got shape {L.shape}")
+    h = _period(dt)
+    Qm, Rm = _weights(Q, R)
+    Ad, Bd = _zoh(m, float(L), h)
+    try:
+        P = scipy.linalg.solve_discrete_are(Ad, Bd, Qm * h, Rm * h)
+    except (np.linalg.LinAlgError, ValueError) as exc:  # e.g. a period so short that A_d rounds to the identity
+        raise ValueError(
+            f"dt = {h:g} s: the discrete Riccati equation has no solution in float64 ({exc}); use the controller's "
+            "real period (lqr_gain is the continuous limit)"
+        ) from None
+    return np.linalg.solve(Rm * h + Bd.T @ P @ Bd, Bd.T @ P @ Ad)
+
+
+def _period(dt):
+    h = positive(dt, "dt")
+    if h > 1.0:
+        raise ValueError(f"dt must be a control period in (0, 1] s, got {h!r}")
+    return h
+
+
+def _zoh(m, L, h):
+    import scipy.signal
+
+    A, B = linearize(m, L0=L)
+    Ad, Bd, *_ = scipy.signal.cont2discrete((A, B, np.eye(6), np.zeros((6, 2))), h, method="zoh")
+    return Ad, Bd
+
+
+def discretize(model: WheelLegDynamics, *, L0: float, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Zero-order-hold discretisation ``(A_d, B_d)`` of :func:`linearize` at leg length ``L0``, period ``dt``.
+
+    ``A_d = exp(A dt)``, ``B_d = int_0^dt exp(A s) ds B`` (``scipy.signal.cont2discrete``, ``"zoh"``).
+
+    Returns
+    -------
+    Ad : ndarray, shape (6, 6)
+    Bd : ndarray, shape (6, 2)
+
+    Examples
+    --------
+    >>> Ad, Bd = discretize(WheelLegDynamics(WheelLegParams()), L0=0.2, dt=0.005)
+    >>> A, B = linearize(WheelLegDynamics(WheelLegParams()), L0=0.2)
+    >>> bool(np.allclose(Ad, scipy.linalg.expm(A * 0.005)))
+    True
+    """
+    m = _model(model)
+    L = _length(L0)
+    if L.ndim != 0:
+        raise ValueError(f"L0 must be a scalar leg length in discretize, got shape {L.shape}")
+    return _zoh(m, float(L), _period(dt))
+
+
+def simulate_sampled(
+    model: WheelLegDynamics,
+    K: ArrayLike,
+    *,
+    q0: ArrayLike,
+    qd0: ArrayLike,
+    t_end: float,
+    L0: float,
+    dt: float,
+    push: Callable[[float], float] | None = None,
+    u_max: ArrayLike | None = None,
+    substeps: int = 4,
+) -> SimResult:
+    """Nonlinear model under a sampled controller: ``u = -K s[k]`` computed every ``dt`` and held (ZOH).
+
+    Between two samples the model is integrated by ``substeps`` classical Runge-Kutta steps with the held
+    input; the push is evaluated at each Runge-Kutta stage. The optional torque limits clip the command
+    before it is held (the motor saturates).
+
+    Parameters
+    ----------
+    model : WheelLegDynamics
+    K : array_like, shape (2, 6)
+        Gain on the controller state (:func:`to_state` order).
+    q0, qd0 : array_like, shape (3,)
+        Initial ``[x, theta, phi]`` and rates.
+    t_end : float
+        Duration, s (at most ``1e6`` samples).
+    L0 : float
+        Fixed leg length, m.
+    dt : float
+        Control period, s.
+    push : callable, optional
+        ``t -> horizontal force on the body centre of mass`` (N).
+    u_max : array_like, shape (2,), optional
+        Torque limits ``[T_max, Tp_max]``, N m.
+    substeps : int
+        Runge-Kutta steps per sample, 1 to 1000.
+
+    Returns
+    -------
+    robokin.results.SimResult
+        Sampled at every control instant (the native step): ``t`` (K,), ``q``, ``qd`` (K, 3), ``u`` (K, 2)
+        the held (clipped) command; ``signals``: ``"x"`` state (K, 6), ``"u_cmd"`` the unclipped command
+        (K, 2), ``"N"`` normal force (K,) and ``"F_t"`` tangential ground force (K,) at the samples (with the
+        held input and the push at that instant), ``"f_body"`` the push (K,). ``stable`` as in
+        :func:`simulate`.
+
+    Examples
+    --------
+    >>> model = WheelLegDynamics(WheelLegParams())
+    >>> Kd = dlqr_gain(model, L0=0.2, dt=0.005)
+    >>> res = simulate_sampled(model, Kd, q0=[0, 0.1, 0], qd0=np.zeros(3), t_end=2.0, L0=0.2, dt=0.005)
+    >>> bool(res.stable), bool(abs(res.q[-1, 1]) < 0.01), res.t.shape
+    (True, True, (401,))
+    """
+    m = _model(model)
+    Kf = as_array(K, "K", trailing=(2, 6))
+    if Kf.ndim != 2:
+        raise ValueError(f"K must have shape (2, 6), got {Kf.shape}")
+    x = to_state(_vector(q0, "q0", 3), _vector(qd0, "qd0", 3)).astype(float)
+    t_end = positive(t_end, "t_end")
+    h = _period(dt)
+    n = int(round(t_end / h))
+    if n > 10**6:
+        raise ValueError(f"t_end / dt = {t_end / h:.3g} samples, more than 1e6; use a larger dt")
+    n = max(n, 1)
+    L = float(_profile(L0)(0.0)[0]) if not callable(L0) else None
+    if L is None:
+        raise ValueError("simulate_sampled takes a fixed leg length L0 (m); use simulate for a profile")
+    sub = count(substeps, "substeps", max=1000)
+    umax = None if u_max is None else as_array(u_max, "u_max", trailing=(2,))
+    if umax is not None and (umax.shape != (2,) or np.any(umax <= 0)):
+        raise ValueError(f"u_max must be two positive torque limits [T_max, Tp_max] (N m), got {u_max!r}")
+    if push is not None and (not callable(push) or isinstance(push, type)):
+        raise ValueError(f"push must be a callable of time t (s) or None, got {type(push).__name__}")
+
+    def push_f(t):
+        return 0.0 if push is None else float(callback_output(push(t), "push", (), t=t))
+
+    pf = None if push is None else (lambda t: np.array([push_f(t)]))
+    Xb, Ucb, Uhb, fbb = _rollout(m, Kf, x[None], L, h, n, sub, pf, umax)
+    X, Ucmd, Uh, fb = Xb[:, 0], Ucb[:, 0], Uhb[:, 0], fbb[:, 0]
+    t = h * np.arange(n + 1)
+    q, qd = X[:, _Q_OF_STATE], X[:, _QD_OF_STATE]
+    ok = np.all(np.isfinite(X), axis=1)
+    N = np.full(n + 1, np.nan)
+    Ft = np.full(n + 1, np.nan)
+    if ok.any():
+        Lv = np.full(ok.sum(), L)
+        gf = m._ground(q[ok], qd[ok], Uh[ok], Lv, 0.0, 0.0, fb[ok])
+        Ft[ok], N[ok] = gf[..., 0], gf[..., 1]
+    stable = bool(ok.all() and np.abs(X[:, [0, 4]]).max() < FALL_ANGLE)
+    signals = {"x": X, "u_cmd": Ucmd, "N": N, "F_t": Ft, "f_body": fb}
+    return SimResult(t=t, q=q, qd=qd, u=Uh, stable=np.array(stable), signals=signals)
+
+
+def _rollout(m, K, X0, L, h, n, sub, push, umax):
+    """Batched ZOH rollout: states (n+1, B, 6), commands and held inputs (n+1, B, 2), pushes (n+1, B).
+
+    ``push(t)`` returns the pushes (B,) or is None. A run that diverges (non-finite, or leg or body beyond
+    ten times :data:`FALL_ANGLE`) is frozen as NaN from there on. Unchecked.
+    """
+    B = X0.shape[0]
+    X = np.full((n + 1, B, 6), np.nan)
+    Ucmd = np.full((n + 1, B, 2), np.nan)
+    Uh = np.full((n + 1, B, 2), np.nan)
+    fb = np.full((n + 1, B), np.nan)
+    hs = h / sub
+    zero = np.zeros(B)
+    Lb = np.full(B, float(L))
+    pushf = (lambda t: zero) if push is None else push
+
+    def f(x, u, fv):
+        q, qd = x[:, _Q_OF_STATE], x[:, _QD_OF_STATE]
+        qdd = m._qdd(q, qd, u, Lb, 0.0, 0.0, fv)
+        out = np.empty_like(x)
+        out[:, [0, 2, 4]] = qd[:, [1, 0, 2]]
+        out[:, [1, 3, 5]] = qdd[:, [1, 0, 2]]
+        return out
+
+    x = X0.copy()
+    alive = np.ones(B, bool)
+    X[0] = x
+    for k in range(n + 1):
+        t0 = k * h
+        uc = -x @ K.T
+        u = uc if umax is None else np.clip(uc, -umax, umax)
+        Ucmd[k, alive], Uh[k, alive], fb[k, alive] = uc[alive], u[alive], pushf(t0)[alive]
+        if k == n:
+            break
+        for j in range(sub):
+            t = t0 + j * hs
+            pa, pm, pb = pushf(t), pushf(t + 0.5 * hs), pushf(t + hs)
+            k1 = f(x, u, pa)
+            k2 = f(x + 0.5 * hs * k1, u, pm)
+            k3 = f(x + 0.5 * hs * k2, u, pm)
+            k4 = f(x + hs * k3, u, pb)
+            x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        with np.errstate(invalid="ignore"):
+            alive &= np.all(np.isfinite(x), axis=1) & (np.abs(x[:, [0, 4]]).max(axis=1) <= 10 * FALL_ANGLE)
+        x = np.where(alive[:, None], x, 0.0)  # dead runs keep integrating a harmless zero state
+        X[k + 1, alive] = x[alive]
+        if not alive.any():
+            break
+    return X, Ucmd, Uh, fb
+
+
+def push_recovery(
+    model: WheelLegDynamics,
+    K: ArrayLike,
+    *,
+    L0: float,
+    dt: float,
+    amplitudes: ArrayLike,
+    push_start: float = 0.2,
+    push_duration: float = 0.1,
+    t_end: float = 3.0,
+    u_max: ArrayLike | None = None,
+    tol: float = 0.01,
+    substeps: int = 2,
+) -> np.ndarray:
+    """Which rectangular pushes the sampled loop recovers from: bool (n,), one batched rollout.
+
+    Each run starts upright at rest and gets a horizontal push of ``amplitudes[i]`` N on the body centre of
+    mass from ``push_start`` for ``push_duration`` s (edges within 1e-9 ``dt`` of a sample count as on it);
+    the loop is that of :func:`simulate_sampled`. A run
+    *recovers* when leg and body stay within :data:`FALL_ANGLE` of upright at every control sample (the
+    native step) and at ``t_end`` ``|theta|``, ``|phi|`` (rad) and ``|x_dot|`` (m/s) are all below ``tol``.
+
+    Parameters
+    ----------
+    model, K, L0, dt, u_max, substeps
+        As in :func:`simulate_sampled`.
+    amplitudes : array_like, shape (n,)
+        Push forces, N (1 to 10000 of them).
+    push_start, push_duration, t_end : float
+        Push timing and run length, s; the push ends before ``t_end``.
+    tol : float
+        Settling tolerance, in ``(0, 1]``.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+
+    Examples
+    --------
+    >>> model = WheelLegDynamics(WheelLegParams())
+    >>> Kd = dlqr_gain(model, L0=0.2, dt=0.005)
+    >>> push_recovery(model, Kd, L0=0.2, dt=0.005, amplitudes=[20.0, 2000.0]).tolist()
+    [True, False]
+    """
+    m = _model(model)
+    Kf = as_array(K, "K", trailing=(2, 6))
+    if Kf.ndim != 2:
+        raise ValueError(f"K must have shape (2, 6), got {Kf.shape}")
+    if callable(L0):
+        raise ValueError("push_recovery takes a fixed leg length L0 (m), not a profile")
+    L = _profile(L0)(0.0)[0]
+    h = _period(dt)
+    amp = as_array(amplitudes, "amplitudes")
+    if amp.ndim != 1 or not 1 <= amp.size <= 10_000:
+        raise ValueError(f"amplitudes must be a 1-D array of 1 to 10000 push forces (N), got shape {amp.shape}")
+    t0 = tolerance(push_start, "push_start", max=MAX_ABS, allow_zero=True)
+    dur = positive(push_duration, "push_duration")
+    t_end = positive(t_end, "t_end")
+    if t0 + dur >= t_end:
+        raise ValueError(f"the push (ends at {t0 + dur:g} s) must end before t_end = {t_end:g} s")
+    n = int(round(t_end / h))
+    if n * amp.size > 10**7:
+        raise ValueError(f"{n} samples x {amp.size} pushes is more than 1e7; use fewer pushes or a larger dt")
+    tol = tolerance(tol, "tol", max=1.0)
+    sub = count(substeps, "substeps", max=1000)
+    umax = None if u_max is None else as_array(u_max, "u_max", trailing=(2,))
+    if umax is not None and (umax.shape != (2,) or np.any(umax <= 0)):
+        raise ValueError(f"u_max must be two positive torque limits [T_max, Tp_max] (N m), got {u_max!r}")
+    zero = np.zeros(amp.size)
+    eps = 1e-9 * h  # push edges that fall on a sample are not moved by round-off (0.2 + 0.1 > 0.3)
+    t1 = t0 + dur - eps
+    t0 = t0 - eps
+    X, *_ = _rollout(m, Kf, np.zeros((amp.size, 6)), float(L), h, n, sub, lambda t: amp if t0 <= t < t1 else zero, umax)
+    with np.errstate(invalid="ignore"):
+        upright = np.all(np.abs(X[:, :, [0, 4]]) < FALL_ANGLE, axis=(0, 2))  # NaN (diverged) counts as a fall
+        settled = np.all(np.abs(X[-1][:, [0, 3, 4]]) < tol, axis=1)
+    return upright & settled
+
+
+def _ground_force(m, q, qd, qdd, L, Ld, Ldd, fb):
+    """Ground reaction on the wheel ``[F_t, N]`` (..., 2) from the accelerations; unchecked, batched."""
+    p = m.params
+    th, thd, thdd = q[..., 1], qd[..., 1], qdd[..., 1]
+    ph, phd, phdd = q[..., 2], qd[..., 2], qdd[..., 2]
+    st, ct = np.sin(th), np.cos(th)
+    xdd = qdd[..., 0]
+    # horizontal accelerations of the leg and body centres of mass
+    dl = Ldd * st + 2 * Ld * ct * thd - L * st * thd**2 + L * ct * thdd  # d^2(L sin theta)/dt^2
+    xl = xdd + 0.5 * dl
+    xb = xdd + dl + p.l_c * (np.cos(ph) * phdd - np.sin(ph) * phd**2)
+    Ft = p.m_w * xdd + p.m_l * xl + p.m_b * xb - fb
+    return np.stack(np.broadcast_arrays(Ft, m._normal(q, qd, qdd, L, Ld, Ldd)), axis=-1)
+
+
+def normal_force_estimate(
+    params: WheelLegParams,
+    *,
+    F: ArrayLike,
+    Tp: ArrayLike,
+    T: ArrayLike,
+    L0: ArrayLike,
+    L0_dot: ArrayLike,
+    L0_ddot: ArrayLike,
+    theta: ArrayLike,
+    theta_dot: ArrayLike,
+    theta_ddot: ArrayLike,
+    x_ddot: ArrayLike,
+    z_hip_ddot: ArrayLike,
+) -> np.ndarray:
+    """Ground normal force estimated from measured signals (:eq:`eq-ch04-nhat`), N, shape (...).
+
+    Newton on the leg and wheel below the hip: ``N = m_w (g + zdd_w) + m_l (g + zdd_l) + H_z``, with the
+    hip force ``H`` (leg on body) from the leg loads: its component along the leg ``e_L = [sin theta, cos
+    theta]`` is ``F - m_l (a_l . e_L / 2 - L0 theta_dot^2 / 12)`` and across it ``e_perp = [cos theta, -sin
+    theta]`` is ``(Tp - T) / L0 - m_l (a_l . e_perp / 2 + (L0 theta_ddot + 2 L0_dot theta_dot) / 12)``
+    (the Lagrange equations of ``L0`` and ``theta``), ``a_l`` the leg centre-of-mass acceleration plus
+    ``g`` upward. The wheel and leg accelerations come from the hip's (IMU) and the leg kinematics:
+    ``zdd_w = zdd_hip - d^2(L0 cos theta)/dt^2``, ``zdd_l = zdd_w + d^2(L0 cos theta)/dt^2 / 2``,
+    ``xdd_l = xdd + d^2(L0 sin theta)/dt^2 / 2``.
+
+    Parameters
+    ----------
+    params : WheelLegParams
+    F : array_like
+        Leg thrust, N (both legs), e.g. from measured motor torques through the inverse of :func:`vmc_torques`.
+    Tp : array_like
+        Hip torque on the legs, N m (both legs), likewise.
+    T : array_like
+        Wheel torque, N m (both wheels).
+    L0, L0_dot, L0_ddot : array_like
+        Leg length (m) and rates (m/s, m/s^2), from the joint encoders.
+    theta, theta_dot, theta_ddot : array_like
+        Leg angle from the vertical (rad) and rates, from IMU pitch and the encoders.
+    x_ddot : array_like
+        Wheel acceleration along the ground, m/s^2 (wheel encoder).
+    z_hip_ddot : array_like
+        Vertical acceleration of the hip, m/s^2, gravity removed (IMU at the hip axis).
+
+    Returns
+    -------
+    ndarray, shape (...)
+        Estimated normal force, N. Far below the weight (towards zero): the wheel is leaving the ground.
+
+    Examples
+    --------
+    >>> p = WheelLegParams()
+    >>> W_above = (p.m_b) * p.g  # standing still, upright: the legs carry the body
+    >>> N = normal_force_estimate(p, F=W_above + p.m_l * p.g / 2, Tp=0.0, T=0.0, L0=0.2, L0_dot=0.0,
+    ...                           L0_ddot=0.0, theta=0.0, theta_dot=0.0, theta_ddot=0.0, x_ddot=0.0, z_hip_ddot=0.0)
+    >>> bool(np.isclose(N, p.total_mass * p.g))
+    True
+    """
+    if not isinstance(params, WheelLegParams):
+        raise ValueError(f"params must be a WheelLegParams, got {type(params).__name__}")
+    p = params
+    names = ("F", "Tp", "T", "L0_dot", "L0_ddot", "theta", "theta_dot", "theta_ddot", "x_ddot", "z_hip_ddot")
+    vals = (F, Tp, T, L0_dot, L0_ddot, theta, theta_dot, theta_ddot, x_ddot, z_hip_ddot)
+    arrs = [_length(L0)] + [as_array(v, k) for k, v in zip(names, vals)]
+    try:
+        L, F_, Tp_, T_, Ld, Ldd, th, thd, thdd, xdd, zh = np.broadcast_arrays(*arrs)
+    except ValueError as exc:
+        raise ValueError("the measured signals do not broadcast to one shape: " + str(exc)) from exc
+    s, c = np.sin(th), np.cos(th)
+    d2c = Ldd * c - 2 * Ld * s * thd - L * c * thd**2 - L * s * thdd  # d^2(L cos theta)/dt^2
+    d2s = Ldd * s + 2 * Ld * c * thd - L * s * thd**2 + L * c * thdd  # d^2(L sin theta)/dt^2
+    zw = zh - d2c
+    zl = zw + 0.5 * d2c
+    axl, azl = xdd + 0.5 * d2s, zl + p.g
+    H_par = F_ - p.m_l * (0.5 * (axl * s + azl * c) - L * thd**2 / 12)
+    H_perp = (Tp_ - T_) / L - p.m_l * (0.5 * (axl * c - azl * s) + (L * thdd + 2 * Ld * thd) / 12)
+    return p.m_w * (p.g + zw) + p.m_l * (p.g + zl) + H_par * c - H_perp * s

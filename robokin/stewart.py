@@ -61,12 +61,14 @@ __all__ = [
     "uniform_layout",
     "paired_layout",
     "PlatformParams",
+    "StrutParams",
     "StewartDynamics",
     "leg_friction",
     "corner_path",
 ]
 
 SINGULAR_COND = 1e8  # condition number above which rate solves warn
+UNSOLVABLE_COND = 1e13  # cond(J) above which static_leg_forces refuses: round-off bound cond * eps > 0.2 %
 GIMBAL_COS = 1e-6  # |cos(pitch)| below this: S(q), hence M(q), is singular to working precision (cond ~ 1e12)
 
 
@@ -195,6 +197,14 @@ class FKResult:
     residual: np.ndarray
     iterations: np.ndarray
     reason: np.ndarray | None = None
+
+
+def _is_bool_array(x) -> bool:
+    """True for booleans; False for anything else, a ragged list included (as_array then names the argument)."""
+    try:
+        return np.asarray(x).dtype.kind == "b"
+    except (ValueError, TypeError):
+        return False
 
 
 @dataclass(frozen=True, eq=False)
@@ -497,7 +507,217 @@ class Stewart:
             warnings.warn(SingularityWarning(worst, "twist_from_leg_rates"), stacklevel=2)
         return (np.linalg.pinv(J) @ ld)[..., 0]
 
-        # ---------------------------------------------------------------- forward kinematics
+    # ---------------------------------------------------------------- statics and scaling
+    def static_leg_forces(self, pose: ArrayLike, wrench: ArrayLike, *, warn_cond: float = SINGULAR_COND) -> np.ndarray:
+        """Leg forces that hold a wrench on the platform: solve ``J^T f = w`` (statics).
+
+        By the principle of virtual work the legs' forces ``f`` apply the wrench ``J^T f``
+        to the platform (the transpose of the twist Jacobian :meth:`jacobian`). Near a
+        parallel (type II) singularity ``J`` loses rank and ``|f|`` grows like
+        ``1 / sigma_min(J)`` for every wrench with a component along the weak direction.
+
+        Parameters
+        ----------
+        pose : array_like, shape (..., 6)
+        wrench : array_like, shape (..., 6)
+            Wrench the legs must apply to the platform, ``[force (N); moment (N m)]``, world
+            frame, the moment about the platform centre. To carry a weight ``m g`` it is
+            ``[0, 0, m g, 0, 0, 0]``.
+        warn_cond : float, keyword-only
+            Emit :class:`~robokin.errors.SingularityWarning` when ``cond(J)`` exceeds this.
+
+        Returns
+        -------
+        ndarray, shape (..., 6)
+            Leg forces (N); positive pushes the platform away from the base.
+
+        Raises
+        ------
+        SingularityError
+            If ``cond(J)`` exceeds ``UNSOLVABLE_COND`` (1e13) at some pose: ``J`` is singular to
+            working precision, the round-off error bound ``cond(J) eps`` passes 0.2 %, and no
+            finite forces (or none with a correct digit) hold a general wrench.
+            The message names the first such index into ``pose``.
+        ValueError
+            Bad ``pose`` or ``wrench`` (wrong shape, non-finite, bool), or ``warn_cond <= 0``.
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> q = np.array([0.0, 0, 0.4, 0, 0, 0]); w = np.array([0, 0, 600.0, 0, 0, 0])
+        >>> f = st.static_leg_forces(q, w)
+        >>> bool(np.allclose(f, f[0])), bool(np.allclose(st.jacobian(q).T @ f, w))  # symmetric pose, weight
+        (True, True)
+        """
+        q = as_array(pose, "pose", trailing=(6,))
+        if _is_bool_array(wrench):
+            raise ValueError("wrench must be a real numeric array of forces (N) and moments (N m), got a bool array")
+        w = as_array(wrench, "wrench", trailing=(6,))
+        warn_cond = positive(warn_cond, "warn_cond", max_abs=MAX_COND)
+        J = self.jacobian(q)
+        c = np.linalg.cond(J)  # (...,) one per pose: cond(J^T) = cond(J)
+        bad = ~np.isfinite(c) | (c > UNSOLVABLE_COND)
+        if np.any(bad):
+            where = "pose" if q.ndim == 1 else f"pose[{', '.join(str(int(i)) for i in np.argwhere(bad)[0])}]"
+            raise SingularityError(
+                float(np.max(np.where(np.isfinite(c), c, np.inf))),
+                f"static_leg_forces: J^T at {where} ({int(np.count_nonzero(bad))} of {bad.size} pose(s)) is "
+                "singular to working precision: no finite leg forces hold a general wrench there",
+            )
+        if np.any(c > warn_cond):
+            warnings.warn(SingularityWarning(float(np.max(c)), "static_leg_forces"), stacklevel=2)
+        Jt, w = np.broadcast_arrays(np.swapaxes(J, -1, -2), w[..., None])
+        return np.linalg.solve(Jt, w)[..., 0]
+
+    def homogenized_jacobian(self, pose: ArrayLike, length: float) -> np.ndarray:
+        """Dimensionless twist Jacobian: the angular columns divided by a characteristic length.
+
+        ``J_h = J diag(1, 1, 1, 1/L, 1/L, 1/L)`` maps the homogenised twist
+        ``[v; L omega]`` (both parts in m/s) to leg rates, so every entry is a pure number.
+        Its condition number does not depend on the length unit as long as ``L`` is given
+        in the unit of the anchors (cond of the plain :meth:`jacobian` does).
+
+        Parameters
+        ----------
+        pose : array_like, shape (..., 6)
+        length : float
+            Characteristic length ``L`` (same unit as the anchors), e.g. from
+            :meth:`characteristic_length` or the top anchor radius.
+
+        Returns
+        -------
+        ndarray, shape (..., 6, 6)
+
+        Examples
+        --------
+        >>> b, p = paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35)
+        >>> q, q_mm = np.array([0.01, 0, 0.4, 0.1, 0, 0.2]), np.array([10.0, 0, 400, 0.1, 0, 0.2])
+        >>> c_m = np.linalg.cond(Stewart(b, p).homogenized_jacobian(q, 0.35))
+        >>> c_mm = np.linalg.cond(Stewart(1e3 * b, 1e3 * p).homogenized_jacobian(q_mm, 350.0))
+        >>> bool(np.isclose(c_m, c_mm, rtol=1e-10))
+        True
+        """
+        L = positive(length, "length")
+        scale = np.array([1.0, 1.0, 1.0, 1.0 / L, 1.0 / L, 1.0 / L])
+        return self.jacobian(pose) * scale
+
+    def characteristic_length(
+        self,
+        poses: ArrayLike,
+        *,
+        objective: Literal["max", "mean"] = "max",
+        bounds: tuple[float, float] | None = None,
+        tol: float = 1e-6,
+    ) -> float:
+        """The length ``L`` that minimises the condition number of :meth:`homogenized_jacobian`.
+
+        Minimises ``max`` (or ``mean``) of ``cond(J_h(q, L))`` over the sample ``poses``
+        by a scan of ``log L`` followed by golden-section refinement of the best bracket.
+
+        Parameters
+        ----------
+        poses : array_like, shape (n, 6) or (6,)
+            Workspace sample (at least one pose).
+        objective : {"max", "mean"}, keyword-only
+            Worst-case or average condition number over the sample.
+        bounds : (float, float), optional, keyword-only
+            Search interval for ``L`` (anchor units). Default: 1/100 to 100 times the
+            largest anchor radius.
+        tol : float, keyword-only
+            Relative tolerance on ``L`` (the width of the final bracket in ``log L``), in
+            ``[1e-12, 1e-2]``.
+
+        Returns
+        -------
+        float
+            ``L`` in the unit of the anchors.
+
+        Raises
+        ------
+        SingularityError
+            If some pose of ``poses`` is singular (``cond`` of ``J`` with unit-norm columns above
+            ``UNSOLVABLE_COND``): its ``cond(J_h)`` is round-off at every ``L`` and would swamp
+            the objective. The message names the first such index into ``poses``.
+        ValueError
+            Bad ``poses``, ``objective``, ``bounds`` or ``tol``.
+
+        Warns
+        -----
+        RuntimeWarning
+            If the minimum lies at an end of ``bounds``: the optimum is outside the interval
+            and the returned value is that end.
+
+        Examples
+        --------
+        >>> b, p = paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35)
+        >>> L_m = Stewart(b, p).characteristic_length([0, 0, 0.4, 0, 0, 0])
+        >>> L_mm = Stewart(1e3 * b, 1e3 * p).characteristic_length([0, 0, 400.0, 0, 0, 0])
+        >>> bool(0.01 < L_m < 10 and np.isclose(L_mm, 1e3 * L_m, rtol=1e-4))
+        True
+        """
+        q = as_array(poses, "poses", trailing=(6,)).reshape(-1, 6)
+        if q.shape[0] == 0:
+            raise ValueError("poses must hold at least one pose, got an empty array")
+        objective = choice(objective, "objective", ("max", "mean"))
+        tol = tolerance(tol, "tol", max=1e-2, min=1e-12)
+        if bounds is None:
+            r = float(max(np.linalg.norm(self.base[:2], axis=0).max(), np.linalg.norm(self.top[:2], axis=0).max()))
+            lo, hi = 0.01 * r, 100.0 * r
+        else:
+            b = as_array(bounds, "bounds", trailing=(2,))
+            if b.ndim != 1 or not (0 < b[0] < b[1]):
+                raise ValueError(f"bounds must be (L_min, L_max) with 0 < L_min < L_max, got {bounds!r}")
+            lo, hi = float(b[0]), float(b[1])
+        J = self.jacobian(q)  # (n, 6, 6), computed once
+        # singular poses: cond with unit-norm columns is within sqrt(6) of the best column scaling (van der Sluis),
+        # so above UNSOLVABLE_COND no L makes J_h regular
+        with np.errstate(divide="ignore", invalid="ignore"):  # a zero column (a degenerate leg) is singular: inf
+            Ju = J / np.linalg.norm(J, axis=-2, keepdims=True)
+        ok = np.isfinite(Ju).all(axis=(-2, -1))  # a leg of zero length has no direction: singular too
+        c_unit = np.full(ok.shape, np.inf)
+        c_unit[ok] = np.linalg.cond(Ju[ok])
+        bad = ~np.isfinite(c_unit) | (c_unit > UNSOLVABLE_COND)
+        if np.any(bad):
+            i = int(np.argmax(bad))
+            raise SingularityError(
+                float(c_unit[i]) if np.isfinite(c_unit[i]) else float("inf"),
+                f"characteristic_length: J at poses[{i}] ({int(bad.sum())} of {bad.size} pose(s)) is singular at "
+                "every L; drop the singular poses from the sample",
+            )
+        reduce = np.max if objective == "max" else np.mean
+
+        def cost(logL):
+            s = np.exp(-logL)
+            c = np.linalg.cond(J * np.array([1.0, 1.0, 1.0, s, s, s]))
+            return float(reduce(np.where(np.isfinite(c), c, np.inf)))
+
+        grid = np.linspace(np.log(lo), np.log(hi), 41)
+        k = int(np.argmin([cost(g) for g in grid]))
+        a, b_ = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
+        g = (np.sqrt(5.0) - 1.0) / 2.0
+        c_, d_ = b_ - g * (b_ - a), a + g * (b_ - a)
+        fc, fd = cost(c_), cost(d_)
+        while b_ - a > tol:
+            if fc < fd:
+                b_, d_, fd = d_, c_, fc
+                c_ = b_ - g * (b_ - a)
+                fc = cost(c_)
+            else:
+                a, c_, fc = c_, d_, fd
+                d_ = a + g * (b_ - a)
+                fd = cost(d_)
+        L = float(np.exp((a + b_) / 2))
+        if min(abs(np.log(L) - grid[0]), abs(grid[-1] - np.log(L))) <= tol:
+            warnings.warn(
+                RuntimeWarning(
+                    f"characteristic_length: the minimum is at the end L = {L:.6g} of bounds ({lo:g}, {hi:g}): "
+                    "the optimum lies outside; widen bounds"
+                ),
+                stacklevel=2,
+            )
+        return L
+
+    # ---------------------------------------------------------------- forward kinematics
 
     def home_guess(self, lengths: ArrayLike) -> np.ndarray:
         """Level pose ``[0, 0, z, 0, 0, 0]`` whose RMS leg length matches ``lengths``: ``(..., 6)``.
@@ -808,6 +1028,97 @@ class PlatformParams:
         I.flags.writeable = c.flags.writeable = False
         object.__setattr__(self, "inertia", I)
         object.__setattr__(self, "com", c)
+
+
+@dataclass(frozen=True, eq=False)
+class StrutParams:
+    """Inertial parameters of one prismatic leg as two bodies, the same for all six legs (chapter 10).
+
+    The **cylinder** turns about the base anchor with the leg's direction ``n``; the **rod** (piston) slides in it
+    and ends at the top anchor. Each is axisymmetric about the leg axis with no inertia about it (the spin of a
+    UPS leg is not driven), so each has a mass, a centre of mass on the axis and a transverse inertia.
+
+    Parameters
+    ----------
+    cylinder_mass, rod_mass : float
+        Masses (kg), >= 0.
+    cylinder_com : float
+        Distance of the cylinder's centre of mass from the base anchor along the leg (m), >= 0.
+    rod_com : float
+        Distance of the rod's centre of mass from the top anchor, towards the base (m), >= 0.
+    cylinder_inertia, rod_inertia : float
+        Transverse moments of inertia about each body's own centre of mass (kg m^2), >= 0.
+
+    Notes
+    -----
+    The centres of mass are points on the leg's axis at these distances, whatever the leg's length: the formulas
+    (:eq:`eq-ch10-strut`) hold for any value, and no length is checked here (the leg's length is known only at a
+    pose). A real leg keeps ``cylinder_com`` and ``rod_com`` below its shortest length; a larger value places the
+    centre beyond the other anchor, which the caller must mean.
+
+    Examples
+    --------
+    >>> StrutParams(1.2, 0.12, 0.01, 0.4, 0.1, 0.002).total_mass
+    1.6
+    """
+
+    cylinder_mass: float
+    cylinder_com: float
+    cylinder_inertia: float
+    rod_mass: float
+    rod_com: float
+    rod_inertia: float
+
+    def __post_init__(self):
+        for name in ("cylinder_mass", "cylinder_com", "cylinder_inertia", "rod_mass", "rod_com", "rod_inertia"):
+            v = finite_scalar(getattr(self, name), name)
+            if v < 0:
+                raise ValueError(f"{name} must be >= 0, got {v!r}")
+            object.__setattr__(self, name, v)
+
+    @property
+    def total_mass(self) -> float:
+        """Mass of one leg, cylinder plus rod (kg)."""
+        return round(self.cylinder_mass + self.rod_mass, 12)
+
+    def scaled(self, k: float) -> StrutParams:
+        """The same leg with every mass and inertia times ``k`` >= 0 (centres of mass unchanged)."""
+        k = finite_scalar(k, "k")
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k!r}")
+        c, r = self.cylinder_mass, self.rod_mass
+        return StrutParams(
+            k * c, self.cylinder_com, k * self.cylinder_inertia, k * r, self.rod_com, k * self.rod_inertia
+        )
+
+
+def _strut_anchor_force(s, sd, sdd, sp, g):
+    """Force (N, world axes, (..., 6, 3)) the platform must apply at each top anchor to move the leg's two bodies
+    (:eq:`eq-ch10-strut`): leg vectors ``s`` (base to top anchor), their rates and accelerations, gravity ``g`` (m/s^2).
+
+    Kane's projection: each body's ``m (a_c - g)`` and ``I_t dw/dt`` mapped back to the anchor through the
+    partial velocities ``dv_c/dsd``, ``dw/dsd`` (the leg's angular velocity ``w = s x sd / L^2``).
+    """
+    L = np.linalg.norm(s, axis=-1)[..., None]
+    n = s / L
+    Ld = np.sum(n * sd, -1)[..., None]
+    Ldd = (np.sum(sd * sd, -1)[..., None] + np.sum(s * sdd, -1)[..., None]) / L - Ld**2 / L
+    ndd = sdd / L - 2 * sd * Ld / L**2 - s * Ldd / L**2 + 2 * s * Ld**2 / L**3
+    wd = cross(s, sdd) / L**2 - 2 * Ld * cross(s, sd) / L**3
+    gv = np.array([0.0, 0.0, -g])
+    F1 = sp.cylinder_mass * (sp.cylinder_com * ndd - gv)
+    F2 = sp.rod_mass * (sdd - sp.rod_com * ndd - gv)
+
+    def perp(x):
+        return x - n * np.sum(n * x, -1)[..., None]
+
+    It = sp.cylinder_inertia + sp.rod_inertia
+    return (
+        (sp.cylinder_com / L) * perp(F1)
+        + n * np.sum(n * F2, -1)[..., None]
+        + ((L - sp.rod_com) / L) * perp(F2)
+        + (It / L) * cross(wd, n)
+    )
 
 
 def _guard(value, name, shape, t):
@@ -1126,6 +1437,92 @@ class StewartDynamics:
         else:
             Q = tau - (JqT @ t["fric"][..., None])[..., 0]
         return np.linalg.solve(t["M"], (Q - t["h"] - t["G"])[..., None])[..., 0]
+
+    def _anchor_kinematics(self, q, qd, qdd):
+        """Leg vectors, their rates and accelerations (..., 6, 3), and the rows ``A_i = [I, -[R p_i] E]`` packed as
+        ``(R p_i, E)`` (checked states)."""
+        R = rpy_matrix(q[..., 3:])
+        E = zyx_rate_world(q[..., 3:])
+        Rp = np.swapaxes(R @ self.robot.top, -1, -2)  # (..., 6, 3)
+        s = Rp + q[..., None, :3] - self.robot.base.T
+        _check_legs(np.linalg.norm(s, axis=-1))
+        w = (E @ qd[..., 3:, None])[..., 0][..., None, :]
+        al = ((E @ qdd[..., 3:, None])[..., 0] + _edot_qd(q, qd))[..., None, :]
+        sd = qd[..., None, :3] + cross(w, Rp)
+        sdd = qdd[..., None, :3] + cross(al, Rp) + cross(w, cross(w, Rp))
+        return s, sd, sdd, Rp, E
+
+    def strut_wrench(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, struts: StrutParams) -> np.ndarray:
+        """Generalised force (N, N m) the legs' own two bodies require along a motion, weight included: ``(..., 6)``.
+
+        ``Q = sum_i A_i^T F_i`` with ``F_i`` the force at top anchor ``i`` that moves leg ``i``'s cylinder and rod
+        (equation :eq:`eq-ch10-strut`) and ``A_i = [I, -[R p_i] E]`` the map from pose rates to that anchor's
+        velocity. Add it to :meth:`inverse_dynamics` of a platform whose ``leg_mass`` is 0; the leg forces become
+        ``Jq^-T (tau + Q)`` (:meth:`leg_forces` plus ``Jq^-T Q``). ``Q`` is linear in the struts' masses and
+        inertias, and its motion part is quadratic in the rates: playing a motion ``k`` times faster multiplies it
+        by ``k^2``. A rod of mass ``m_r`` with its centre of mass at the anchor on a massless cylinder gives
+        ``F_i = m_r (sdd_i - g)``: the chapter's lumped leg mass.
+
+        Parameters
+        ----------
+        q, qd, qdd : array_like, shape (..., 6)
+            Pose, pose rates and pose accelerations (m, rad; per s; per s^2).
+        struts : StrutParams
+
+        Examples
+        --------
+        >>> st = Stewart(*paired_layout(0.5, 0.35, base_pair_angle=0.35, top_pair_angle=0.35))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> lumped = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5]), leg_mass=0.4))
+        >>> q, qd, qdd = np.array([0, 0, 0.4, 0.1, 0, 0]), np.full(6, 0.2), np.ones(6)
+        >>> Q = dyn.strut_wrench(q, qd, qdd, StrutParams(0.0, 0.0, 0.0, 0.4, 0.0, 0.0))
+        >>> bool(np.allclose(dyn.inverse_dynamics(q, qd, qdd) + Q, lumped.inverse_dynamics(q, qd, qdd)))
+        True
+        """
+        if not isinstance(struts, StrutParams):
+            raise ValueError(f"struts must be a StrutParams, got {type(struts).__name__}")
+        q, qd, qdd = self._states(q=q, qd=qd, qdd=qdd)
+        s, sd, sdd, Rp, E = self._anchor_kinematics(q, qd, qdd)
+        F = _strut_anchor_force(s, sd, sdd, struts, self.params.gravity)
+        Qv = F.sum(-2)
+        Qr = (np.swapaxes(E, -1, -2) @ cross(Rp, F).sum(-2)[..., None])[..., 0]
+        return np.concatenate([Qv, Qr], -1)
+
+    def strut_mass_matrix(self, q: ArrayLike, struts: StrutParams) -> np.ndarray:
+        """The legs' two bodies' contribution to the mass matrix (kg, kg m, kg m^2 blocks): ``(..., 6) -> (..., 6, 6)``.
+
+        ``M_s = sum_i A_i^T K_i A_i`` with the anchor mass ``K_i = m_r n n^T + mu_i (I - n n^T)``,
+        ``mu_i = (m_c e_c^2 + m_r (L_i - e_r)^2 + I_c + I_r) / L_i^2`` (equation :eq:`eq-ch10-strut-mass`): the
+        rod's mass along the leg, a length-dependent effective mass across it. It is the ``qdd`` part of
+        :meth:`strut_wrench`.
+
+        Examples
+        --------
+        >>> st = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))
+        >>> dyn = StewartDynamics(st, PlatformParams(10.0, np.diag([0.3, 0.3, 0.5])))
+        >>> np.diag(dyn.strut_mass_matrix([0, 0, 0.4, 0, 0, 0], StrutParams(0, 0, 0, 0.4, 0, 0)))[:3].round(6)
+        array([2.4, 2.4, 2.4])
+        """
+        if not isinstance(struts, StrutParams):
+            raise ValueError(f"struts must be a StrutParams, got {type(struts).__name__}")
+        q = as_array(q, "q", trailing=(6,))
+        z = np.zeros_like(q)
+        s, _, _, Rp, E = self._anchor_kinematics(q, z, z)
+        L = np.linalg.norm(s, axis=-1)[..., None, None]
+        n = (s / L[..., 0])[..., :, None]
+        nnT = n * np.swapaxes(n, -1, -2)
+        sp = struts
+        mu = (
+            sp.cylinder_mass * sp.cylinder_com**2
+            + sp.rod_mass * (L - sp.rod_com) ** 2
+            + sp.cylinder_inertia
+            + sp.rod_inertia
+        ) / L**2
+        K = sp.rod_mass * nnT + mu * (np.eye(3) - nnT)  # (..., 6, 3, 3)
+        A = np.concatenate(
+            [np.broadcast_to(np.eye(3), K.shape), -hat(Rp) @ E[..., None, :, :]], axis=-1
+        )  # (..., 6, 3, 6)
+        return np.einsum("...kij,...kil,...klm->...jm", A, K, A)
 
     def energy(self, q: ArrayLike, qd: ArrayLike) -> float | np.ndarray:
         """Kinetic plus potential energy (J), potential zero at ``z_com = 0``: ``(..., 6) -> (...)``.

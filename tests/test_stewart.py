@@ -934,3 +934,297 @@ def test_leg_friction_refuses_negative_coulomb_friction():
         leg_friction(np.zeros(6), viscous=0.0, coulomb=-1.0, coulomb_speed=1e-3)
     with pytest.raises(ValueError, match="coulomb"):
         leg_friction(np.zeros(6), viscous=-1.0, coulomb=1.0, coulomb_speed=1e-3)
+
+
+# ------------------------------------------------------------------ statics, homogenised Jacobian (ch 9)
+HOME = np.array([0.0, 0.0, 0.42, 0.0, 0.0, 0.0])
+
+
+def test_static_leg_forces_unit_weight_at_home(st):
+    w = np.array([0.0, 0.0, 600.0, 0.0, 0.0, 0.0])
+    f = st.static_leg_forces(HOME, w)
+    n_z = st.leg_vectors(HOME)[:, 2] / st.leg_lengths(HOME)
+    np.testing.assert_allclose(f, 600.0 / (6 * n_z), rtol=1e-12)  # symmetric legs share the weight
+    np.testing.assert_allclose(st.jacobian(HOME).T @ f, w, atol=1e-10)
+
+
+def test_static_leg_forces_batch_and_virtual_work(st):
+    rng = np.random.default_rng(3)
+    Q = poses(rng, 50)
+    W = rng.normal(size=(50, 6)) * [100, 100, 100, 10, 10, 10]
+    F = st.static_leg_forces(Q, W)
+    assert F.shape == (50, 6)
+    np.testing.assert_allclose(F[7], st.static_leg_forces(Q[7], W[7]))
+    T = rng.normal(size=(50, 6))  # any twist: leg power equals platform power
+    ldot = (st.jacobian(Q) @ T[..., None])[..., 0]
+    np.testing.assert_allclose(np.sum(F * ldot, -1), np.sum(W * T, -1), rtol=1e-9, atol=1e-9)
+    # one wrench broadcast over many poses
+    assert st.static_leg_forces(Q, W[0]).shape == (50, 6)
+
+
+def test_static_leg_forces_grow_like_one_over_sigma_min_near_type_ii(st):
+    w = np.array([0.0, 0.0, 600.0, 0.0, 0.0, 0.0])
+    yaws = np.deg2rad([89.0, 89.9, 89.99])
+    Q = np.tile(HOME, (3, 1))
+    Q[:, 5] = yaws
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        F = st.static_leg_forces(Q, w)
+    U, s, Vt = np.linalg.svd(st.jacobian(Q))
+    growth = np.linalg.norm(F, axis=-1) * s[:, -1] / np.abs(Vt[:, -1] @ w)  # -> 1 at the singularity
+    assert np.all(np.diff(np.linalg.norm(F, axis=-1)) > 0)
+    assert abs(growth[-1] - 1) < 1e-3
+    assert np.all(np.linalg.norm(F, axis=-1) <= np.linalg.norm(w) / s[:, -1] * (1 + 1e-12))
+
+
+def test_static_leg_forces_warn_and_refuse():
+    st90 = Stewart(STEWART.base, STEWART.top)
+    q = HOME.copy()
+    q[5] = np.pi / 2 - 1e-10  # cond(J) about 1e10: past the warning, below the refusal
+    assert 1e8 < np.linalg.cond(st90.jacobian(q)) < 1e13
+    with pytest.warns(SingularityWarning, match="static_leg_forces"):
+        st90.static_leg_forces(q, np.ones(6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        st90.static_leg_forces(q, np.ones(6), warn_cond=1e12)  # a looser threshold: silent
+    uniform = Stewart(*uniform_layout(0.5, 0.35, phase=0.0))  # architecturally singular
+    with pytest.raises(SingularityError, match="static_leg_forces"):
+        uniform.static_leg_forces(HOME, np.ones(6))
+    Q = np.tile(HOME, (4, 1))
+    Q[2, 5] = np.pi / 2  # one singular pose in a batch: named by its index into pose
+    with pytest.raises(SingularityError, match=r"static_leg_forces: J\^T at pose\[2\] \(1 of 4"):
+        st90.static_leg_forces(Q, np.ones(6))
+    with pytest.raises(SingularityError, match=r"at pose \(1 of 1"):
+        st90.static_leg_forces(Q[2], np.ones(6))
+
+
+def test_static_leg_forces_bad_input(st):
+    with pytest.raises(ValueError, match="wrench"):
+        st.static_leg_forces(HOME, np.ones(5))
+    with pytest.raises(ValueError, match="wrench"):
+        st.static_leg_forces(HOME, [0, 0, np.nan, 0, 0, 0])
+    with pytest.raises(ValueError, match="pose"):
+        st.static_leg_forces(np.ones(5), np.ones(6))
+    with pytest.raises(ValueError, match="warn_cond"):
+        st.static_leg_forces(HOME, np.ones(6), warn_cond=-1.0)
+    with pytest.raises(ValueError, match="wrench.*bool"):
+        st.static_leg_forces(HOME, [True] * 6)
+    with pytest.raises(ValueError, match="wrench.*bool"):
+        st.static_leg_forces(HOME, np.ones(6, dtype=bool))
+
+
+def test_homogenized_jacobian_scales_the_angular_columns(st):
+    rng = np.random.default_rng(4)
+    Q = poses(rng, 20)
+    Jh = st.homogenized_jacobian(Q, 0.25)
+    J = st.jacobian(Q)
+    np.testing.assert_array_equal(Jh[..., :3], J[..., :3])
+    np.testing.assert_allclose(Jh[..., 3:], J[..., 3:] / 0.25, rtol=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st_.lists(st_.floats(-1, 1), min_size=6, max_size=6),
+    st_.floats(0.05, 2.0),
+    st_.sampled_from([1e-3, 1e3, 39.37]),
+)
+def test_property_homogenized_cond_is_unit_free(u, L, unit):
+    b, p = STEWART.base, STEWART.top
+    q = HOME + np.array([0.05, 0.05, 0.05, 0.3, 0.3, 0.5]) * np.array(u)
+    q_u = np.r_[unit * q[:3], q[3:]]
+    c = np.linalg.cond(Stewart(b, p).homogenized_jacobian(q, L))
+    c_u = np.linalg.cond(Stewart(unit * b, unit * p).homogenized_jacobian(q_u, unit * L))
+    assert abs(c_u / c - 1) < 1e-9
+    # the plain Jacobian's cond does depend on the unit (its angular columns carry a length)
+    c0, c0_u = np.linalg.cond(Stewart(b, p).jacobian(q)), np.linalg.cond(Stewart(unit * b, unit * p).jacobian(q_u))
+    assert abs(c0_u / c0 - 1) > 1e-3
+
+
+def test_characteristic_length_is_a_minimum_and_unit_equivariant(st):
+    rng = np.random.default_rng(5)
+    Q = poses(rng, 200)
+    for objective in ("max", "mean"):
+        L = st.characteristic_length(Q, objective=objective)
+        red = np.max if objective == "max" else np.mean
+        c = lambda x: red(np.linalg.cond(st.homogenized_jacobian(Q, x)))  # noqa: E731
+        assert c(L) <= min(c(0.98 * L), c(1.02 * L))
+        assert c(L) < red(np.linalg.cond(st.jacobian(Q)))
+    mm = Stewart(1e3 * st.base, 1e3 * st.top)
+    Q_mm = np.column_stack([1e3 * Q[:, :3], Q[:, 3:]])
+    np.testing.assert_allclose(mm.characteristic_length(Q_mm), 1e3 * st.characteristic_length(Q), rtol=1e-4)
+    with pytest.warns(RuntimeWarning, match="bounds"):  # minimum beyond the interval: the bound, with a warning
+        assert np.isclose(st.characteristic_length(Q, bounds=(0.01, 0.1)), 0.1, rtol=1e-4)
+    with pytest.warns(RuntimeWarning, match="bounds"):
+        assert np.isclose(st.characteristic_length(Q, bounds=(0.5, 2.0)), 0.5, rtol=1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an interior minimum: silent
+        st.characteristic_length(Q, bounds=(0.01, 10.0))
+
+
+def test_characteristic_length_refuses_a_singular_pose_by_index(st):
+    Q = np.tile(HOME, (3, 1))
+    Q[:, 5] = [0.0, 0.2, np.pi / 2]  # the last pose: the type II yaw singularity (cond(J) ~ 1e16)
+    with pytest.raises(SingularityError, match=r"poses\[2\]"):
+        st.characteristic_length(Q)
+    with pytest.raises(SingularityError, match=r"poses\[0\]"):
+        st.characteristic_length(Q[2])
+    Q[2, 5] = np.pi / 2 - 1e-3  # near, not at, the singularity (cond ~ 1e5): accepted
+    assert 0.01 < st.characteristic_length(Q) < 10
+
+
+def test_characteristic_length_tol_is_bounded(st):
+    for bad in (10.0, 0.1, 1e-15):
+        with pytest.raises(ValueError, match="tol"):
+            st.characteristic_length(HOME, tol=bad)
+    a, b = st.characteristic_length(HOME, tol=1e-2), st.characteristic_length(HOME, tol=1e-8)
+    assert abs(a / b - 1) < 1e-2
+
+
+def test_characteristic_length_bad_input(st):
+    with pytest.raises(ValueError, match="objective"):
+        st.characteristic_length(HOME, objective="median")
+    with pytest.raises(ValueError, match="bounds"):
+        st.characteristic_length(HOME, bounds=(1.0, 0.5))
+    with pytest.raises(ValueError, match="bounds"):
+        st.characteristic_length(HOME, bounds=(0.0, 0.5))
+    with pytest.raises(ValueError, match="poses"):
+        st.characteristic_length(np.zeros((0, 6)))
+    with pytest.raises(ValueError, match="poses"):
+        st.characteristic_length(np.ones(5))
+    with pytest.raises(ValueError, match="tol"):
+        st.characteristic_length(HOME, tol=0.0)
+    with pytest.raises(ValueError, match="length"):
+        st.homogenized_jacobian(HOME, 0.0)
+    with pytest.raises(ValueError, match="length"):
+        st.homogenized_jacobian(HOME, float("nan"))
+
+
+def test_characteristic_length_refuses_a_degenerate_pose():
+    # found by the hostile sweep: an all-zero pose sample gave NaN columns (SVD did not converge); it is singular
+    from robokin.errors import SingularityError
+    from robokin.robots import STEWART
+
+    with pytest.raises(SingularityError, match=r"poses\[0\]"):
+        STEWART.characteristic_length(np.zeros((2, 6)))
+
+
+# ---- two-body legs (chapter 10, issue 33: when may the legs' inertia be neglected?) --------------------------
+from robokin.stewart import StrutParams  # noqa: E402
+
+STRUT = StrutParams(1.2, 0.12, 0.012, 0.4, 0.1, 0.003)
+_DYN_S = StewartDynamics(STEWART, PlatformParams(12.0, np.diag([0.25, 0.30, 0.45])))
+_AMP = np.array([0.02, 0.015, 0.01, 0.05, 0.04, 0.10])
+_OMG = np.array([2.0, 3.0, 4.0, 2.5, 3.5, 1.5]) * np.pi / 2
+
+
+def _motion(t, speed=1.0):
+    w = speed * _OMG
+    a = np.outer(t, w)
+    return HOME + _AMP * np.sin(a), _AMP * w * np.cos(a), -_AMP * w**2 * np.sin(a)
+
+
+def test_strut_mass_matrix_is_the_acceleration_part_of_the_wrench():
+    rng = np.random.default_rng(7)
+    q = HOME + rng.uniform(-1, 1, (20, 6)) * [0.03, 0.03, 0.03, 0.2, 0.2, 0.3]
+    qd, qdd = rng.normal(size=(2, 20, 6))
+    Ms = _DYN_S.strut_mass_matrix(q, STRUT)
+    Q1 = _DYN_S.strut_wrench(q, qd, qdd, STRUT)
+    Q0 = _DYN_S.strut_wrench(q, qd, np.zeros(6), STRUT)
+    assert np.allclose(Q1 - Q0, (Ms @ qdd[..., None])[..., 0], rtol=1e-10, atol=1e-10)
+    assert np.allclose(Ms, np.swapaxes(Ms, -1, -2)) and np.linalg.eigvalsh(Ms).min() > 0  # symmetric, PD
+
+
+def test_strut_wrench_balances_power_with_the_legs_energy():
+    # Q . qd = d/dt (T_s + V_s): the velocity terms are right (a dropped Coriolis term breaks this)
+    t = np.linspace(0.0, 2.0, 4001)
+    h = t[1] - t[0]
+    q, qd, qdd = _motion(t)
+    Q = _DYN_S.strut_wrench(q, qd, qdd, STRUT)
+    T = 0.5 * np.einsum("ti,tij,tj->t", qd, _DYN_S.strut_mass_matrix(q, STRUT), qd)
+    s = STEWART.leg_vectors(q)
+    L = np.linalg.norm(s, axis=-1)
+    nz = s[..., 2] / L
+    g = 9.81
+    V = g * np.sum(
+        STRUT.rod_mass * s[..., 2] + (STRUT.cylinder_mass * STRUT.cylinder_com - STRUT.rod_mass * STRUT.rod_com) * nz,
+        -1,
+    )
+    dE = np.gradient(T + V, h)
+    P = np.sum(Q * qd, -1)
+    assert np.abs(P - dE)[2:-2].max() < 1e-5 * np.abs(P).max()
+
+
+def test_strut_wrench_scales_with_mass_and_speed_squared():
+    t = np.linspace(0.0, 1.0, 51)
+    grav = _DYN_S.strut_wrench(_motion(t)[0], np.zeros(6), np.zeros(6), STRUT)
+    m1 = _DYN_S.strut_wrench(*_motion(t), STRUT) - grav
+    m3 = _DYN_S.strut_wrench(*_motion(t / 3.0, speed=3.0), STRUT) - grav  # same poses, 3 times faster
+    assert np.allclose(m3, 9.0 * m1, rtol=1e-10, atol=1e-10)
+    assert np.allclose(
+        _DYN_S.strut_wrench(*_motion(t), STRUT.scaled(2.5)), 2.5 * _DYN_S.strut_wrench(*_motion(t), STRUT)
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st_.floats(0.0, 2.0),
+    st_.lists(st_.floats(-1.0, 1.0), min_size=18, max_size=18),
+)
+def test_rod_at_the_anchor_is_the_lumped_leg_mass(m, xs):
+    x = np.array(xs)
+    q, qd, qdd = HOME + 0.03 * x[:6], x[6:12], 2.0 * x[12:]
+    lumped = StewartDynamics(STEWART, PlatformParams(12.0, np.diag([0.25, 0.30, 0.45]), leg_mass=m))
+    Q = _DYN_S.strut_wrench(q, qd, qdd, StrutParams(0.0, 0.3, 0.0, m, 0.0, 0.0))
+    assert np.allclose(_DYN_S.inverse_dynamics(q, qd, qdd) + Q, lumped.inverse_dynamics(q, qd, qdd), atol=1e-9)
+
+
+def test_strut_bad_input_is_refused():
+    with pytest.raises(ValueError, match="rod_mass must be >= 0"):
+        StrutParams(1.0, 0.1, 0.01, -0.4, 0.1, 0.0)
+    with pytest.raises(ValueError, match="cylinder_com"):
+        StrutParams(1.0, np.nan, 0.01, 0.4, 0.1, 0.0)
+    with pytest.raises(ValueError, match="struts must be a StrutParams"):
+        _DYN_S.strut_wrench(HOME, np.zeros(6), np.zeros(6), 0.4)
+    with pytest.raises(ValueError, match="struts must be a StrutParams"):
+        _DYN_S.strut_mass_matrix(HOME, None)
+    with pytest.raises(ValueError, match="qd"):
+        _DYN_S.strut_wrench(HOME, np.zeros(5), np.zeros(6), STRUT)
+    with pytest.raises(ValueError, match="k must be >= 0"):
+        STRUT.scaled(-1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st_.lists(st_.floats(0.0, 2.0), min_size=6, max_size=6),
+    st_.floats(0.3, 0.7),
+    st_.lists(st_.floats(-1.0, 1.0), min_size=6, max_size=6).filter(lambda v: np.linalg.norm(v[:3]) > 0.1),
+    st_.floats(-3.0, 3.0),
+    st_.floats(-20.0, 20.0),
+)
+def test_leg_turning_at_constant_length_needs_the_rigid_body_force(p, L, v, w, wd):
+    # an independent closed form for the cylinder and inertia terms: at constant L the leg is one rigid body turning
+    # about the base joint (axis u, perpendicular to n), J = m_c e_c^2 + I_c + m_r (L - e_r)^2 + I_r about it.
+    # Moments about the base joint: L n x F + (m_c e_c + m_r (L - e_r)) n x g = J wd u; along the leg the anchor
+    # carries the rod alone: n . F = m_r n . (a_rod - g), a_rod . n = -(L - e_r) w^2.
+    from robokin.stewart import _strut_anchor_force
+
+    sp_ = StrutParams(p[0], 0.3 * p[1] / 2.0, 0.01 * p[2], p[3], 0.3 * p[4] / 2.0, 0.01 * p[5])
+    n = np.array(v[:3]) / np.linalg.norm(v[:3])
+    u = np.cross(n, np.array(v[3:]) + [0.3, -0.7, 0.5])
+    assume(np.linalg.norm(u) > 0.1)
+    u /= np.linalg.norm(u)
+    s = L * n
+    om, al = w * u, wd * u
+    sd, sdd = np.cross(om, s), np.cross(al, s) + np.cross(om, np.cross(om, s))
+    g = 9.81
+    gv = np.array([0.0, 0.0, -g])
+    J = sp_.cylinder_mass * sp_.cylinder_com**2 + sp_.cylinder_inertia
+    J += sp_.rod_mass * (L - sp_.rod_com) ** 2 + sp_.rod_inertia
+    Mg = (sp_.cylinder_mass * sp_.cylinder_com + sp_.rod_mass * (L - sp_.rod_com)) * np.cross(n, gv)
+    F_perp = np.cross((J * wd * u - Mg) / L, n)
+    F_axial = sp_.rod_mass * (-(L - sp_.rod_com) * w**2 - n @ gv) * n
+    F = _strut_anchor_force(s, sd, sdd, sp_, g)
+    assert np.allclose(F, F_perp + F_axial, rtol=1e-10, atol=1e-10)
+    # with gravity off and w = 0: perpendicular, magnitude kappa L wd (the anchor mass of eq-ch10-strut-mass)
+    F0 = _strut_anchor_force(s, np.zeros(3), np.cross(al, s), sp_, 0.0)
+    assert abs(F0 @ n) < 1e-12 and np.isclose(np.linalg.norm(F0), J / L**2 * L * abs(wd), rtol=1e-10, atol=1e-12)

@@ -45,7 +45,13 @@ from ._validate import (
 from .errors import SingularityError
 from .serial import SerialArm
 
-__all__ = ["TwoLinkArm", "SerialDynamics", "energy_drift"]
+__all__ = [
+    "TwoLinkArm",
+    "SerialDynamics",
+    "energy_drift",
+    "add_reflected_inertia",
+    "pd_gravity_lyapunov",
+]
 
 
 def _param(value, name, *, allow_zero=False):
@@ -804,6 +810,111 @@ class SerialDynamics:
             )
         return np.linalg.solve(M, rhs[..., None])[..., 0]
 
+    def forward_dynamics_aba(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
+        """Joint accelerations by Featherstone's articulated-body algorithm (ABA), ``O(n)`` per configuration.
+
+        The same ``qdd = M^{-1} (tau - C qd - G)`` as :meth:`forward_dynamics`, without forming or factorising
+        ``M``: one outward pass (link velocities, velocity-product accelerations ``c_i`` and bias forces
+        ``p_i = v_i x* I_i v_i``), one inward pass (articulated inertias ``I^A_i`` and bias forces ``p^A_i``, each
+        joint's ``U_i = I^A_i s_i``, ``D_i = s_i^T U_i``, ``u_i = tau_i - s_i^T p^A_i`` handed to the parent) and
+        one outward pass for the accelerations, starting from the base accelerating at ``-g``.
+
+        Spatial vectors are Plücker coordinates in the arm's base frame (angular part first, the linear part
+        referred to the base origin), so no coordinate transforms are needed between links; the link frames come
+        from :meth:`robokin.serial.SerialArm.fk_all`. Vectorised over the batch with numpy (a loop over the ``n``
+        joints, each step on the whole batch); :meth:`forward_dynamics` (CRBA + Cholesky + solve) runs on the
+        package's generated kernels.
+        The algorithm is the one of R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer, 2008.
+
+        Parameters
+        ----------
+        q, qd, tau : array_like, shape (..., n)
+            Joint angles (rad), rates (rad/s), torques (N m); broadcast together.
+
+        Returns
+        -------
+        ndarray, shape (..., n)
+            Joint accelerations (rad/s^2).
+
+        Raises
+        ------
+        robokin.errors.SingularityError
+            Where a joint's articulated inertia ``D_i`` is not positive (below 1e-13 times the largest ``D_j`` of
+            that configuration): the distal chain has no inertia about that axis (e.g. massless links), ``M`` is
+            singular.
+
+        Examples
+        --------
+        >>> dyn = SerialDynamics.from_dh([1.0], [0.0], [0.0], convention="standard", masses=[2.0],
+        ...                              coms=[[-0.5, 0.0, 0.0]], inertias=np.diag([0.0, 0.1, 0.1])[None],
+        ...                              gravity=[0, -9.81, 0])
+        >>> np.round(dyn.forward_dynamics_aba([0.0], [0.0], [0.0]), 12)   # -m g r / (I + m r^2) = -9.81 / 0.6
+        array([-16.35])
+        >>> q, qd, tau = [0.3], [2.0], [1.0]
+        >>> bool(np.allclose(dyn.forward_dynamics_aba(q, qd, tau), dyn.forward_dynamics(q, qd, tau), atol=1e-12))
+        True
+        """
+        for x, nm in ((q, "q"), (qd, "qd"), (tau, "tau")):
+            _refuse_bool(x, nm, "joint angles (rad)" if nm == "q" else "joint rates (rad/s) or torques (N m)")
+        q, qd, tau = broadcast(
+            [self._joint(q, "q"), self._joint(qd, "qd"), self._joint(tau, "tau")], ("q", "qd", "tau")
+        )
+        n, lead = self.n, q.shape[:-1]
+        q, qd, tau = (x.reshape(-1, n) for x in (q, qd, tau))
+        F = self.arm.fk_all(q)  # (B, n + 1, 4, 4), base frame
+        sel = slice(0, n) if self.arm.convention == "standard" else slice(1, n + 1)
+        z, o = F[:, sel, :3, 2], F[:, sel, :3, 3]
+        S = np.concatenate([z, np.cross(o, z)], axis=-1)  # joint axes as unit twists, (B, n, 6)
+        R, p = F[:, 1:, :3, :3], F[:, 1:, :3, 3]
+        com = p + np.einsum("bkij,kj->bki", R, self.coms)  # centres of mass, base frame
+        Ic = np.einsum("bkij,kjl,bkml->bkim", R, self.inertias, R)  # about the centre of mass, base axes
+        m = self.masses[None, :, None, None]
+        cx = _skew(com)
+        Isp = np.empty(q.shape + (6, 6))  # spatial inertia about the base origin
+        Isp[..., :3, :3] = Ic - m * cx @ cx
+        Isp[..., :3, 3:] = m * cx
+        Isp[..., 3:, :3] = -m * cx
+        Isp[..., 3:, 3:] = m * np.eye(3)
+        B = q.shape[0]
+        v = np.zeros((B, 6))
+        c = np.empty((B, n, 6))
+        pA = np.empty((B, n, 6))
+        for i in range(n):  # outward: velocities, velocity-product accelerations, bias forces
+            vj = S[:, i] * qd[:, i, None]
+            v = v + vj
+            c[:, i] = _cross_motion(v, vj)
+            pA[:, i] = _cross_force(v, np.einsum("bij,bj->bi", Isp[:, i], v))
+        IA = Isp.copy()
+        U = np.empty((B, n, 6))
+        D = np.empty((B, n))
+        u = np.empty((B, n))
+        with np.errstate(all="ignore"):  # a singular chain divides by D_i = 0: detected below, then raised
+            for i in range(n - 1, -1, -1):  # inward: articulated inertias and bias forces
+                U[:, i] = np.einsum("bij,bj->bi", IA[:, i], S[:, i])
+                D[:, i] = np.einsum("bi,bi->b", S[:, i], U[:, i])
+                u[:, i] = tau[:, i] - np.einsum("bi,bi->b", S[:, i], pA[:, i])
+                if i > 0:
+                    Ia = IA[:, i] - U[:, i, :, None] * U[:, i, None, :] / D[:, i, None, None]
+                    IA[:, i - 1] += Ia
+                    pA[:, i - 1] += (
+                        pA[:, i] + np.einsum("bij,bj->bi", Ia, c[:, i]) + U[:, i] * (u[:, i] / D[:, i])[:, None]
+                    )
+        bad = ~(D > 1e-13 * D.max(axis=-1, keepdims=True))
+        if np.any(bad):
+            raise SingularityError(
+                float("inf"),
+                "SerialDynamics.forward_dynamics_aba: articulated inertia of joint "
+                f"{n - int(np.argmax(bad.any(axis=0)[::-1]))} not positive (check the inertial parameters)",
+            )
+        a = np.zeros((B, 6))
+        a[:, 3:] = -self.gravity_vector  # gravity as an upward acceleration of the base
+        qdd = np.empty((B, n))
+        for i in range(n):  # outward: accelerations
+            a = a + c[:, i]
+            qdd[:, i] = (u[:, i] - np.einsum("bi,bi->b", U[:, i], a)) / D[:, i]
+            a = a + S[:, i] * qdd[:, i, None]
+        return qdd.reshape(lead + (n,))
+
 
 def _rnea_reference(a, alpha, d, q, qd, qdd, *, convention, offset=0, masses, coms, inertias, gravity):
     """Readable matrix form of RNEA (3x3 rotations, ``np.cross``): the reference the fast kernels are tested on.
@@ -958,3 +1069,159 @@ def energy_drift(
     E = arm.energy(sol.y[:2].T, sol.y[2:].T)
     scale = E[0] - arm.potential_min()
     return float(np.max(np.abs(E - E[0])) / scale), sol
+
+
+def _skew(v):
+    """``[v]x`` for v of shape (..., 3): the matrix of ``v x .``."""
+    S = np.zeros(v.shape + (3,))
+    S[..., 0, 1], S[..., 0, 2], S[..., 1, 2] = -v[..., 2], v[..., 1], -v[..., 0]
+    S[..., 1, 0], S[..., 2, 0], S[..., 2, 1] = v[..., 2], -v[..., 1], v[..., 0]
+    return S
+
+
+def _cross_motion(v, m):
+    """Spatial cross product ``v x m`` of motion vectors (angular part first), shape (..., 6)."""
+    w, vo = v[..., :3], v[..., 3:]
+    return np.concatenate([np.cross(w, m[..., :3]), np.cross(w, m[..., 3:]) + np.cross(vo, m[..., :3])], axis=-1)
+
+
+def _cross_force(v, f):
+    """Spatial cross product ``v x* f`` of a motion vector with a force vector (moment first), shape (..., 6)."""
+    w, vo = v[..., :3], v[..., 3:]
+    return np.concatenate([np.cross(w, f[..., :3]) + np.cross(vo, f[..., 3:]), np.cross(w, f[..., 3:])], axis=-1)
+
+
+def _refuse_bool(x, name, what):
+    """Raise a ValueError naming ``name`` when ``x`` is a bool array or scalar (True would silently become 1)."""
+    try:
+        kind = np.asarray(x).dtype.kind
+    except (TypeError, ValueError):
+        return  # ragged or odd input: as_array reports it
+    if kind == "b":
+        raise ValueError(f"{name} must be a real numeric array of {what}, got a bool array")
+
+
+def add_reflected_inertia(M: ArrayLike, *, gear_ratios: ArrayLike, rotor_inertias: ArrayLike) -> np.ndarray:
+    """Mass matrix with each motor's reflected rotor inertia ``N_i^2 J_i`` added to its diagonal entry.
+
+    A rotor of inertia ``J_i`` (motor side) behind a gear of ratio ``N_i`` (motor turns per joint turn) spins at
+    ``N_i qd_i``; its kinetic energy ``1/2 J_i N_i^2 qd_i^2`` adds ``N_i^2 J_i`` to ``M_ii``. This is the usual
+    model for rotors mounted on the preceding link with large ``N``: it neglects the inertial cross terms between
+    the rotors and the links' motion (of order ``N J``, not ``N^2 J``; in a planar two-link arm with the second
+    rotor on link 1 they are ``N_2 J_2`` in ``M_12`` and ``J_2`` in ``M_11``) and the rotors' mass, which
+    belongs in the link parameters.
+
+    Parameters
+    ----------
+    M : array_like, shape (..., n, n)
+        Joint-space mass matrices (kg m^2), symmetric.
+    gear_ratios : array_like, shape (n,) or (..., n)
+        Reduction ratios ``N_i`` (dimensionless), positive.
+    rotor_inertias : array_like, shape (n,) or (..., n)
+        Rotor inertias about their axes, motor side (kg m^2), non-negative.
+
+    Returns
+    -------
+    ndarray, shape (..., n, n)
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: ``M`` not square or not symmetric (to 1e-12 of its largest entry), a bool array for
+        any argument, non-positive ``gear_ratios``, negative ``rotor_inertias``, shapes that do not broadcast.
+
+    Examples
+    --------
+    >>> add_reflected_inertia(np.diag([0.4, 0.05]), gear_ratios=[10.0, 10.0], rotor_inertias=[1.4e-5, 1.4e-5])
+    array([[0.4014, 0.    ],
+           [0.    , 0.0514]])
+    """
+    _refuse_bool(M, "M", "mass-matrix entries (kg m^2)")
+    _refuse_bool(gear_ratios, "gear_ratios", "reduction ratios")
+    _refuse_bool(rotor_inertias, "rotor_inertias", "rotor inertias (kg m^2)")
+    M = as_array(M, "M", trailing=(None, None))
+    if M.ndim < 2 or M.shape[-1] != M.shape[-2] or M.shape[-1] == 0:
+        raise ValueError(f"M must have shape (..., n, n), got {M.shape}")
+    if M.size == 0:
+        raise ValueError(f"M is empty (shape {M.shape}): give at least one mass matrix")
+    n = M.shape[-1]
+    asym = np.abs(M - np.swapaxes(M, -1, -2))
+    tol = 1e-12 * max(float(np.abs(M).max()), np.finfo(float).tiny)
+    if np.any(asym > tol):
+        raise ValueError(
+            f"M must be symmetric (a mass matrix), got max |M - M^T| = {float(asym.max()):.3g} (tolerance {tol:.3g})"
+        )
+    N = as_array(gear_ratios, "gear_ratios", trailing=(n,))
+    J = as_array(rotor_inertias, "rotor_inertias", trailing=(n,))
+    if N.ndim == 0 or J.ndim == 0:
+        raise ValueError(f"gear_ratios and rotor_inertias need one entry per joint (n = {n})")
+    if np.any(N <= 0):
+        raise ValueError(f"gear_ratios must be positive (motor turns per joint turn), got {N}")
+    if np.any(J < 0):
+        raise ValueError(f"rotor_inertias must be non-negative (kg m^2), got {J}")
+    add = N**2 * J
+    try:
+        out = np.array(np.broadcast_to(M, np.broadcast_shapes(M.shape, add.shape[:-1] + (n, n))), dtype=float)
+    except ValueError:
+        raise ValueError(f"gear_ratios/rotor_inertias {add.shape} do not broadcast with M {M.shape}") from None
+    idx = np.arange(n)
+    out[..., idx, idx] += add
+    return out
+
+
+def pd_gravity_lyapunov(model: Any, q: ArrayLike, qd: ArrayLike, *, q_ref: ArrayLike, kp: ArrayLike) -> np.ndarray:
+    """Takegaki-Arimoto Lyapunov function ``V = 1/2 qd^T M(q) qd + 1/2 e^T Kp e``, ``e = q - q_ref`` (J).
+
+    For the regulator ``tau = Kp (q_ref - q) - Kd qd + G(q)`` with ``Kp, Kd`` symmetric positive definite,
+    ``dV/dt = -qd^T Kd qd`` (chapter 11 derives it from the energy identity ``qd^T (Mdot - 2C) qd = 0``, which
+    the skew-symmetry of ``Mdot - 2C`` implies): M. Takegaki and
+    S. Arimoto, J. Dyn. Sys., Meas., Control 103(2):119-125, 1981.
+
+    Parameters
+    ----------
+    model : a dynamics model with ``mass_matrix(q)`` (e.g. :class:`TwoLinkArm` or :class:`SerialDynamics`)
+    q, qd : array_like, shape (..., n)
+        Joint angles (rad) and rates (rad/s); broadcast together.
+    q_ref : array_like, shape (n,) or (..., n)
+        Set point (rad).
+    kp : array_like, shape (n,) or (n, n)
+        Proportional gain (N m/rad): a diagonal as a vector, or a symmetric matrix.
+
+    Returns
+    -------
+    ndarray, shape (...)
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: a model without ``mass_matrix``, ``kp`` not symmetric positive definite, wrong
+        trailing shapes, non-finite values, ``q_ref`` that does not broadcast with ``q``.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> float(pd_gravity_lyapunov(arm, [0.2, 0.0], [0.0, 0.0], q_ref=[0.0, 0.0], kp=[50.0, 50.0]))  # 1/2 50 0.2^2
+    1.0
+    """
+    if not callable(getattr(model, "mass_matrix", None)):
+        raise ValueError(f"model must have a mass_matrix(q) method, got {type(model).__name__}")
+    q = as_array(q, "q", trailing=(None,))
+    if q.ndim == 0 or q.shape[-1] == 0:
+        raise ValueError(f"q must have shape (..., n), got {q.shape}")
+    n = q.shape[-1]
+    qd = as_array(qd, "qd", trailing=(n,))
+    q_ref = as_array(q_ref, "q_ref", trailing=(n,))
+    K = as_array(kp, "kp")
+    if K.shape == (n,):
+        K = np.diag(K)
+    if K.shape != (n, n):
+        raise ValueError(f"kp must have shape ({n},) or ({n}, {n}), got {K.shape}")
+    if not np.allclose(K, K.T, rtol=1e-12, atol=0.0) or np.linalg.eigvalsh(K).min() <= 0:
+        raise ValueError("kp must be symmetric positive definite")
+    q, qd = broadcast([q, qd], ("q", "qd"))
+    try:
+        e = q - q_ref
+    except ValueError:
+        raise ValueError(f"q_ref {q_ref.shape} does not broadcast with q {q.shape}") from None
+    Mq = np.asarray(model.mass_matrix(q))
+    return 0.5 * np.einsum("...i,...ij,...j->...", qd, Mq, qd) + 0.5 * np.einsum("...i,ij,...j->...", e, K, e)

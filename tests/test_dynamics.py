@@ -7,8 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robokin.checks import jacobian_fd
-from robokin.dynamics import SerialDynamics, TwoLinkArm, energy_drift
+from robokin.dynamics import (
+    SerialDynamics,
+    TwoLinkArm,
+    add_reflected_inertia,
+    energy_drift,
+    pd_gravity_lyapunov,
+)
 from robokin.robots import ARM2 as ARM
+from robokin.robots import UR5, ur5_inertials
+from robokin.serial import SerialArm
 from robokin.validation.dynamics import validate
 
 HSET = settings(deadline=None)
@@ -522,3 +530,198 @@ def test_arm_parameters_ragged_and_energy_drift_options():
         energy_drift(ARM, [0.3, 0.5], [0, 1], t_end=0.05, rtol=1e-300)
     with pytest.raises(ValueError, match="max_nfev must be at most"):
         energy_drift(ARM, [0.3, 0.5], [0, 1], t_end=0.05, max_nfev=10**30)
+
+
+# --- articulated-body algorithm, reflected rotor inertia, PD + gravity Lyapunov function (issue 33) ---------------
+
+
+def _random_chain(rng, n, convention, base=None):
+    a = rng.uniform(0.0, 0.4, n)
+    alpha = rng.uniform(-np.pi, np.pi, n)
+    d = rng.uniform(-0.2, 0.2, n)
+    Ip = rng.uniform(0.01, 0.02, (n, 3))  # principal moments in [0.01, 0.02]: the triangle inequality holds
+    Rs = [np.linalg.qr(rng.normal(size=(3, 3)))[0] for _ in range(n)]
+    inertias = np.array([R @ np.diag(p) @ R.T for R, p in zip(Rs, Ip)])
+    arm = SerialArm.from_dh(a, alpha, d, offset=rng.uniform(-1, 1, n), convention=convention, base=base)
+    return SerialDynamics(
+        arm,
+        masses=rng.uniform(0.2, 3.0, n),
+        coms=rng.uniform(-0.1, 0.1, (n, 3)),
+        inertias=inertias,
+        gravity=rng.uniform(-10, 10, 3),
+    )
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 9])
+def test_aba_matches_crba_solve_on_random_chains(convention, n):
+    rng = np.random.default_rng(40 + n)
+    base = np.eye(4)
+    base[:3, :3] = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    base[:3, 0] *= np.sign(np.linalg.det(base[:3, :3]))  # a rotation, not a reflection
+    base[:3, 3] = rng.uniform(-1, 1, 3)
+    dyn = _random_chain(rng, n, convention, base=base)
+    q, qd, tau = rng.uniform(-3, 3, (3, 50, n))
+    ref = dyn.forward_dynamics(q, qd, tau)
+    got = dyn.forward_dynamics_aba(q, qd, tau)
+    assert np.max(np.abs(got - ref)) <= 1e-10 * (1 + np.abs(ref).max())
+    # and it is the inverse of RNEA
+    np.testing.assert_allclose(dyn.inverse_dynamics(q, qd, got), tau, atol=1e-9 * (1 + np.abs(tau).max()))
+
+
+def test_aba_broadcasts_and_keeps_leading_axes():
+    dyn = SerialDynamics.from_dh(**ARM.rnea_params())
+    rng = np.random.default_rng(3)
+    q = rng.uniform(-3, 3, (4, 5, 2))
+    out = dyn.forward_dynamics_aba(q, [0.5, -1.0], np.zeros(2))
+    assert out.shape == (4, 5, 2)
+    np.testing.assert_allclose(out, ARM.forward_dynamics(q, np.broadcast_to([0.5, -1.0], q.shape), 0 * q), atol=1e-11)
+    one = dyn.forward_dynamics_aba(q[0, 0], [0.5, -1.0], [0.0, 0.0])
+    assert one.shape == (2,)
+    np.testing.assert_allclose(one, out[0, 0], atol=1e-14)
+
+
+@given(
+    st.lists(angles, min_size=2, max_size=2),
+    st.lists(rates, min_size=2, max_size=2),
+    st.lists(st.floats(-20, 20), min_size=2, max_size=2),
+)
+@HSET
+def test_aba_property_inverts_rnea_on_the_two_link_arm(q, qd, tau):
+    dyn = SerialDynamics.from_dh(**ARM.rnea_params())
+    qdd = dyn.forward_dynamics_aba(q, qd, tau)
+    np.testing.assert_allclose(dyn.inverse_dynamics(q, qd, qdd), tau, atol=1e-10)
+
+
+def test_aba_matches_mujoco_forward_on_the_ur5():
+    mujoco = pytest.importorskip("mujoco")
+    from robokin import sim
+
+    kw = ur5_inertials()
+    dyn = SerialDynamics.from_dh(UR5.a, UR5.alpha, UR5.d, convention="standard", **kw, gravity=[0, 0, -9.81])
+    model = sim.dh_model(UR5, **kw, gravity=[0, 0, -9.81])
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(11)
+    q, qd = rng.uniform(-np.pi, np.pi, (2, 30, 6))
+    tau = rng.uniform(-5, 5, (30, 6))
+    got = dyn.forward_dynamics_aba(q, qd, tau)
+    for k in range(30):
+        data.qpos[:], data.qvel[:], data.qfrc_applied[:] = q[k], qd[k], tau[k]
+        mujoco.mj_forward(model, data)
+        assert np.max(np.abs(got[k] - data.qacc)) <= 1e-9 * (1 + np.abs(data.qacc).max())
+
+
+def test_aba_singular_and_bad_input():
+    kw = ARM.rnea_params()
+    kw.update(masses=[1.0, 0.0], inertias=np.zeros((2, 3, 3)))  # massless distal link: D_2 = 0
+    dyn = SerialDynamics.from_dh(**kw)
+    with pytest.raises(SingularityError, match="joint 2"):
+        dyn.forward_dynamics_aba([0.1, 0.2], [0, 0], [0, 0])
+    dyn = SerialDynamics.from_dh(**ARM.rnea_params())
+    with pytest.raises(ValueError, match="q"):
+        dyn.forward_dynamics_aba([0.1, 0.2, 0.3], [0, 0], [0, 0])
+    with pytest.raises(ValueError, match="tau"):
+        dyn.forward_dynamics_aba([0.1, 0.2], [0, 0], [np.nan, 0])
+    with pytest.raises(ValueError, match="qd"):
+        dyn.forward_dynamics_aba([0.1, 0.2], "fast", [0, 0])
+    with pytest.raises(ValueError, match="^q must .*bool"):  # True would silently become 1 rad
+        dyn.forward_dynamics_aba([True, False], [0, 0], [0, 0])
+    with pytest.raises(ValueError, match="^tau must .*bool"):
+        dyn.forward_dynamics_aba([0.1, 0.2], [0, 0], np.array([True, True]))
+
+
+def test_reflected_inertia_adds_n2j_to_the_diagonal_only():
+    M = ARM.mass_matrix(np.random.default_rng(2).uniform(-3, 3, (7, 2)))
+    out = add_reflected_inertia(M, gear_ratios=[10.0, 6.0], rotor_inertias=[1.4e-5, 3.4e-4])
+    assert out.shape == M.shape
+    np.testing.assert_allclose(out[..., 0, 1], M[..., 0, 1], rtol=0, atol=0)
+    np.testing.assert_allclose(out[..., 0, 0] - M[..., 0, 0], 100 * 1.4e-5, rtol=1e-12)
+    np.testing.assert_allclose(out[..., 1, 1] - M[..., 1, 1], 36 * 3.4e-4, rtol=1e-12)
+    # the kinetic energy of the rotors: 1/2 qd^T (M + D) qd - 1/2 qd^T M qd = 1/2 sum J (N qd)^2
+    qd = np.array([0.7, -1.3])
+    dT = 0.5 * qd @ (out[0] - M[0]) @ qd
+    assert abs(dT - 0.5 * (1.4e-5 * (10 * 0.7) ** 2 + 3.4e-4 * (6 * -1.3) ** 2)) < 1e-15
+    assert M.flags.writeable and np.all(out[..., 0, 0] > M[..., 0, 0])  # input untouched
+
+
+@given(st.floats(1.0, 200.0), st.floats(0.0, 1e-3), st.lists(angles, min_size=2, max_size=2))
+@HSET
+def test_reflected_inertia_property_lowers_the_normalised_coupling(N, J, q):
+    M = ARM.mass_matrix(q)
+    out = add_reflected_inertia(M, gear_ratios=[N, N], rotor_inertias=[J, J])
+    k0 = abs(M[0, 1]) / np.sqrt(M[0, 0] * M[1, 1])
+    k1 = abs(out[0, 1]) / np.sqrt(out[0, 0] * out[1, 1])
+    assert k1 <= k0 * (1 + 1e-12)
+    assert np.linalg.eigvalsh(out).min() >= np.linalg.eigvalsh(M).min() - 1e-15
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(gear_ratios=[10.0, 0.0], rotor_inertias=[1e-5, 1e-5]), "gear_ratios"),
+        (dict(gear_ratios=[10.0, 10.0], rotor_inertias=[1e-5, -1e-5]), "rotor_inertias"),
+        (dict(gear_ratios=[10.0, 10.0, 1.0], rotor_inertias=[1e-5, 1e-5]), "gear_ratios"),
+        (dict(gear_ratios=[10.0, np.inf], rotor_inertias=[1e-5, 1e-5]), "gear_ratios"),
+        (dict(gear_ratios=10.0, rotor_inertias=[1e-5, 1e-5]), "gear_ratios"),
+    ],
+)
+def test_reflected_inertia_bad_input(kw, match):
+    with pytest.raises(ValueError, match=match):
+        add_reflected_inertia(np.eye(2), **kw)
+    with pytest.raises(ValueError, match="M"):
+        add_reflected_inertia(np.ones((2, 3)), gear_ratios=[1.0, 1.0], rotor_inertias=[0.0, 0.0])
+
+
+def test_reflected_inertia_refuses_non_symmetric_m_and_bool():
+    M = np.array([[0.4, 0.1], [0.0, 0.05]])  # not a mass matrix: used to pass silently
+    with pytest.raises(ValueError, match="^M must be symmetric"):
+        add_reflected_inertia(M, gear_ratios=[10.0, 10.0], rotor_inertias=[1e-5, 1e-5])
+    Ms = np.array([[0.4, 0.1], [0.1 + 1e-15, 0.05]])  # rounding-level asymmetry is accepted
+    assert add_reflected_inertia(Ms, gear_ratios=[10.0, 10.0], rotor_inertias=[1e-5, 1e-5]).shape == (2, 2)
+    for kw, name in [
+        (dict(M=np.eye(2, dtype=bool), gear_ratios=[10.0, 10.0], rotor_inertias=[1e-5, 1e-5]), "M"),
+        (dict(M=np.eye(2), gear_ratios=[True, True], rotor_inertias=[1e-5, 1e-5]), "gear_ratios"),
+        (dict(M=np.eye(2), gear_ratios=[10.0, 10.0], rotor_inertias=np.array([True, False])), "rotor_inertias"),
+    ]:
+        M0 = kw.pop("M")
+        with pytest.raises(ValueError, match=f"^{name} must .*bool"):
+            add_reflected_inertia(M0, **kw)
+
+
+def test_pd_gravity_lyapunov_values_and_decrease():
+    kp = np.array([40.0, 25.0])
+    q, qd = np.array([[0.3, -0.2]]), np.array([[1.0, 0.5]])
+    V = pd_gravity_lyapunov(ARM, q, qd, q_ref=[0.1, 0.1], kp=kp)
+    e = q[0] - [0.1, 0.1]
+    assert V.shape == (1,)
+    np.testing.assert_allclose(V[0], 0.5 * qd[0] @ ARM.mass_matrix(q[0]) @ qd[0] + 0.5 * e @ np.diag(kp) @ e)
+    np.testing.assert_allclose(pd_gravity_lyapunov(ARM, q, qd, q_ref=[0.1, 0.1], kp=np.diag(kp)), V)
+    # dV/dt = -qd^T Kd qd along the closed loop, by a central difference of V on the exact flow
+    kd = np.array([3.0, 2.0])
+
+    def rhs(x):
+        qq, vv = x[:2], x[2:]
+        tau = kp * ([0.1, 0.1] - qq) - kd * vv + ARM.gravity(qq)
+        return np.r_[vv, ARM.forward_dynamics(qq, vv, tau)]
+
+    x = np.r_[q[0], qd[0]]
+    h = 1e-6
+    Vx = lambda x: float(pd_gravity_lyapunov(ARM, x[:2], x[2:], q_ref=[0.1, 0.1], kp=kp))  # noqa: E731
+    dV = (Vx(x + h * rhs(x)) - Vx(x - h * rhs(x))) / (2 * h)
+    assert abs(dV + qd[0] @ (kd * qd[0])) < 1e-6
+
+
+def test_pd_gravity_lyapunov_bad_input():
+    with pytest.raises(ValueError, match="model"):
+        pd_gravity_lyapunov(object(), [0, 0], [0, 0], q_ref=[0, 0], kp=[1, 1])
+    with pytest.raises(ValueError, match="kp"):
+        pd_gravity_lyapunov(ARM, [0, 0], [0, 0], q_ref=[0, 0], kp=[1, -1])
+    with pytest.raises(ValueError, match="kp"):
+        pd_gravity_lyapunov(ARM, [0, 0], [0, 0], q_ref=[0, 0], kp=[[1, 2], [0, 1]])
+    with pytest.raises(ValueError, match="q_ref"):
+        pd_gravity_lyapunov(ARM, [0, 0], [0, 0], q_ref=[0, 0, 0], kp=[1, 1])
+    with pytest.raises(ValueError, match="qd"):
+        pd_gravity_lyapunov(ARM, [0, 0], [np.nan, 0], q_ref=[0, 0], kp=[1, 1])
+    # batch shapes that do not broadcast: the message names both arguments (numpy's own names neither)
+    with pytest.raises(ValueError, match=r"^q_ref \(3, 2\) does not broadcast with q \(2, 2\)"):
+        pd_gravity_lyapunov(ARM, np.zeros((2, 2)), np.zeros((2, 2)), q_ref=np.zeros((3, 2)), kp=[1, 1])

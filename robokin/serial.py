@@ -32,7 +32,17 @@ from ._validate import as_array, choice, tolerance
 from .checks import check_rigid
 from .transforms import ROTATION_TOL, _check_transform
 
-__all__ = ["CONVENTIONS", "dh_transform", "SerialArm", "pose_error", "pose_error_bound", "to_modified", "to_standard"]
+__all__ = [
+    "CONVENTIONS",
+    "dh_transform",
+    "SerialArm",
+    "pose_error",
+    "pose_error_bound",
+    "to_modified",
+    "to_standard",
+    "screw_axes",
+    "poe_fk",
+]
 
 CONVENTIONS = ("standard", "modified")
 #: Largest slack (rad) :meth:`SerialArm.within_limits` accepts.
@@ -723,3 +733,106 @@ def to_standard(arm: SerialArm) -> SerialArm:
 
 def _plain(arm, a, alpha, d, base, tool, convention):
     return SerialArm(a, alpha, d, arm.offset, convention, arm.qlim, base, tool)
+
+
+def screw_axes(arm: SerialArm, *, frame: Literal["space", "body"]) -> tuple[np.ndarray, np.ndarray]:
+    """Home pose ``M`` and joint screw axes of ``arm`` for the product of exponentials (PoE).
+
+    ``space``: ``S_i = [-omega_i x o_i; omega_i]``, the axis of joint ``i`` at ``q = 0`` in the base frame
+    (``omega_i`` its unit direction, ``o_i`` any point on it), so that
+    ``fk(q) = exp([S_1] q_1) ... exp([S_n] q_n) M`` with ``M = fk(0)`` (base and tool included).
+    ``body``: ``B_i = Ad(M^-1) S_i``, the same axes in the tool frame at ``q = 0``, so that
+    ``fk(q) = M exp([B_1] q_1) ... exp([B_n] q_n)``. Chapter 5, :eq:`eq-ch05-poe`.
+
+    Twists are in robokin's order ``[v, omega]`` (:func:`robokin.transforms.se3_exp`); Modern Robotics
+    (Lynch and Park) writes ``[omega; v]`` and stores the axes as the columns of ``Slist``: its
+    ``Slist`` is ``S[:, [3, 4, 5, 0, 1, 2]].T``.
+
+    Parameters
+    ----------
+    arm : SerialArm
+    frame : {"space", "body"}
+        Required keyword: the two sets of axes are not interchangeable.
+
+    Returns
+    -------
+    M : ndarray, shape (4, 4)
+        Tool pose at ``q = 0`` in the base frame (m).
+    S : ndarray, shape (n, 6)
+        Row ``i``: the unit screw of joint ``i``, ``[v (m), omega (unitless)]``.
+
+    Raises
+    ------
+    ValueError
+        ``arm`` is not a SerialArm or ``frame`` is unknown.
+
+    Examples
+    --------
+    >>> arm = SerialArm.from_dh([1.0, 1.0], [0, 0], [0, 0], convention="standard")
+    >>> M, S = screw_axes(arm, frame="space")
+    >>> M[:3, 3], S[1]  # joint 2 turns about z through (1, 0, 0): v = -z x o = (0, -1, 0)
+    (array([2., 0., 0.]), array([ 0., -1.,  0.,  0.,  0.,  1.]))
+    >>> bool(np.allclose(poe_fk(M, S, [0.3, 0.4], frame="space"), arm.fk([0.3, 0.4]), atol=1e-15))
+    True
+    """
+    if not isinstance(arm, SerialArm):
+        raise ValueError(f"arm must be a robokin.serial.SerialArm, got {type(arm).__name__}")
+    choice(frame, "frame", ("space", "body"))
+    q0 = np.zeros(arm.n)
+    M = arm.fk(q0)
+    w, o = arm.joint_axes(q0)
+    S = np.concatenate([np.cross(o, w), w], axis=-1)  # v = -omega x o
+    if frame == "body":
+        S = (_tf.adjoint(_tf.transform_inverse(M)) @ S[..., None])[..., 0]
+    return M, S
+
+
+def poe_fk(M: ArrayLike, screws: ArrayLike, q: ArrayLike, *, frame: Literal["space", "body"]) -> np.ndarray:
+    """Forward kinematics as a product of exponentials, batched over ``q``.
+
+    ``space``: ``exp([S_1] q_1) ... exp([S_n] q_n) M``; ``body``: ``M exp([B_1] q_1) ... exp([B_n] q_n)``
+    (Modern Robotics' ``FKinSpace`` and ``FKinBody``; see :func:`screw_axes` for the twist order).
+
+    Parameters
+    ----------
+    M : array_like, shape (4, 4)
+        Home pose (rigid).
+    screws : array_like, shape (n, 6)
+        Joint screws ``[v, omega]``, space or body as ``frame`` says.
+    q : array_like, shape (..., n)
+        Joint angles (rad) for revolute screws (``|omega| = 1``), displacements (m) for prismatic ones.
+    frame : {"space", "body"}
+        Required keyword.
+
+    Returns
+    -------
+    ndarray, shape (..., 4, 4)
+
+    Raises
+    ------
+    ValueError
+        ``M`` not a rigid (4, 4) transform, ``screws`` not of shape (n, 6), ``q`` not of shape (..., n),
+        non-finite input or unknown ``frame``.
+
+    Examples
+    --------
+    >>> S = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0]])  # a revolute joint about z through the origin
+    >>> M = np.eye(4); M[0, 3] = 1.0
+    >>> np.round(poe_fk(M, S, [np.pi / 2], frame="space")[:3, 3], 12)
+    array([0., 1., 0.])
+    """
+    choice(frame, "frame", ("space", "body"))
+    if M is None:  # _as_transform reads None as the identity (a default base or tool); the home pose is required
+        raise ValueError("M is required: the home configuration T(0) (4 x 4), e.g. from screw_axes")
+    M = _as_transform(M, "M")
+    S = as_array(screws, "screws", trailing=(6,))
+    if S.ndim != 2 or S.shape[0] == 0:
+        raise ValueError(f"screws must have shape (n, 6), one row per joint, got shape {S.shape}")
+    q = as_array(q, "q", trailing=(S.shape[0],))
+    if q.ndim == 0:
+        raise ValueError(f"q must have shape (..., {S.shape[0]}), got a scalar")
+    E = _tf.se3_exp(q[..., None] * S)  # (..., n, 4, 4)
+    T = np.broadcast_to(np.eye(4), q.shape[:-1] + (4, 4)) if frame == "space" else M
+    for i in range(S.shape[0]):
+        T = T @ E[..., i, :, :]
+    return T @ M if frame == "space" else T

@@ -58,6 +58,8 @@ __all__ = [
     "input_error",
     "wrist_singular",
     "nearest",
+    "joint_representatives",
+    "nearest_representative",
     "pose_residual",
     "inertial_parameters",
     "contest_table",
@@ -934,6 +936,123 @@ def nearest(
     best = np.take_along_axis(dq, k[..., None, None], axis=-2)[..., 0, :] + qr
     best = np.where(none[..., None], np.nan, best)
     return best, np.where(none, -1, k)
+
+
+#: Widest joint range (turns) the representatives accept: a wider one is almost surely in degrees, and its count of
+#: representatives (one per turn) would grow without bound.
+MAX_TURNS = 8
+
+
+def _qlim(qlim, n):
+    if n == 0:
+        raise ValueError("q must have at least one joint (shape (..., n) with n >= 1), got n = 0")
+    lim = as_array(qlim, "qlim", trailing=(2,))
+    if lim.shape != (n, 2) or np.any(lim[:, 0] >= lim[:, 1]):
+        raise ValueError(f"qlim must have shape ({n}, 2) with lower < upper (rad), got {lim.tolist()}")
+    turns = (lim[:, 1] - lim[:, 0]) / (2 * np.pi)
+    if np.any(turns > MAX_TURNS):
+        j = int(np.argmax(turns))
+        raise ValueError(
+            f"qlim of joint {j + 1} spans {turns[j]:.3g} turns ({lim[j].tolist()}): limits in degrees? qlim is in rad, "
+            f"at most {MAX_TURNS} turns"
+        )
+    return lim
+
+
+def _angles(q, name):
+    """Finite joint angles of shape (..., n) (mask the NaN rows of invalid IK branches first)."""
+    q = as_array(q, name)
+    if q.ndim == 0:
+        raise ValueError(f"{name} must have shape (..., n), got a scalar")
+    return q
+
+
+def joint_representatives(q: ArrayLike, qlim: ArrayLike) -> np.ndarray:
+    """Every angle ``q_j + 2 pi k`` inside ``[lower_j, upper_j]``, per joint, ascending, NaN-padded.
+
+    A joint whose range spans more than one turn reaches the same link pose at several angles:
+    a UR joint (``+-2 pi``) has two representatives of every angle (three of an exact multiple
+    of ``2 pi``). Chapter 6, :eq:`eq-ch06-reps`.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., n)
+        Joint angles (rad), any representative; finite (replace the NaN rows of invalid IK branches first).
+    qlim : array_like, shape (n, 2)
+        Joint limits ``[lower, upper]`` (rad), lower < upper.
+
+    Returns
+    -------
+    ndarray, shape (..., n, K)
+        ``K = max_j floor((upper_j - lower_j) / 2 pi) + 1``; NaN where a joint has fewer.
+
+    Raises
+    ------
+    ValueError
+        Non-finite ``q``, or ``qlim`` not of shape (n, 2) with lower < upper.
+
+    Examples
+    --------
+    >>> r = joint_representatives([3.0, -1.0], [[-2 * np.pi, 2 * np.pi], [-np.pi, np.pi]])
+    >>> np.round(r, 4)
+    array([[-3.2832,  3.    ,     nan],
+           [-1.    ,     nan,     nan]])
+    """
+    q = _angles(q, "q")
+    lim = _qlim(qlim, q.shape[-1])
+    lo, hi = lim[:, 0], lim[:, 1]
+    K = int(np.max(np.floor((hi - lo) / (2 * np.pi)))) + 1
+    first = lo + np.mod(q - lo, 2 * np.pi)  # the smallest representative >= lower
+    reps = first[..., None] + 2 * np.pi * np.arange(K)
+    return np.where(reps <= hi[:, None], reps, np.nan)
+
+
+def nearest_representative(q: ArrayLike, q_ref: ArrayLike, qlim: ArrayLike) -> np.ndarray:
+    """The representative ``q_j + 2 pi k`` inside the limits nearest to ``q_ref_j``, per joint.
+
+    Unlike ``q_ref + wrap(q - q_ref)`` (the nearest angle, limits ignored) or ``wrap(q)`` (the
+    representative in ``[-pi, pi)``, current configuration ignored), the answer is always inside
+    ``qlim`` and moves each joint as little as the limits allow.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., n)
+        Joint angles (rad), any representative, finite (e.g. IK branches, shape (..., 8, 6), invalid rows replaced).
+    q_ref : array_like, shape (..., n)
+        Current configuration (rad); broadcast against ``q``.
+    qlim : array_like, shape (n, 2)
+        Joint limits (rad).
+
+    Returns
+    -------
+    ndarray, shape (broadcast shape, n)
+        NaN for a joint with no representative inside its limits.
+
+    Raises
+    ------
+    ValueError
+        Non-finite input, shapes that do not broadcast, or a bad ``qlim``.
+
+    Examples
+    --------
+    >>> lim = np.tile([-2 * np.pi, 2 * np.pi], (1, 1))
+    >>> float(nearest_representative([-3.0], [5.0], lim)[0])  # not -3.0 (8 rad away): 3.28 is 1.72 rad away
+    3.2831853071795862
+    """
+    q = _angles(q, "q")
+    qr = as_array(q_ref, "q_ref")
+    if qr.ndim == 0 or q.shape[-1] != qr.shape[-1]:
+        raise ValueError(f"q and q_ref must have shapes (..., n) with the same n, got {q.shape} and {qr.shape}")
+    try:
+        shape = np.broadcast_shapes(q.shape, qr.shape)
+    except ValueError:
+        raise ValueError(f"q and q_ref do not broadcast: shapes {q.shape}, {qr.shape}") from None
+    reps = joint_representatives(np.broadcast_to(q, shape), qlim)
+    dist = np.abs(reps - np.broadcast_to(qr, shape)[..., None])
+    none = np.all(np.isnan(dist), axis=-1)
+    k = np.argmin(np.where(np.isnan(dist), np.inf, dist), axis=-1)
+    best = np.take_along_axis(reps, k[..., None], axis=-1)[..., 0]
+    return np.where(none, np.nan, best)
 
 
 def contest_table(

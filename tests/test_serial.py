@@ -477,3 +477,102 @@ def test_within_limits_refuses_a_tolerance_that_fools_it(bad):
 def test_within_limits_small_tolerance_still_works():
     arm = SerialArm.from_dh([1.0], [0], [0], convention="standard", qlim=[[-1, 1]])
     assert arm.within_limits([1.05], tol=0.1) and not arm.within_limits([1.05], tol=np.float32(0.01))
+
+
+# ------------------------------------------------------------------ issue 33: product of exponentials
+from robokin.serial import poe_fk, screw_axes  # noqa: E402
+
+
+@pytest.mark.parametrize("frame", ["space", "body"])
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_poe_equals_dh_fk_on_random_arms(frame, convention):
+    rng = np.random.default_rng(33)
+    for _ in range(5):
+        arm = _random_arm(rng, convention, n=int(rng.integers(1, 8)), base=True)
+        M, S = screw_axes(arm, frame=frame)
+        assert S.shape == (arm.n, 6) and np.allclose(np.linalg.norm(S[:, 3:], axis=1), 1.0)
+        q = rng.uniform(-2 * np.pi, 2 * np.pi, (40, arm.n))
+        assert np.abs(poe_fk(M, S, q, frame=frame) - arm.fk(q)).max() < 1e-12
+        assert np.abs(poe_fk(M, S, q[0], frame=frame) - arm.fk(q[0])).max() < 1e-12  # unbatched
+
+
+def test_poe_space_and_body_axes_are_related_by_the_home_adjoint():
+    M, S = screw_axes(UR5, frame="space")
+    M2, B = screw_axes(UR5, frame="body")
+    assert np.array_equal(M, M2) and np.allclose(M, UR5.fk(np.zeros(6)))
+    # S_i = Ad(M) B_i; v = -omega x o: the moment of each axis about the origin
+    R, p = M[:3, :3], M[:3, 3]
+    w_s, v_s = B[:, 3:] @ R.T, B[:, :3] @ R.T + np.cross(p, B[:, 3:] @ R.T)
+    assert np.allclose(np.hstack([v_s, w_s]), S, atol=1e-15)
+    z, o = UR5.joint_axes(np.zeros(6))
+    assert np.allclose(S[:, 3:], z) and np.allclose(S[:, :3], np.cross(o, z))
+    # the swapped twist order (Modern Robotics writes [omega; v]) gives a different, wrong FK
+    q = np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7])
+    assert np.abs(poe_fk(M, S[:, [3, 4, 5, 0, 1, 2]], q, frame="space") - UR5.fk(q)).max() > 0.1
+    # and so do body screws used as space screws
+    assert np.abs(poe_fk(M, B, q, frame="space") - UR5.fk(q)).max() > 0.1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-10, 10, allow_nan=False), min_size=6, max_size=6))
+def test_poe_property_ur5_matches_dh(q):
+    for frame in ("space", "body"):
+        M, S = screw_axes(UR5, frame=frame)
+        assert np.abs(poe_fk(M, S, q, frame=frame) - UR5.fk(q)).max() < 1e-12
+
+
+def test_poe_bad_input():
+    M, S = screw_axes(UR5, frame="space")
+    with pytest.raises(ValueError, match="arm must be"):
+        screw_axes("UR5", frame="space")
+    with pytest.raises(ValueError, match="frame"):
+        screw_axes(UR5, frame="world")
+    with pytest.raises(ValueError, match="frame"):
+        poe_fk(M, S, np.zeros(6), frame="spatial")
+    with pytest.raises(ValueError, match="M"):
+        poe_fk(np.ones((4, 4)), S, np.zeros(6), frame="space")
+    with pytest.raises(ValueError, match="M"):
+        poe_fk(np.stack([M, M]), S, np.zeros(6), frame="space")
+    with pytest.raises(ValueError, match="screws"):
+        poe_fk(M, S[:, :5], np.zeros(6), frame="space")
+    with pytest.raises(ValueError, match="screws"):
+        poe_fk(M, S[None], np.zeros(6), frame="space")
+    with pytest.raises(ValueError, match="q"):
+        poe_fk(M, S, np.zeros(5), frame="space")
+    with pytest.raises(ValueError, match="q"):
+        poe_fk(M, S, [0, 0, 0, 0, 0, np.nan], frame="space")
+    with pytest.raises(ValueError, match="q"):
+        poe_fk(M, S, 0.0, frame="space")
+
+
+def test_conversion_and_poe_match_the_robotics_toolbox():
+    # an outside reference (chapter 5): RTB's modified-DH links and its PoERobot, built from our tables and screws
+    rtb = pytest.importorskip("roboticstoolbox")
+    from spatialmath import SE3
+
+    q = np.random.default_rng(35).uniform(-2 * np.pi, 2 * np.pi, (20, 6))
+    m = to_modified(UR5)
+    robot = rtb.DHRobot([rtb.RevoluteMDH(a=m.a[i], alpha=m.alpha[i], d=m.d[i]) for i in range(6)])
+    M, S = screw_axes(UR5, frame="space")
+    poe = rtb.PoERobot([rtb.PoERevolute(S[i, 3:], np.cross(S[i, 3:], S[i, :3])) for i in range(6)], SE3(M, check=False))
+    for qk in q:
+        assert np.abs(np.asarray(robot.fkine(qk).A) - UR5.fk(qk)).max() < 1e-12
+        assert np.abs(np.asarray(poe.fkine(qk).A) - poe_fk(M, S, qk, frame="space")).max() < 1e-12
+
+
+def test_a_converted_arm_with_a_tool_matches_the_robotics_toolbox():
+    # chapter 5's 3R arm: its conversion leaves a tool transform (a_3 != 0), which RTB carries as the robot's tool;
+    # dropping it (tool=None) moves the tool by |a_3| = 0.1 m, so the comparison can fail
+    rtb = pytest.importorskip("roboticstoolbox")
+    from spatialmath import SE3
+
+    arm = SerialArm.from_dh([0.3, 0.25, 0.1], [np.pi / 2, 0.0, 0.0], [0.2, 0.0, 0.0], convention="standard")
+    m = to_modified(arm)
+    links = [rtb.RevoluteMDH(a=m.a[i], alpha=m.alpha[i], d=m.d[i]) for i in range(3)]
+    with_tool = rtb.DHRobot(links, tool=SE3(m.tool, check=False))
+    without = rtb.DHRobot([rtb.RevoluteMDH(a=m.a[i], alpha=m.alpha[i], d=m.d[i]) for i in range(3)])
+    assert not np.allclose(m.tool, np.eye(4))
+    for qk in np.random.default_rng(53).uniform(-np.pi, np.pi, (20, 3)):
+        assert np.abs(np.asarray(with_tool.fkine(qk).A) - arm.fk(qk)).max() < 1e-12
+        gap = np.linalg.norm(np.asarray(without.fkine(qk).A)[:3, 3] - arm.fk(qk)[:3, 3])
+        assert abs(gap - 0.1) < 1e-12

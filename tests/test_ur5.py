@@ -846,3 +846,85 @@ def test_ik_residual_is_pose_residual_of_fk_of_the_returned_q():
     v = res.valid
     ref = pose_residual(UR5.fk(np.where(v[..., None], res.q, 0.0)), T[:, None])
     assert np.abs(res.residual[v] - ref[v]).max() <= 2e-16
+
+
+# ------------------------------------------------------------------ issue 33: +-2 pi joint-limit representatives
+from robokin.ur5 import QLIM, joint_representatives, nearest_representative  # noqa: E402
+
+
+def test_representatives_of_a_ur_joint_are_two_per_angle():
+    rng = np.random.default_rng(33)
+    q = rng.uniform(-np.pi, np.pi, (500, 6))
+    r = joint_representatives(q, QLIM)
+    assert r.shape == (500, 6, 3)
+    assert np.all(np.sum(np.isfinite(r), axis=-1) == 2)  # two, except at exact multiples of 2 pi
+    fin = np.isfinite(r)
+    assert np.all((r[fin] >= -2 * np.pi) & (r[fin] <= 2 * np.pi))
+    assert np.allclose(np.cos(r[..., :2]), np.cos(q)[..., None]) and np.allclose(
+        np.sin(r[..., :2]), np.sin(q)[..., None]
+    )
+    assert np.allclose(np.diff(r[..., :2], axis=-1), 2 * np.pi)
+    z = joint_representatives(np.zeros(6), QLIM)
+    assert np.all(np.isfinite(z)) and np.allclose(z, [-2 * np.pi, 0.0, 2 * np.pi])  # 0: three
+    # a range shorter than a turn: at most one, and none for an angle outside it
+    one = joint_representatives([3.0], [[-1.0, 1.0]])
+    assert one.shape == (1, 1) and np.isnan(one).all()
+
+
+def test_nearest_representative_beats_wrapping_and_stays_in_limits():
+    rng = np.random.default_rng(34)
+    q = rng.uniform(-np.pi, np.pi, (1000, 6))
+    q_ref = rng.uniform(-2 * np.pi, 2 * np.pi, (1000, 6))
+    best = nearest_representative(q, q_ref, QLIM)
+    assert np.all((best >= -2 * np.pi) & (best <= 2 * np.pi))
+    assert np.allclose(np.cos(best), np.cos(q)) and np.allclose(np.sin(best), np.sin(q))
+    move_best, move_wrap = np.abs(best - q_ref), np.abs(wrap(q) - q_ref)
+    assert np.all(move_best <= move_wrap + 1e-12) and move_wrap.max() > 2 * np.pi  # wrapping can cost > a turn
+    assert np.all(move_best <= 2 * np.pi + 1e-12)  # a +-2 pi joint: within one turn of any current angle
+    # the nearest angle with the limits ignored leaves them near the ends of the range: that is why the limits count
+    free = q_ref + wrap(q - q_ref)
+    out = (free < -2 * np.pi) | (free > 2 * np.pi)
+    assert out.any() and np.all(move_best[~out] <= np.pi + 1e-12) and np.all(move_best[out] > np.pi - 1e-12)
+    # broadcasting: eight branches against one current configuration
+    sol = UR5.ik(UR5.fk(q[0]))
+    b = nearest_representative(np.where(sol.valid[:, None], sol.q, 0.0), q_ref[0], QLIM)
+    assert b.shape == (8, 6) and np.all(np.isfinite(b))
+    assert np.allclose(UR5.fk(b[sol.valid]), UR5.fk(q[0]), atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-20, 20), st.floats(-2 * np.pi, 2 * np.pi))
+def test_nearest_representative_property(q, q_ref):
+    best = float(nearest_representative([q], [q_ref], QLIM[:1])[0])
+    assert -2 * np.pi <= best <= 2 * np.pi and abs(wrap(best - q)) < 1e-9
+    alts = np.array([best - 2 * np.pi, best + 2 * np.pi])
+    alts = alts[(alts >= -2 * np.pi) & (alts <= 2 * np.pi)]
+    assert np.all(np.abs(alts - q_ref) >= abs(best - q_ref) - 1e-12)
+
+
+def test_representatives_bad_input():
+    with pytest.raises(ValueError, match="qlim"):
+        joint_representatives(np.zeros(6), np.zeros((5, 2)))
+    with pytest.raises(ValueError, match="qlim"):
+        joint_representatives([0.0], [[1.0, -1.0]])
+    for bad in (np.inf, np.nan):
+        with pytest.raises(ValueError, match="q"):
+            joint_representatives([bad], [[-1.0, 1.0]])
+    with pytest.raises(ValueError, match="q"):
+        joint_representatives(0.0, [[-1.0, 1.0]])
+    with pytest.raises(ValueError, match="q_ref"):
+        nearest_representative(np.zeros(6), np.zeros(5), QLIM)
+    with pytest.raises(ValueError, match="broadcast"):
+        nearest_representative(np.zeros((3, 6)), np.zeros((2, 6)), QLIM)
+    with pytest.raises(ValueError, match="q_ref"):
+        nearest_representative(np.zeros(6), [0, 0, 0, 0, 0, np.inf], QLIM)
+    # a joint with no representative inside its limits is NaN, not a silently clipped angle
+    assert np.isnan(nearest_representative([3.0], [0.0], [[-1.0, 1.0]])).all()
+    # limits in degrees (or huge ones) would give one representative per turn without bound: refused, named
+    with pytest.raises(ValueError, match=r"qlim of joint 1 spans 115 turns .*degrees"):
+        joint_representatives([0.0], [[-360.0, 360.0]])
+    with pytest.raises(ValueError, match="qlim of joint 2 spans"):
+        joint_representatives([0.0, 0.0], [[-1.0, 1.0], [-1e9, 1e9]])
+    assert joint_representatives([0.0], [[-8 * np.pi, 8 * np.pi]]).shape == (1, 9)  # 8 turns: accepted
+    with pytest.raises(ValueError, match="at least one joint"):
+        joint_representatives(np.zeros((3, 0)), np.zeros((0, 2)))

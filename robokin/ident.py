@@ -50,6 +50,8 @@ __all__ = [
     "lowpass",
     "IdentResult",
     "least_squares",
+    "BaseParameterSet",
+    "qr_base_parameters",
 ]
 
 PARAM_NAMES = ("θ1", "θ2", "θ3", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")
@@ -301,11 +303,12 @@ def fourier_excitation(
         raise ValueError(f"q0 must have shape (2,), got {q0.shape}")
     k = np.arange(1, a.shape[1] + 1)
     w = k * wf  # (H,)
-    ph = t[:, None, None] * w  # (N, 1, H)
+    ph = t[:, None] * w  # (N, H)
     s, c = np.sin(ph), np.cos(ph)
-    q = q0 + np.sum(a / w * s - b / w * c, axis=-1)
-    qd = np.sum(a * c + b * s, axis=-1)
-    qdd = np.sum(-a * w * s + b * w * c, axis=-1)
+    # the sums over harmonics as (N, H) @ (H, 2) products
+    q = q0 + s @ (a / w).T - c @ (b / w).T
+    qd = c @ a.T + s @ b.T
+    qdd = c @ (b * w).T - s @ (a * w).T
     return q, qd, qdd
 
 
@@ -542,11 +545,13 @@ MAX_ORDER = 20
 
 
 def lowpass(x: ArrayLike, *, dt: float, cutoff: float, order: int = 4) -> np.ndarray:
-    """Zero-phase Butterworth low-pass along axis 0 (``scipy.signal.butter`` + ``filtfilt``).
+    """Zero-phase Butterworth low-pass along axis 0 (``scipy.signal.butter`` + ``sosfiltfilt``).
 
     Use the same filter on the torques as on the angles, so both keep the same (zero) delay and the
-    same attenuation. ``filtfilt`` runs the filter forwards and backwards: no phase lag, squared
-    magnitude response (effective order ``2 * order``).
+    same attenuation. ``sosfiltfilt`` runs the filter forwards and backwards: no phase lag, squared
+    magnitude response (effective order ``2 * order``). Second-order sections, not the transfer function's
+    coefficients: at cut-offs far below the sampling rate the polynomial form loses its DC gain (order 4 at
+    0.5 Hz sampled at 1 kHz passes DC with a gain off by more than 1e-6), the sections stay exact to about 2 mHz.
 
     Parameters
     ----------
@@ -564,22 +569,26 @@ def lowpass(x: ArrayLike, *, dt: float, cutoff: float, order: int = 4) -> np.nda
     >>> bool(np.abs(y - np.sin(2 * np.pi * t))[200:-200].max() < 1e-3)
     True
     """
-    from scipy.signal import butter, filtfilt
+    from scipy.signal import butter, sosfiltfilt
 
     x, dt = _check_signal(x, "x", dt)
     cutoff = positive(cutoff, "cutoff")
     if cutoff >= 0.5 / dt:
         raise ValueError(f"cutoff = {cutoff:g} Hz must be below the Nyquist frequency {0.5 / dt:g} Hz")
     order = count(order, "order", max=MAX_ORDER)
-    b, a = butter(order, cutoff, fs=1.0 / dt)
-    if x.shape[0] <= 3 * max(len(a), len(b)):
-        raise ValueError(f"need more than {3 * max(len(a), len(b))} samples for filtfilt with order {order}")
+    sos = butter(order, cutoff, fs=1.0 / dt, output="sos")
+    pad = 3 * (2 * len(sos) + 1 - min(int((sos[:, 2] == 0).sum()), int((sos[:, 5] == 0).sum())))  # sosfiltfilt's
+    if x.shape[0] <= pad:
+        raise ValueError(f"need more than {pad} samples for a zero-phase filter of order {order}")
+    with np.errstate(all="ignore"):
+        dc = float(np.prod(sos[:, :3].sum(axis=1) / sos[:, 3:].sum(axis=1)))  # a low-pass passes DC with gain 1
     try:
         with np.errstate(all="raise"):
-            y = filtfilt(b, a, x, axis=0)
+            y = sosfiltfilt(sos, x, axis=0)
     except (np.linalg.LinAlgError, FloatingPointError):
         y = None
-    if y is None or not np.all(np.isfinite(y)):
+    # a cut-off far below the sampling rate rounds the sections to zero or NaN: then it is not a low-pass
+    if y is None or not np.all(np.isfinite(y)) or not abs(dc - 1.0) < 1e-6:
         raise ValueError(
             f"cutoff = {cutoff:g} Hz with dt = {dt:g} s (order {order}) is too far below the sampling rate: "
             "the Butterworth filter is singular in float64; raise cutoff or dt, or lower order"
@@ -732,7 +741,12 @@ def least_squares(Y: ArrayLike, tau: ArrayLike) -> IdentResult:
             "the excitation does not reach those parameters"
         )
     As = A / norms
-    sv = np.linalg.svd(As, compute_uv=False)
+    # one factorisation As = Q R, R = U_r diag(sv) V^T (the SVD of As = (Q U_r) diag(sv) V^T, from a p x p matrix)
+    # gives the condition number, the minimum-norm solution (what lstsq's gelsd returns, with its default cut-off
+    # eps * max(2N, p) * sv[0]) and diag((As^T As)^+) (pinv's cut-off 1e-15 on sv^2); LAPACK's least-squares driver
+    # and an SVD of the tall matrix cost several times more
+    Q, R = np.linalg.qr(As)
+    U_r, sv, Vt = np.linalg.svd(R)
     cond = float(sv[0] / sv[-1]) if sv[-1] > 0 else np.inf
     if not np.isfinite(cond) or cond > 1e12:
         import warnings
@@ -740,14 +754,114 @@ def least_squares(Y: ArrayLike, tau: ArrayLike) -> IdentResult:
         from .errors import SingularityWarning
 
         warnings.warn(SingularityWarning(cond, "least_squares: regressor is rank deficient"), stacklevel=2)
-    xs, *_ = np.linalg.lstsq(As, y, rcond=None)
+    with np.errstate(divide="ignore"):
+        inv_sv = np.where(sv > np.finfo(float).eps * max(A.shape) * sv[0], 1.0 / sv, 0.0)
+        inv_sv2 = np.where(sv**2 > 1e-15 * sv[0] ** 2, 1.0 / sv**2, 0.0)
+    xs = Vt.T @ (inv_sv[:, None] * (U_r.T @ (Q.T @ y)))
     theta = xs / norms[:, None]  # (p, R)
     r = y - A @ theta
     dof = A.shape[0] - p
     sigma2 = np.sum(r * r, axis=0) / dof  # (R,)
-    var = np.clip(np.diag(np.linalg.pinv(As.T @ As)), 0, None) / norms**2
+    var = np.clip((Vt.T**2) @ inv_sv2, 0, None) / norms**2
     std = np.sqrt(sigma2[:, None] * var)  # (R, p)
     rms = np.sqrt(np.mean(r * r, axis=0))
     if batched:
         return IdentResult(theta=theta.T, std=std, cond=cond, residual_rms=rms)
     return IdentResult(theta=theta[:, 0], std=std[0], cond=cond, residual_rms=float(rms[0]))
+
+
+@dataclass(frozen=True, eq=False)
+class BaseParameterSet:
+    """Base parameters of a regressor found by column-pivoted QR (:func:`qr_base_parameters`).
+
+    With ``P`` the column permutation and ``Y P = Q [R11 R12; 0 R22]`` (``R11`` of size rank x rank, ``R22`` zero to
+    the tolerance), the dependent columns are combinations of the independent ones, ``Y_D = Y_I beta`` with
+    ``beta = R11^-1 R12``, so ``Y phi = Y_I (phi_I + beta phi_D)``: the base parameters are
+    ``theta_b = phi_I + beta phi_D`` (eq. ``eq-ch12-qr``).
+
+    Attributes
+    ----------
+    rank : int
+        Number of base parameters (the numerical rank of ``Y``).
+    independent : ndarray of int, shape (rank,)
+        Columns of ``Y`` kept (in pivot order).
+    dependent : ndarray of int, shape (p - rank,)
+        Columns folded into the independent ones.
+    beta : ndarray, shape (rank, p - rank)
+        ``theta_b[k] = phi[independent[k]] + sum_j beta[k, j] phi[dependent[j]]``.
+    r_diag : ndarray, shape (p,)
+        ``|R_ii|`` in pivot order (non-increasing), whose drop below ``tol * r_diag[0]`` sets the rank.
+    """
+
+    rank: int
+    independent: np.ndarray
+    dependent: np.ndarray
+    beta: np.ndarray
+    r_diag: np.ndarray
+
+    def combine(self, phi: ArrayLike) -> np.ndarray:
+        """Base parameters ``phi_I + beta phi_D`` of full parameter vectors ``phi``, shape (..., p) -> (..., rank)."""
+        phi = as_array(phi, "phi", trailing=(self.independent.size + self.dependent.size,))
+        return phi[..., self.independent] + phi[..., self.dependent] @ self.beta.T
+
+
+def qr_base_parameters(Y: ArrayLike, *, tol: float | None = None) -> BaseParameterSet:
+    """Base parameters of a regressor by column-pivoted QR (``scipy.linalg.qr(..., pivoting=True)``).
+
+    Parameters
+    ----------
+    Y : array_like, shape (..., p)
+        Regressor samples, e.g. (N, 2, p) from :func:`regressor` at N random states; every leading axis is stacked
+        into rows. Use states that excite every column (random ``q, qd, qdd``), many more rows than ``p``.
+    tol : float, optional
+        Relative rank tolerance on ``|R_ii| / |R_00|``; default ``max(rows, p) * eps``, the cut-off of
+        ``numpy.linalg.matrix_rank`` (on singular values).
+
+    Notes
+    -----
+    The rank cut is relative to the largest pivot ``|R_00|``, and the pivoting takes the largest column first, so
+    the result depends on the columns' units: a column far smaller than the others (a parameter in the wrong unit)
+    can be cut although it is independent, and rescaling a column changes which columns are kept. Scale the
+    columns to comparable norms first (Gautier's numerical method does) and undo the scaling on ``beta``.
+
+    Returns
+    -------
+    BaseParameterSet
+        The rank, the independent and dependent columns and the combination matrix ``beta``.
+
+    Raises
+    ------
+    ValueError
+        If ``Y`` is not finite, has fewer rows than columns, or is all zero.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> A = rng.normal(size=(20, 2))
+    >>> Y = np.c_[A, 2 * A[:, 0] - A[:, 1]]   # column 2 = 2 col 0 - col 1
+    >>> bp = qr_base_parameters(Y)
+    >>> bp.rank, bp.independent.tolist(), bp.dependent.tolist()   # pivoting keeps the largest columns first
+    (2, [2, 1], [0])
+    >>> np.round(bp.beta[:, 0], 12) + 0.0   # col 0 = (col 2 + col 1) / 2
+    array([0.5, 0.5])
+    >>> phi = np.array([1.0, 1.0, 1.0])
+    >>> bool(np.allclose(Y[:, bp.independent] @ bp.combine(phi), Y @ phi))
+    True
+    """
+    from scipy.linalg import qr, solve_triangular
+
+    Y = as_array(Y, "Y", trailing=(None,))
+    if Y.ndim < 2:
+        raise ValueError(f"Y must have shape (..., p) with at least one sample axis, got {Y.shape}")
+    A = Y.reshape(-1, Y.shape[-1])
+    n, p = A.shape
+    if p == 0 or n < p:
+        raise ValueError(f"Y needs at least as many rows as columns to reveal its rank, got {n} rows, {p} columns")
+    tol = max(n, p) * np.finfo(float).eps if tol is None else tolerance(tol, "tol", max=0.5)
+    _, R, perm = qr(A, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    if d[0] == 0:
+        raise ValueError("Y is all zero: no parameter reaches the torques")
+    rank = int(np.sum(d > tol * d[0]))
+    beta = solve_triangular(R[:rank, :rank], R[:rank, rank:]) if rank < p else np.zeros((rank, 0))
+    return BaseParameterSet(rank=rank, independent=perm[:rank], dependent=perm[rank:], beta=beta, r_diag=d)

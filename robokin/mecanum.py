@@ -388,6 +388,124 @@ class Mecanum:
         w = as_array(w, "w", trailing=(4,))
         return np.broadcast_to(self._pinv, w.shape[:-1] + (3, 4))
 
+    # ------------------------------------------------------------------ forces
+    def wrench(self, tau: ArrayLike) -> np.ndarray:
+        """Body wrench ``[Fx, Fy, Mz]`` that four wheel torques apply to the chassis: ``F = M^T tau``.
+
+        By virtual work (:eq:`eq-ch08-wrench`): the motors' power ``tau . w`` with ``w = M t`` equals the power
+        ``F . t`` the ground delivers to the body for every twist ``t``, so ``F = M^T tau``. Wheel ``i`` pushes
+        along its ground roller's axis ``a_i`` with ``(tau_i / r) [1, tan(gamma_i)]`` (the free roller carries
+        no force across it), applied at the contact point; ``M^T tau`` is the resultant and its moment.
+        Assumes massless wheels, frictionless roller bearings and no slip along ``a_i``.
+
+        Parameters
+        ----------
+        tau : array_like, shape (..., 4)
+            Wheel torques (N m), order FL, FR, RL, RR; positive drives the chassis forward (+x).
+
+        Returns
+        -------
+        ndarray, shape (..., 3)
+            ``[Fx, Fy, Mz]`` in the body frame (N, N, N m; ``Mz`` counter-clockwise seen from above).
+
+        Examples
+        --------
+        >>> car = Mecanum(0.05, 0.2, 0.15)
+        >>> np.round(car.wrench([1.0, 1.0, 1.0, 1.0]), 12) + 0.0   # 1 N m on every wheel: 4 N / 0.05 m forward
+        array([80.,  0.,  0.])
+        >>> np.round(car.wrench([-1.0, 1.0, -1.0, 1.0]), 12) + 0.0  # spin pattern: moment 4 (lx + ly) / r
+        array([ 0.,  0., 28.])
+        """
+        t = as_array(tau, "tau", trailing=(4,))
+        return t @ self._M
+
+    def traction_torque(self, normal_force: ArrayLike, *, mu: float) -> np.ndarray:
+        """Largest wheel torque each wheel can apply before its contact slides: ``mu N_i r cos(gamma_i)``.
+
+        The ground force of wheel ``i`` lies along its roller axis (see :meth:`wrench`) and has magnitude
+        ``|tau_i| / (r cos(gamma_i))``; Coulomb friction bounds it by ``mu N_i`` (:eq:`eq-ch08-traction`). The
+        drive force ``tau_i / r`` is therefore limited to ``mu N_i cos(alpha)``, not ``mu N_i``.
+
+        Parameters
+        ----------
+        normal_force : array_like, shape (..., 4)
+            Normal load on each wheel (N), non-negative, order FL, FR, RL, RR.
+        mu : float, keyword-only
+            Coulomb friction coefficient between roller and ground, non-negative.
+
+        Returns
+        -------
+        ndarray, shape (..., 4)
+            Torque limits (N m), the ``tau_max`` of :meth:`max_wrench`.
+
+        Examples
+        --------
+        >>> car = Mecanum(0.05, 0.2, 0.15)
+        >>> np.round(car.traction_torque([25.0, 25.0, 25.0, 25.0], mu=0.6), 6)   # 0.6 * 25 N * 0.05 m / sqrt(2)
+        array([0.53033, 0.53033, 0.53033, 0.53033])
+        """
+        N = as_array(normal_force, "normal_force", trailing=(4,))
+        if np.any(N < 0):
+            raise ValueError(f"normal_force must be non-negative (N), got {N.min()!r}: a wheel cannot pull the ground")
+        mu = finite_scalar(mu, "mu")
+        if mu < 0:
+            raise ValueError(f"mu must be non-negative, got {mu!r}")
+        return mu * N * self.r * np.cos(self.roller_angle)
+
+    def max_wrench(self, direction: ArrayLike, *, tau_max: ArrayLike) -> np.ndarray:
+        """Largest scale ``s >= 0`` such that the wrench ``s * direction`` is ``M^T tau`` with ``|tau_i| <= tau_max_i``.
+
+        The achievable wrenches form the zonotope ``{M^T tau : |tau_i| <= tau_max_i}``. The torques for a wrench
+        are ``tau = s g + c n`` with ``g = (M^T)^+ direction`` and the free amount ``c`` of the null vector ``n``
+        (:attr:`null_vector`), so ``s`` is the largest value for which some ``c`` meets the four bounds; each
+        pair of bounds limits ``s`` linearly and the result is the smallest of those limits (closed form,
+        vectorised; it agrees with a linear program, see the tests).
+
+        Parameters
+        ----------
+        direction : array_like, shape (..., 3)
+            Wrench direction ``[Fx, Fy, Mz]`` (N, N, N m; ``Mz`` about the chassis centre), not zero. For the
+            largest acceleration ``[ax, ay, alpha]`` of the chassis centre at rest, pass ``D_O @ [ax, ay, alpha]``
+            with the inertia about the centre ``D_O = [[m, 0, -m cy], [0, m, m cx], [-m cy, m cx, I_c + m |c|^2]]``
+            (centre of mass at ``c = (cx, cy)``, ``I_c`` the yaw inertia about it); ``s`` is then the acceleration
+            scale. ``[m ax, m ay, I_z alpha]`` is right only with the centre of mass at the chassis centre: a pure
+            translation of an off-centre mass needs the moment ``m (cx ay - cy ax)``, or the chassis turns.
+        tau_max : array_like, shape (..., 4)
+            Non-negative torque limit of each wheel (N m), e.g. :meth:`traction_torque` or the motors' peak
+            torque, whichever is smaller.
+
+        Returns
+        -------
+        ndarray, shape (...)
+            ``s`` (dimensionless multiple of ``direction``).
+
+        Raises
+        ------
+        ValueError
+            Zero direction, negative or non-finite limits, or a rank-deficient layout (``config="O"`` with
+            ``lx == ly``), whose wrenches do not span the plane.
+
+        Examples
+        --------
+        >>> car = Mecanum(0.05, 0.2, 0.15)
+        >>> round(float(car.max_wrench([1.0, 0.0, 0.0], tau_max=[0.5, 0.5, 0.5, 0.5])), 9)   # 4 x 0.5 / 0.05 N
+        40.0
+        >>> round(float(car.max_wrench([1.0, 1.0, 0.0], tau_max=[0.5, 0.5, 0.5, 0.5])), 9)   # diagonal: 2 wheels
+        20.0
+        """
+        d = as_array(direction, "direction", trailing=(3,))
+        b = as_array(tau_max, "tau_max", trailing=(4,))
+        if not np.all(np.any(d != 0, axis=-1)):  # not the norm: it underflows to 0 for tiny non-zero wrenches
+            raise ValueError("direction must be a non-zero wrench [Fx, Fy, Mz]")
+        if np.any(b < 0):
+            raise ValueError(f"tau_max must be non-negative (N m), got {b.min()!r}")
+        if self._cond > _COND_MAX:
+            raise ValueError(
+                f"max_wrench needs a layout whose wheels span every wrench (cond {self._cond:.3g}); "
+                "this one (config='O' with lx == ly?) cannot produce a yaw moment"
+            )
+        return _max_scale(d @ self._pinv, b, self._n)
+
     def _warn_singular(self, where):
         if self._cond > _COND_MAX:
             warnings.warn(SingularityWarning(self._cond, f"{where}: the wheel map has lost a direction"), stacklevel=3)
@@ -465,6 +583,20 @@ class Mecanum:
         err = np.abs(executed - np.eye(3)).max(axis=0)
         passed = (err <= tol) & (np.abs(slip) <= tol * np.abs(W).max(initial=1.0))
         return SignTestResult(executed=executed, inconsistency=slip, passed=passed)
+
+
+def _max_scale(g, b, n):
+    """Largest ``s >= 0`` with ``|s g_i + c n_i| <= b_i`` for some ``c`` (kernel of :meth:`Mecanum.max_wrench`)."""
+    g, b = np.broadcast_arrays(g, b)
+    nz = np.abs(n) > 1e-12 * np.abs(n).max()
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # 1 / tiny -> inf: no limit
+        # wheels the null vector does not move: |s g_i| <= b_i directly
+        lim = np.where(np.abs(g[..., ~nz]) > 0, b[..., ~nz] / np.abs(g[..., ~nz]), np.inf)
+        h, e = g[..., nz] / n[nz], b[..., nz] / np.abs(n[nz])  # c in [-h_i s - e_i, -h_i s + e_i]
+        i, j = np.triu_indices(h.shape[-1], k=1)  # the intervals intersect iff |h_i - h_j| s <= e_i + e_j
+        den = np.abs(h[..., i] - h[..., j])
+        pair = np.where(den > 0, (e[..., i] + e[..., j]) / den, np.inf)
+    return np.minimum(lim.min(axis=-1, initial=np.inf), pair.min(axis=-1, initial=np.inf))
 
 
 # ---------------------------------------------------------------------- odometry

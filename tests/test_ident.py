@@ -20,6 +20,7 @@ from robokin.ident import (
     least_squares,
     lowpass,
     motion_segments,
+    qr_base_parameters,
     regressor,
     residual_rms,
     segment_excitation,
@@ -89,6 +90,35 @@ def test_least_squares_with_noise_is_unbiased_within_standard_errors():
     assert np.all(z < 5)
     assert 0.03 < est.residual_rms < 0.07  # the residual reflects the noise level
     assert np.isfinite(est.cond) and est.cond > 1
+
+
+@HSET
+@given(st.integers(0, 2**32 - 1), st.integers(3, 9), st.booleans())
+def test_least_squares_matches_lstsq_and_pinv(seed, p, deficient):
+    """The one-factorisation solver returns what numpy's lstsq (minimum-norm) and pinv give, also rank deficient."""
+    rng = np.random.default_rng(seed)
+    Y = rng.normal(size=(40, 2, p)) * rng.uniform(0.1, 10.0, p)
+    if deficient:
+        Y[..., -1] = 2.0 * Y[..., 0]  # dependent columns: the minimum-norm solution
+    tau = rng.normal(size=(3, 40, 2))
+    if deficient:
+        with pytest.warns(SingularityWarning):
+            est = least_squares(Y, tau)
+    else:
+        est = least_squares(Y, tau)
+    A = Y.reshape(-1, p)
+    norms = np.linalg.norm(A, axis=0)
+    As = A / norms
+    ref = np.linalg.lstsq(As, tau.reshape(3, -1).T, rcond=None)[0] / norms[:, None]
+    assert np.allclose(est.theta, ref.T, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+    sv = np.linalg.svd(As, compute_uv=False)
+    assert est.cond == pytest.approx(sv[0] / sv[-1] if sv[-1] > 0 else np.inf, rel=1e-6)
+    r = tau.reshape(3, -1).T - A @ ref
+    var = np.clip(np.diag(np.linalg.pinv(As.T @ As)), 0, None) / norms**2
+    std = np.sqrt(np.sum(r * r, axis=0)[:, None] / (A.shape[0] - p) * var)
+    if not deficient:  # pinv of a singular Gram matrix keeps round-off-sized eigenvalues: compare full rank only
+        assert np.allclose(est.std, std, rtol=1e-8)
+    assert np.allclose(est.residual_rms, np.sqrt(np.mean(r * r, axis=0)), rtol=1e-9)
 
 
 def test_poor_excitation_has_worse_conditioning():
@@ -597,3 +627,70 @@ def test_residual_rms_and_least_squares_messages_name_the_regressor():
         residual_rms(np.ones((2, 2, 1)), np.ones((2, 2)), [1.0], mask=[[True, False], [True]])
     with pytest.raises(ValueError, match="Y: regressor column"):
         least_squares(np.zeros((20, 2, 3)), np.ones((20, 2)))
+
+
+# ---------------------------------------------------------------------------- base parameters by pivoted QR
+def _lagrangian_columns(q, qd, qdd, l1, g=9.81):
+    """The six standard-parameter columns (m1, h1, J1, m2, h2, J2) from robokin's Y: m1 none, m2 = l1 Y4 + l1^2 Y1."""
+    Y = regressor(q, qd, qdd, g=g)
+    z = np.zeros_like(Y[..., 0])
+    J1, J2, h2l1, h1, h2 = (Y[..., k] for k in range(5))
+    return np.stack([z, h1, J1, l1**2 * J1 + l1 * h1, h2 + l1 * h2l1, J2], -1)
+
+
+def test_qr_base_parameters_folds_m2_and_drops_m1():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-2, 2, (3, 40, 2))
+    Y6 = _lagrangian_columns(*x, l1=ARM.l1)
+    bp = qr_base_parameters(Y6)
+    assert bp.rank == 4 == np.linalg.matrix_rank(Y6.reshape(-1, 6))
+    assert sorted(bp.dependent.tolist()) == [0, 3]  # m1 (no column) and m2 (folded)
+    k_m2 = bp.dependent.tolist().index(3)
+    coef = dict(zip(bp.independent.tolist(), bp.beta[:, k_m2]))
+    assert np.isclose(coef[1], ARM.l1) and np.isclose(coef[2], ARM.l1**2)  # h1 + l1 m2, J1 + l1^2 m2
+    assert np.isclose(coef[4], 0, atol=1e-12) and np.isclose(coef[5], 0, atol=1e-12)
+    assert np.allclose(bp.beta[:, bp.dependent.tolist().index(0)], 0)
+    assert np.all(np.diff(bp.r_diag) <= 1e-12 * bp.r_diag[0])
+
+
+@HSET
+@given(st.integers(0, 2**32 - 1), st.integers(2, 7), st.integers(0, 3))
+def test_qr_base_parameters_property_rank_and_torques(seed, r, k):
+    rng = np.random.default_rng(seed)
+    p = r + k
+    A = rng.normal(size=(30, r)) @ rng.normal(size=(r, p))  # rank r, p columns
+    bp = qr_base_parameters(A)
+    assert bp.rank == r == np.linalg.matrix_rank(A)
+    phi = rng.normal(size=(4, p))
+    assert np.allclose(bp.combine(phi) @ A[:, bp.independent].T, phi @ A.T, atol=1e-9 * np.abs(A).max())
+    assert sorted(np.r_[bp.independent, bp.dependent].tolist()) == list(range(p))
+
+
+@pytest.mark.parametrize(
+    "Y, kw, match",
+    [
+        (np.zeros((5, 2)), {}, "all zero"),
+        (np.ones((2, 3)), {}, "at least as many rows"),
+        (np.ones(3), {}, "sample axis"),
+        (np.array([[1.0, np.nan], [0.0, 1.0]]), {}, "Y"),
+        (np.eye(3), {"tol": 0.9}, "tol"),
+        (np.eye(3), {"tol": -1.0}, "tol"),
+    ],
+)
+def test_qr_base_parameters_bad_inputs(Y, kw, match):
+    with pytest.raises(ValueError, match=match):
+        qr_base_parameters(Y, **kw)
+
+
+def test_base_parameter_set_combine_checks_shape():
+    bp = qr_base_parameters(np.eye(3))
+    assert bp.rank == 3 and bp.beta.shape == (3, 0)
+    with pytest.raises(ValueError, match="phi"):
+        bp.combine(np.ones(2))
+
+
+def test_lowpass_far_below_the_sampling_rate_keeps_dc():
+    # order 4 at 0.5 Hz sampled at 1 kHz: the transfer-function form (butter's b, a + filtfilt) passes a constant
+    # with an error of 8e-6; the second-order sections keep it to 1e-10
+    y = lowpass(np.ones(5000), dt=1e-3, cutoff=0.5)
+    assert np.abs(y - 1.0).max() < 1e-9

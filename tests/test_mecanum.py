@@ -592,3 +592,122 @@ def test_fuse_heading_initial_values_of_the_wrong_shape_name_the_argument(kw):
         fuse_heading(np.full(5, 0.02), np.zeros(5), dt=0.01, tau=1.0, **kw)
     with pytest.raises(ValueError, match="trusted"):
         fuse_heading(np.full(5, 0.02), np.zeros(5), dt=0.01, tau=1.0, trusted=[[True], [True, False]])
+
+
+# ------------------------------------------------------------------ issue 33: wheel torques -> body wrench
+def _layouts():
+    rng = np.random.default_rng(33)
+    out = [CAR, Mecanum(0.05, 0.2, 0.15), Mecanum(0.076, 0.30, 0.10, config="O")]
+    for _ in range(6):
+        r, lx, ly, a = rng.uniform([0.03, 0.1, 0.1, 0.2], [0.1, 0.4, 0.4, 1.3])
+        out.append(Mecanum(r, lx, ly, roller_angle=a, config=str(rng.choice(["X", "O"]))))
+    return out
+
+
+@pytest.mark.parametrize("car", _layouts())
+def test_wrench_is_the_resultant_of_the_roller_axis_forces(car):
+    """Independent of M: each wheel pushes along its roller axis with drive component tau / r."""
+    tau = np.random.default_rng(1).normal(size=(50, 4))
+    a, p = car.roller_axes, car.contact_points
+    f = (tau / (car.r * a[:, 0]))[..., None] * a  # (50, 4, 2): magnitude tau / (r cos gamma) along a_i
+    moment = p[:, 0] * f[..., 1] - p[:, 1] * f[..., 0]
+    ref = np.concatenate([f.sum(axis=1), moment.sum(axis=1, keepdims=True)], axis=-1)
+    np.testing.assert_allclose(car.wrench(tau), ref, rtol=0, atol=1e-12 * np.abs(ref).max())
+
+
+@settings(deadline=None)
+@given(twists, st.tuples(finite, finite, finite, finite).map(np.array))
+def test_power_balance_tau_dot_w_equals_wrench_dot_twist(t, tau):
+    w = CAR.ik(t).q
+    scale = 1 + np.abs(tau).sum() * np.abs(w).max()
+    assert abs(tau @ w - CAR.wrench(tau) @ t) <= 1e-12 * scale
+
+
+def test_wrench_shapes_and_x_layout_columns():
+    assert CAR.wrench(np.zeros((2, 5, 4))).shape == (2, 5, 3)
+    L = CAR.lx + CAR.ly
+    np.testing.assert_allclose(CAR.wrench(np.eye(4)), CAR.matrix, rtol=0, atol=0)  # rows: one wheel each
+    np.testing.assert_allclose(CAR.wrench([1, 1, 1, 1]), [4 / CAR.r, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(CAR.wrench([-1, 1, -1, 1]), [0, 0, 4 * L / CAR.r], atol=1e-12)
+
+
+def test_traction_torque_puts_the_contact_force_on_the_friction_limit():
+    N, mu = np.array([30.0, 25.0, 20.0, 10.0]), 0.55
+    for car in _layouts():
+        tau = car.traction_torque(N, mu=mu)
+        force = np.abs(tau) / (car.r * np.abs(car.roller_axes[:, 0]))  # |f_i| along the roller axis
+        np.testing.assert_allclose(force, mu * N, rtol=1e-13)
+    assert CAR.traction_torque(np.zeros((3, 4)), mu=0.5).shape == (3, 4)
+
+
+def _lp_max_scale(car, d, b):
+    from scipy.optimize import linprog
+
+    # variables tau (4) and s: maximise s subject to M^T tau = s d, -b <= tau <= b
+    A_eq = np.hstack([car.matrix.T, -np.asarray(d, float)[:, None]])
+    res = linprog(np.r_[np.zeros(4), -1.0], A_eq=A_eq, b_eq=np.zeros(3), bounds=[(-bi, bi) for bi in b] + [(0, None)])
+    assert res.status == 0, res.message
+    return res.x[4]
+
+
+@pytest.mark.parametrize("car", [c for c in _layouts() if c.cond < 1e8])
+def test_max_wrench_equals_the_linear_program(car):
+    rng = np.random.default_rng(7)
+    D = rng.normal(size=(40, 3)) * [1.0, 1.0, 0.3]
+    B = rng.uniform(0.0, 2.0, size=(40, 4))
+    B[:5, rng.integers(0, 4, 5)] = 0.0  # some wheels without traction
+    got = car.max_wrench(D, tau_max=B)
+    ref = np.array([_lp_max_scale(car, d, b) for d, b in zip(D, B)])
+    np.testing.assert_allclose(got, ref, rtol=1e-7, atol=1e-9)
+    assert got.shape == (40,) and car.max_wrench(D[0], tau_max=B[0]).shape == ()
+
+
+def test_max_acceleration_closed_forms_x_layout():
+    m, Iz, mu, g = 12.0, 0.3, 0.6, 9.81
+    b = CAR.traction_torque(np.full(4, m * g / 4), mu=mu)
+    c = np.cos(CAR.roller_angle)
+    assert np.isclose(CAR.max_wrench([m, 0, 0], tau_max=b), mu * g * c)  # forward: mu g cos(alpha)
+    assert np.isclose(CAR.max_wrench([0, m, 0], tau_max=b), mu * g * c)  # sideways (45 degree rollers)
+    diag = np.array([m, m, 0]) / np.sqrt(2)
+    assert np.isclose(CAR.max_wrench(diag, tau_max=b), mu * g / 2)  # diagonal: two wheels push
+    L = CAR.lx + CAR.ly
+    assert np.isclose(CAR.max_wrench([0, 0, Iz], tau_max=b), mu * m * g * c * L / Iz)
+    # centre of mass d ahead of the centre (static loads): a pure translation needs the moment m d a_y about the
+    # centre, so the heavier front wheels push harder and the light (rear) axle reaches its limit first
+    for d in (0.05, -0.08, 0.15):
+        share = (CAR.lx + d) / (2 * CAR.lx)
+        N = m * g * np.array([share, share, 1 - share, 1 - share]) / 2
+        b2 = CAR.traction_torque(N, mu=mu)
+        assert np.isclose(CAR.max_wrench([m, 0, m * 0.0], tau_max=b2), mu * g * c)  # forward: no moment needed
+        a_y = CAR.max_wrench([0, m, m * d], tau_max=b2)
+        assert np.isclose(a_y, 4 * mu * N.min() * c * L / (m * (L - abs(d))))
+        assert np.isclose(a_y, _lp_max_scale(CAR, [0, m, m * d], b2))
+        # equal pushes (the wrench [0, m a, 0]) leave a moment -m d a about the centre of mass: the chassis turns
+        a_naive = CAR.max_wrench([0, m, 0], tau_max=b2)
+        assert a_naive < a_y and np.isclose(a_naive, 4 * mu * N.min() * c / m)
+
+
+def test_max_wrench_tiny_direction_is_not_zero():
+    b = np.full(4, 0.5)
+    s = CAR.max_wrench([1e-300, 0.0, 0.0], tau_max=b)  # its norm underflows; it is still a direction
+    assert np.isfinite(s) and np.isclose(s * 1e-300, CAR.max_wrench([1.0, 0.0, 0.0], tau_max=b))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: CAR.max_wrench([0.0, 0.0, 0.0], tau_max=np.ones(4)), "non-zero"),
+        (lambda: CAR.max_wrench([1.0, 0.0, 0.0], tau_max=[1.0, -1.0, 1.0, 1.0]), "non-negative"),
+        (lambda: CAR.max_wrench([1.0, 0.0], tau_max=np.ones(4)), "direction"),
+        (lambda: CAR.max_wrench([1.0, 0.0, 0.0], tau_max=np.ones(3)), "tau_max"),
+        (lambda: CAR.traction_torque([1.0, -1.0, 1.0, 1.0], mu=0.5), "non-negative"),
+        (lambda: CAR.traction_torque(np.ones(4), mu=-0.1), "mu"),
+        (lambda: CAR.traction_torque(np.ones(4), mu=np.nan), "mu"),
+        (lambda: CAR.wrench([1.0, 2.0, 3.0]), "tau"),
+        (lambda: CAR.wrench([np.nan, 0, 0, 0]), "tau"),
+        (lambda: Mecanum(0.076, 0.2, 0.2, config="O").max_wrench([1.0, 0, 0], tau_max=np.ones(4)), "yaw"),
+    ],
+)
+def test_force_methods_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -50,6 +50,11 @@ __all__ = [
     "accel_pitch",
     "complementary_step",
     "complementary_bias_error",
+    "pitch_kalman_model",
+    "pitch_kalman_gain",
+    "pitch_kalman_step",
+    "PITCH_KALMAN_H",
+    "KALMAN_DEGENERATE_RATIO",
     "wheel_leg_encoder_state",
     "WHEEL_LEG_JOINTS",
 ]
@@ -200,7 +205,13 @@ class MotorDrive:
         return self.gear_ratio**2 * self.rotor_inertia
 
     def deliver(
-        self, tau_cmd: ArrayLike, joint_speed: ArrayLike, *, friction: bool = True
+        self,
+        tau_cmd: ArrayLike,
+        joint_speed: ArrayLike,
+        *,
+        friction: bool = True,
+        current_limit: bool = True,
+        torque_speed: bool = True,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Delivered joint torque (N m) and motor current (A) for commanded joint torques at joint speeds (rad/s).
 
@@ -209,12 +220,26 @@ class MotorDrive:
         the request's sign or zero, never more); then, with ``friction=True``, ``coulomb sign(w) + viscous w``
         subtracted (``sign(0) = 0``: at rest the Coulomb term is the engine's job, see
         :func:`robokin.actuators.MotorDrive.joint_options`). Shapes broadcast; both outputs have the broadcast shape.
+        ``current_limit=False`` or ``torque_speed=False`` switches that limit off (an intervention: chapter 15 runs
+        the same manoeuvre with each limit on and off); with both off the drive is an ideal torque source.
 
         Raises
         ------
         ValueError
             Non-finite or non-real ``tau_cmd``/``joint_speed``, or shapes that do not broadcast.
+
+        Examples
+        --------
+        >>> drv = MotorDrive(0.1, 10.0, 2.0, 300.0, gear_ratio=10.0)
+        >>> both, no_line, no_cap = ({}, {"torque_speed": False}, {"current_limit": False})
+        >>> [round(float(drv.deliver(50.0, 20.0, **k)[0]), 4) for k in (both, no_line, no_cap)]  # line 2/3 of free
+        [6.6667, 10.0, 6.6667]
+        >>> float(drv.deliver(50.0, 20.0, current_limit=False, torque_speed=False)[0])  # an ideal torque source
+        50.0
         """
+        for flag, v in (("current_limit", current_limit), ("torque_speed", torque_speed)):
+            if not isinstance(v, (bool, np.bool_)):
+                raise ValueError(f"{flag} switches a limit on or off and must be True or False, got {v!r}")
         tau = as_array(tau_cmd, "tau_cmd")
         w = as_array(joint_speed, "joint_speed")
         try:
@@ -223,8 +248,10 @@ class MotorDrive:
             raise ValueError(f"tau_cmd {tau.shape} and joint_speed {w.shape} must broadcast") from None
         tau, w = np.broadcast_to(tau, shape), np.broadcast_to(w, shape)
         kj = self.joint_torque_per_amp
-        i = np.clip(tau / kj, -self.current_limit, self.current_limit)
-        tau_m = np.asarray(self.envelope.saturate(kj * i, self.gear_ratio, w), dtype=float).reshape(shape)
+        i = np.clip(tau / kj, -self.current_limit, self.current_limit) if current_limit else tau / kj
+        tau_m = kj * i
+        if torque_speed:
+            tau_m = np.asarray(self.envelope.saturate(tau_m, self.gear_ratio, w), dtype=float).reshape(shape)
         i = tau_m / kj
         if friction:
             tau_m = tau_m - self.coulomb * np.sign(w) - self.viscous * w
@@ -625,6 +652,145 @@ def complementary_step(pitch: ArrayLike, rate: ArrayLike, pitch_acc: ArrayLike, 
     dt, tau = positive(dt, "dt"), positive(tau, "tau")
     a = tau / (tau + dt)
     return a * (as_array(pitch, "pitch") + as_array(rate, "rate") * dt) + (1.0 - a) * as_array(pitch_acc, "pitch_acc")
+
+
+def pitch_kalman_model(dt: float, *, accel_psd: float, bias_psd: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Discrete model ``x_{k+1} = F x_k + w_k``, ``cov(w_k) = Q`` of the pitch Kalman filter, state
+    ``x = [pitch (rad), pitch rate (rad/s), gyro bias (rad/s)]``.
+
+    The pitch acceleration is white noise of spectral density ``accel_psd`` ((rad/s^2)^2 s) and the bias a random
+    walk of density ``bias_psd`` ((rad/s)^2/s); sampling the continuous model over ``dt`` gives
+    ``F = [[1, dt, 0], [0, 1, 0], [0, 0, 1]]`` and ``Q = accel_psd [[dt^3/3, dt^2/2, 0], [dt^2/2, dt, 0], [0, 0, 0]]
+    + bias_psd dt e3 e3^T`` (chapter 15 derives both with sympy). The measurements are ``H x`` with
+    ``H = [[1, 0, 0], [0, 1, 1]]``: the accelerometer's pitch and the gyro's rate plus its bias.
+
+    Examples
+    --------
+    >>> F, Q = pitch_kalman_model(0.1, accel_psd=3.0)
+    >>> F[0].tolist(), Q[:2, :2].round(6).tolist()
+    ([1.0, 0.1, 0.0], [[0.001, 0.015], [0.015, 0.3]])
+    """
+    dt, q = positive(dt, "dt"), positive(accel_psd, "accel_psd")
+    qb = finite_scalar(bias_psd, "bias_psd")
+    if qb < 0:
+        raise ValueError(f"bias_psd must be >= 0, got {qb}")
+    F = np.array([[1.0, dt, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    Q = np.zeros((3, 3))
+    Q[:2, :2] = q * np.array([[dt**3 / 3, dt**2 / 2], [dt**2 / 2, dt]])
+    Q[2, 2] = qb * dt
+    return F, Q
+
+
+#: Measurement matrix of :func:`pitch_kalman_model`: rows accelerometer pitch, gyro rate.
+PITCH_KALMAN_H = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]])
+
+
+class PitchKalmanGain(np.ndarray):
+    """A (3, 2) steady-state gain of :func:`pitch_kalman_gain` that remembers the tick ``dt`` (s) it was solved for;
+    :func:`pitch_kalman_step` refuses a different ``dt``. Otherwise a plain array."""
+
+    dt: float | None
+
+    def __new__(cls, K: np.ndarray, dt: float) -> PitchKalmanGain:
+        obj = np.asarray(K, float).view(cls)
+        obj.dt = float(dt)
+        return obj
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.dt = getattr(obj, "dt", None)
+
+
+#: Below this ratio of a measurement's variance to its innovation variance the gain just copies that measurement
+#: and the Riccati solution loses its accuracy: :func:`pitch_kalman_gain` warns.
+KALMAN_DEGENERATE_RATIO = 1e-9
+
+
+def pitch_kalman_gain(
+    dt: float, *, accel_psd: float, bias_psd: float, pitch_sigma: float, gyro_sigma: float
+) -> PitchKalmanGain:
+    """Steady-state Kalman gain (3, 2) of :func:`pitch_kalman_model` with measurement noise ``pitch_sigma`` (rad,
+    the accelerometer's pitch) and ``gyro_sigma`` (rad/s), white and independent (``R = diag(pitch_sigma^2,
+    gyro_sigma^2)``): ``K = P H^T (H P H^T + R)^-1`` with ``P`` the predicted covariance of the discrete Riccati
+    equation. Use it in :func:`pitch_kalman_step`; the gain remembers ``dt`` (``PitchKalmanGain``).
+
+    A sigma whose square underflows (R singular) raises ``ValueError``; a sigma so small against the predicted
+    spread that the gain only copies that measurement (variance ratio below :data:`KALMAN_DEGENERATE_RATIO`) gives
+    a ``RuntimeWarning``: such a gain is degenerate, not a filter.
+
+    Examples
+    --------
+    >>> K = pitch_kalman_gain(1e-3, accel_psd=10.0, bias_psd=1e-6, pitch_sigma=0.005, gyro_sigma=0.005)
+    >>> K.shape, bool(0 < K[0, 0] < 1 and 0 < K[1, 1] < 1), K.dt
+    ((3, 2), True, 0.001)
+    """
+    import warnings
+
+    from scipy.linalg import solve_discrete_are
+
+    F, Q = pitch_kalman_model(dt, accel_psd=accel_psd, bias_psd=bias_psd)
+    sig = {"pitch_sigma": positive(pitch_sigma, "pitch_sigma"), "gyro_sigma": positive(gyro_sigma, "gyro_sigma")}
+    for name, v in sig.items():
+        if not v * v >= np.finfo(float).tiny:
+            raise ValueError(f"{name} = {v:g}: its square underflows, R would be singular; give a larger {name}")
+    R = np.diag([sig["pitch_sigma"] ** 2, sig["gyro_sigma"] ** 2])
+    H = PITCH_KALMAN_H
+    P = solve_discrete_are(F.T, H.T, Q, R)
+    S = H @ P @ H.T + R
+    for i, name in enumerate(sig):
+        if R[i, i] < KALMAN_DEGENERATE_RATIO * S[i, i]:
+            warnings.warn(
+                f"{name} = {sig[name]:g} is negligible against the predicted spread (variance ratio "
+                f"{R[i, i] / S[i, i]:.1e}): the gain only copies that measurement (degenerate)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    K = P @ H.T @ np.linalg.inv(S)
+    if not np.all(np.isfinite(K)):
+        raise ValueError("pitch_kalman_gain: the Riccati solution is not finite for these noise levels")
+    return PitchKalmanGain(K, F[0, 1])
+
+
+def pitch_kalman_step(
+    state: ArrayLike, rate: ArrayLike, pitch_acc: ArrayLike, *, dt: float, gain: ArrayLike
+) -> np.ndarray:
+    """One step of the steady-state pitch Kalman filter: predict ``F x``, correct with
+    ``gain @ ([pitch_acc, rate] - H F x)``.
+
+    ``state`` (..., 3) is ``[pitch, pitch rate, gyro bias]`` (rad, rad/s, rad/s), ``rate`` the gyro's pitch rate and
+    ``pitch_acc`` the accelerometer's pitch (:func:`accel_pitch`); their batch shapes broadcast (else ``ValueError``
+    naming the three). ``gain`` from :func:`pitch_kalman_gain` at the same ``dt``: a ``PitchKalmanGain`` with
+    another ``dt`` raises ``ValueError`` (a plain (3, 2) array is taken as solved for this ``dt``). Returns the new
+    state (..., 3).
+
+    Examples
+    --------
+    >>> K = pitch_kalman_gain(1e-3, accel_psd=10.0, bias_psd=1e-6, pitch_sigma=0.005, gyro_sigma=0.005)
+    >>> x = np.zeros(3)
+    >>> for _ in range(30000):  # 30 s of a still body at 0.1 rad, gyro bias 0.01 rad/s
+    ...     x = pitch_kalman_step(x, 0.01, 0.1, dt=1e-3, gain=K)
+    >>> (x.round(4) + 0.0).tolist()  # the bias is estimated, the pitch has no steady error
+    [0.1, 0.0, 0.01]
+    """
+    dt = positive(dt, "dt")
+    gain_dt = getattr(gain, "dt", None)
+    if gain_dt is not None and not math.isclose(dt, gain_dt, rel_tol=1e-9):
+        raise ValueError(f"dt = {dt:g} s but the gain was solved for dt = {gain_dt:g} s (pitch_kalman_gain)")
+    x = as_array(state, "state", trailing=(3,))
+    K = as_array(gain, "gain")
+    if K.shape != (3, 2):
+        raise ValueError(f"gain must have shape (3, 2) (pitch_kalman_gain), got {K.shape}")
+    pa, w = as_array(pitch_acc, "pitch_acc"), as_array(rate, "rate")
+    try:
+        np.broadcast_shapes(x.shape[:-1], w.shape, pa.shape)
+    except ValueError:
+        raise ValueError(
+            f"batch shapes do not broadcast: state {x.shape} (batch {x.shape[:-1]}), rate {w.shape}, "
+            f"pitch_acc {pa.shape}"
+        ) from None
+    F, _ = pitch_kalman_model(dt, accel_psd=1.0)
+    xp = x @ F.T
+    z = np.stack(np.broadcast_arrays(pa, w), axis=-1)
+    return xp + (z - xp @ PITCH_KALMAN_H.T) @ K.T
 
 
 def complementary_bias_error(gyro_bias: ArrayLike, *, tau: float) -> np.ndarray:

@@ -240,6 +240,13 @@ class Controller:
 
     For the PD kinds the gains are torques (N m/rad, N m s/rad, N m/(rad s)); for computed
     torque they are accelerations (1/s^2, 1/s, 1/s^3). ``e = q_ref - q``, ``z = int e dt``.
+
+    With ``tau_max`` (N m per joint) the drives saturate: the torque applied (and returned) is
+    ``clip(tau, -tau_max, tau_max)`` (eq. ``eq-ch12-clamp``). ``anti_windup="clamp"`` is conditional integration:
+    joint i stops integrating, ``dz_i/dt = 0``, while its law asks for more than the drive gives
+    (``|tau_i| > tau_max_i``) and its error ``e_i`` has the sign of ``tau_i`` (integrating would push further into
+    the limit); otherwise ``dz_i/dt = e_i``. ``anti_windup="none"`` integrates ``e`` regardless (the integrator
+    winds up).
     """
 
     model: TwoLinkArm
@@ -247,6 +254,8 @@ class Controller:
     kp: np.ndarray
     kd: np.ndarray
     ki: np.ndarray
+    tau_max: np.ndarray | None = None
+    anti_windup: str = "none"
 
     def __post_init__(self):
         # Built directly or through tracking_controller: the same checks either way (gains real, finite, >= 0).
@@ -254,6 +263,26 @@ class Controller:
         choice(self.kind, "kind", ("pd", "pd_gravity", "computed_torque"))
         for name in ("kp", "kd", "ki"):
             object.__setattr__(self, name, _gain(getattr(self, name), name))
+        choice(self.anti_windup, "anti_windup", ("none", "clamp"))
+        if self.tau_max is not None:
+            try:
+                raw = np.asarray(self.tau_max)
+            except ValueError:  # a ragged sequence
+                raise ValueError(
+                    f"tau_max must be a torque (N m) or two, one per joint, got a ragged {self.tau_max!r}"
+                ) from None
+            if raw.dtype == bool:
+                raise ValueError(f"tau_max must be a torque in N m, not a bool, got {self.tau_max!r}")
+            numeric = raw.dtype.kind in "iuf"
+            # +inf is allowed: no limit on that joint (every other value must be finite and positive)
+            lim = _gain(np.where(np.isposinf(raw), 1.0, raw) if numeric else self.tau_max, "tau_max")
+            lim = np.where(np.isposinf(np.broadcast_to(raw, (2,))), np.inf, lim)
+            lim.setflags(write=False)
+            if np.any(lim <= 0):
+                raise ValueError(f"tau_max must be positive (N m per joint), got {lim}")
+            object.__setattr__(self, "tau_max", lim)
+        elif self.anti_windup != "none":
+            raise ValueError(f"anti_windup={self.anti_windup!r} needs a torque limit tau_max (N m)")
 
     def torque(
         self, q: ArrayLike, qd: ArrayLike, z: ArrayLike, q_ref: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike
@@ -273,7 +302,12 @@ class Controller:
             for v, nm in zip((q, qd, z, q_ref, qd_ref, qdd_ref), ("q", "qd", "z", "q_ref", "qd_ref", "qdd_ref"))
         ]
         cols = [x for a in args for x in (a[..., 0], a[..., 1])]
-        return np.stack(self._torque(*cols), -1)
+        return np.stack(self._saturate(*self._torque(*cols)), -1)
+
+    def _saturate(self, t1, t2):
+        if self.tau_max is None:
+            return t1, t2
+        return np.clip(t1, -self.tau_max[0], self.tau_max[0]), np.clip(t2, -self.tau_max[1], self.tau_max[1])
 
     def _torque(self, q1, q2, v1, v2, z1, z2, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
         kp, kd, ki = self.kp, self.kd, self.ki
@@ -295,7 +329,14 @@ class Controller:
 
     def _law(self, q1, q2, v1, v2, xs, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
         t1, t2 = self._torque(q1, q2, v1, v2, xs[0], xs[1], r1, r2, rd1, rd2, rdd1, rdd2, cs=cs)
-        return t1, t2, [r1 - q1, r2 - q2]
+        e1, e2 = r1 - q1, r2 - q2
+        if self.tau_max is None:
+            return t1, t2, [e1, e2]
+        s1, s2 = self._saturate(t1, t2)
+        if self.anti_windup == "clamp":  # conditional integration: hold z_i while e_i pushes into the limit
+            e1 = np.where((np.abs(t1) > self.tau_max[0]) & (e1 * t1 > 0), 0.0, e1)
+            e2 = np.where((np.abs(t2) > self.tau_max[1]) & (e2 * t2 > 0), 0.0, e2)
+        return s1, s2, [e1, e2]
 
 
 def tracking_controller(
@@ -305,6 +346,8 @@ def tracking_controller(
     kp: ArrayLike,
     kd: ArrayLike,
     ki: ArrayLike = 0.0,
+    tau_max: ArrayLike | None = None,
+    anti_windup: Literal["none", "clamp"] = "none",
 ) -> Controller:
     """Build a :class:`Controller` from the controller's (possibly wrong) model.
 
@@ -315,6 +358,11 @@ def tracking_controller(
     kind : {"pd", "pd_gravity", "computed_torque"}
     kp, kd, ki : float or array_like, shape (2,)
         Non-negative gains (units in :class:`Controller`).
+    tau_max : float or array_like, shape (2,), optional
+        Drive torque limit (N m), positive: the torque is clipped to ``[-tau_max, tau_max]``. None: no limit;
+        ``inf`` on one joint: no limit on that joint. Bools are refused.
+    anti_windup : {"none", "clamp"}
+        What the integral does while a drive saturates (:class:`Controller`); ``"clamp"`` needs ``tau_max``.
 
     Examples
     --------
@@ -325,8 +373,16 @@ def tracking_controller(
     Traceback (most recent call last):
     ...
     ValueError: kind must be one of 'pd', 'pd_gravity', 'computed_torque'; got 'pid'
+    >>> sat = tracking_controller(arm, kind="pd", kp=100, kd=0, ki=10, tau_max=2.0, anti_windup="clamp")
+    >>> zero = np.zeros(2)
+    >>> sat.torque(zero, zero, zero, [1.0, -0.01], zero, zero)   # 100 N m asked on joint 1, 2 N m given
+    array([ 2., -1.])
+    >>> tracking_controller(arm, kind="pd", kp=1, kd=1, anti_windup="clamp")
+    Traceback (most recent call last):
+    ...
+    ValueError: anti_windup='clamp' needs a torque limit tau_max (N m)
     """
-    return Controller(model, kind, kp, kd, ki)
+    return Controller(model, kind, kp, kd, ki, tau_max, anti_windup)
 
 
 @dataclass(frozen=True, eq=False)
@@ -556,7 +612,7 @@ def simulate(
     dt: float = 1e-3,
     fv: ArrayLike = 0.0,
     fc: ArrayLike = 0.0,
-    v_eps: float = V_EPS,
+    v_eps: ArrayLike = V_EPS,
     record_every: int = 10,
 ) -> SimResult:
     """Closed-loop simulation with fixed-step RK4, vectorised across a batch of plants.
@@ -579,9 +635,10 @@ def simulate(
         stage times and must be finite there (else ``ValueError``).
     fv, fc : float or array_like, shape (2,) or (S, 2)
         True viscous / Coulomb friction (unknown to the controller).
-    v_eps : float
+    v_eps : float or array_like, shape (S,)
         Smoothing speed of the plant's Coulomb term ``fc * tanh(qd / v_eps)`` (rad/s), a finite number > 0 and at
-        most 1e12 (else ``ValueError`` naming ``v_eps``); the default is ``V_EPS`` = 0.01 rad/s. Neither extreme
+        most 1e12 (else ``ValueError`` naming ``v_eps``), or one such number per plant of a batch of S (so that
+        runs with different smoothings share one integration); the default is ``V_EPS`` = 0.01 rad/s. Neither extreme
         is refused; both are documented here. Near ``qd = 0`` the term is a damper of slope ``fc / v_eps``, so a
         small ``v_eps`` makes the ODE stiff, and a step beyond RK4's stability limit for that slope
         (:func:`robokin.sim.step_limit` of the closed loop linearised at rest) is not detected: the ``tanh``
@@ -615,11 +672,11 @@ def simulate(
     ValueError: dt = 10 s is longer than the horizon t_end = 1 s: no step would be taken
     """
     q0, qd0, t_end, dt, fv, fc = _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc)
-    v_eps = positive(v_eps, "v_eps")
     if not callable(ref) or isinstance(ref, type):
         raise ValueError("ref must be a callable t -> (q_ref, qd_ref, qdd_ref)")
     record_every = count(record_every, "record_every", max=MAX_STEPS)
     shape = _batch_shape(plant, fv, fc)
+    v_eps = _v_eps(v_eps, shape)
     nsteps = _step_count(t_end, dt, record_every)
     th = np.arange(2 * nsteps + 1) * (dt / 2)
     R = _call_ref(ref, th)
@@ -628,11 +685,14 @@ def simulate(
     fc = np.broadcast_to(fc, shape + (2,))
     fv1, fv2, fc1, fc2 = fv[..., 0], fv[..., 1], fc[..., 0], fc[..., 1]
 
-    def f(x, k):
+    def f(x, k, u=None):
+        """State derivative at stage time index k; the controller's torque is also written to u if given."""
         q1, q2, v1, v2 = x[:4]
         r = [c[k] for c in rc]
         cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))  # shared by controller and plant
         t1, t2, dxs = controller._law(q1, q2, v1, v2, x[4:], *r, cs=cs)
+        if u is not None:
+            u[0], u[1] = t1, t2
         t1 = t1 - smoothed_friction(v1, fv1, fc1, v_eps)
         t2 = t2 - smoothed_friction(v2, fv2, fc2, v_eps)
         a1, a2 = plant._accel(q1, q2, v1, v2, t1, t2, cs=cs)
@@ -647,26 +707,46 @@ def simulate(
         x[i] = v
     K = nsteps // record_every + 1
     rec = np.empty((K, x0.size) + shape)
+    u_rec = np.empty((K, 2) + shape)  # the controller's torque at each recorded state: the first stage's
     rec[0] = x
     h2, h6 = 0.5 * dt, dt / 6
     with np.errstate(all="ignore"):  # a diverging sample turns into inf/NaN and is flagged, not raised
         for n in range(nsteps):
             k0 = 2 * n
-            k1 = f(x, k0)
+            k1 = f(x, k0, None if n % record_every else u_rec[n // record_every])
             k2 = f(x + h2 * k1, k0 + 1)
             k3 = f(x + h2 * k2, k0 + 1)
             k4 = f(x + dt * k3, k0 + 2)
             x = x + h6 * (k1 + 2 * (k2 + k3) + k4)
             if (n + 1) % record_every == 0:
                 rec[(n + 1) // record_every] = x
+        f(x, 2 * nsteps, u_rec[-1])  # the torque at the final state (its derivative is not needed)
     rec = np.moveaxis(rec, 0, -1)  # (6, B..., K)
     idx = np.arange(K) * record_every
     t = idx * dt
-    return _result(controller, t, rec, [x[2 * idx] for x in R])
+    return _result(controller, t, rec, [x[2 * idx] for x in R], u=np.moveaxis(u_rec, (0, 1), (-2, -1)))
 
 
-def _result(controller, t, rec, R):
-    """The :class:`SimResult` of a run: ``rec`` (4 + states, B..., K) recorded states, ``R`` the reference at ``t``."""
+def _v_eps(v_eps, shape):
+    """The Coulomb smoothing speed(s) of :func:`simulate`: a positive scalar, or one per plant of the batch."""
+    try:
+        scalar = np.ndim(v_eps) == 0
+    except ValueError:  # a ragged list: as_array below names v_eps
+        scalar = False
+    if scalar:
+        return positive(v_eps, "v_eps")
+    v = as_array(v_eps, "v_eps")
+    if v.shape != shape:
+        raise ValueError(f"v_eps must be a scalar or one value per plant, shape {shape}; got shape {v.shape}")
+    if not (np.all(v > 0) and np.all(v <= MAX_ABS)):
+        bad = v[~((v > 0) & (v <= MAX_ABS))][0]
+        raise ValueError(f"v_eps must be positive finite numbers, at most {MAX_ABS:g} (SI units); got {bad!r}")
+    return v
+
+
+def _result(controller, t, rec, R, u=None):
+    """The :class:`SimResult` of a run: ``rec`` (4 + states, B..., K) recorded states, ``R`` the reference at ``t``;
+    ``u`` (B..., K, 2) the controller's torque at those states if the integrator kept it, else it is evaluated here."""
     q = np.moveaxis(rec[0:2], 0, -1)
     qd = np.moveaxis(rec[2:4], 0, -1)
     z = np.moveaxis(rec[4:], 0, -1)
@@ -675,8 +755,9 @@ def _result(controller, t, rec, R):
         finite = np.all(np.isfinite(rec), axis=(0, -1))
         max_err = np.abs(q_ref - q).max(axis=(-2, -1))
         stable = finite & (max_err < np.pi)
-        refs = [x[:, j] for x in R for j in (0, 1)]  # (K,) each, broadcast against (B..., K)
-        u = np.stack(controller._law(*rec[:4], rec[4:], *refs)[:2], -1)  # the law at the recorded states
+        if u is None:
+            refs = [x[:, j] for x in R for j in (0, 1)]  # (K,) each, broadcast against (B..., K)
+            u = np.stack(controller._law(*rec[:4], rec[4:], *refs)[:2], -1)  # the law at the recorded states
     signals = {"q_ref": q_ref, controller._signal: z}
     return SimResult(t=t, q=q, qd=qd, u=u, stable=np.asarray(stable), signals=signals)
 

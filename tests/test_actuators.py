@@ -69,6 +69,35 @@ def test_delivered_torque_never_exceeds_request_or_limits(tau_cmd, w):
     assert abs(tau) <= DRV.envelope.max_joint_torque(DRV.gear_ratio, w) + 1e-12
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-100, 100, allow_nan=False), st.floats(-50, 50, allow_nan=False))
+def test_limits_switched_off_one_at_a_time(tau_cmd, w):
+    both = DRV.deliver(tau_cmd, w, friction=False)[0]
+    cap = DRV.deliver(tau_cmd, w, friction=False, torque_speed=False)[0]
+    line = DRV.deliver(tau_cmd, w, friction=False, current_limit=False)[0]
+    ideal, i = DRV.deliver(tau_cmd, w, friction=False, current_limit=False, torque_speed=False)
+    assert np.isclose(ideal, tau_cmd) and np.isclose(i, tau_cmd / DRV.joint_torque_per_amp)  # an ideal source
+    assert np.isclose(cap, np.clip(tau_cmd, -DRV.peak_joint_torque, DRV.peak_joint_torque))
+    assert np.isclose(line, DRV.envelope.saturate(tau_cmd, DRV.gear_ratio, w))
+    # both limits: the smaller magnitude of the two, the request's sign
+    assert np.isclose(abs(both), min(abs(cap), abs(line))) and both * tau_cmd >= 0
+
+
+def test_limits_off_example():
+    # at 2/3 of the joint's free speed (30 rad/s) the line leaves 1/3 of the 20 N m stall torque at the joint
+    d = act.MotorDrive(0.1, 10.0, 2.0, 300.0, gear_ratio=10.0)
+    assert np.isclose(d.deliver(50.0, 20.0)[0], 20.0 / 3)
+    assert np.isclose(d.deliver(50.0, 20.0, torque_speed=False)[0], 10.0)
+    assert np.isclose(d.deliver(50.0, 20.0, current_limit=False)[0], 20.0 / 3)
+    assert np.isclose(d.deliver(50.0, 20.0, current_limit=False, torque_speed=False)[0], 50.0)
+
+
+@pytest.mark.parametrize("flag", ["current_limit", "torque_speed"])
+def test_limit_switch_bad_value_names_the_argument(flag):
+    with pytest.raises(ValueError, match=flag):
+        DRV.deliver(1.0, 0.0, **{flag: "no"})
+
+
 def test_batched_shapes():
     tau, i = DRV.deliver(np.ones((4, 3)), np.zeros(3))
     assert tau.shape == i.shape == (4, 3)
@@ -315,3 +344,81 @@ def test_encoder_state_matches_the_engine():
         act.wheel_leg_encoder_state(WHEEL_LEG_FIVEBAR, np.zeros((2, 3)), [0.0, 0.0], 0.0, R=0.06)
     with pytest.raises(ValueError, match="R"):
         act.wheel_leg_encoder_state(WHEEL_LEG_FIVEBAR, qm[:4].reshape(2, 2), [0.0, 0.0], 0.0, R=-1.0)
+
+
+# ----------------------------------------------------------------------------- pitch Kalman filter
+def test_kalman_model_matches_the_sampled_white_acceleration_model():
+    F, Q = act.pitch_kalman_model(0.01, accel_psd=2.0, bias_psd=0.5)
+    assert np.allclose(F, [[1, 0.01, 0], [0, 1, 0], [0, 0, 1]])
+    assert np.allclose(Q, [[2 * 1e-6 / 3, 2 * 1e-4 / 2, 0], [2 * 1e-4 / 2, 2 * 0.01, 0], [0, 0, 0.5 * 0.01]])
+    assert np.allclose(Q, Q.T) and np.all(np.linalg.eigvalsh(Q) >= -1e-18)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(-0.5, 0.5), st.floats(-0.05, 0.05))
+def test_kalman_still_body_estimates_pitch_and_bias(pitch, bias):
+    K = act.pitch_kalman_gain(1e-3, accel_psd=1.0, bias_psd=1e-4, pitch_sigma=0.01, gyro_sigma=0.005)
+    x = np.zeros(3)
+    for _ in range(5000):
+        x = act.pitch_kalman_step(x, bias, pitch, dt=1e-3, gain=K)
+    assert np.allclose(x, [pitch, 0.0, bias], atol=1e-3)
+
+
+def test_kalman_step_batches():
+    K = act.pitch_kalman_gain(1e-3, accel_psd=1.0, bias_psd=0.0, pitch_sigma=0.01, gyro_sigma=0.005)
+    x = act.pitch_kalman_step(np.zeros((4, 3)), np.ones(4), np.zeros(4), dt=1e-3, gain=K)
+    assert x.shape == (4, 3)
+    assert np.allclose(x[0], act.pitch_kalman_step(np.zeros(3), 1.0, 0.0, dt=1e-3, gain=K))
+
+
+@pytest.mark.parametrize(
+    "call, word",
+    [
+        (lambda: act.pitch_kalman_model(0.0, accel_psd=1.0), "dt"),
+        (lambda: act.pitch_kalman_model(1e-3, accel_psd=-1.0), "accel_psd"),
+        (lambda: act.pitch_kalman_model(1e-3, accel_psd=1.0, bias_psd=-1.0), "bias_psd"),
+        (
+            lambda: act.pitch_kalman_gain(1e-3, accel_psd=1.0, bias_psd=0.0, pitch_sigma=0.0, gyro_sigma=1.0),
+            "pitch_sigma",
+        ),
+        (lambda: act.pitch_kalman_step(np.zeros(2), 0.0, 0.0, dt=1e-3, gain=np.zeros((3, 2))), "state"),
+        (lambda: act.pitch_kalman_step(np.zeros(3), 0.0, 0.0, dt=1e-3, gain=np.zeros((2, 3))), "gain"),
+    ],
+)
+def test_kalman_bad_input_names_the_argument(call, word):
+    with pytest.raises(ValueError, match=word):
+        call()
+
+
+def test_kalman_step_names_the_arguments_when_batches_do_not_broadcast():
+    K = act.pitch_kalman_gain(1e-3, accel_psd=1.0, bias_psd=0.0, pitch_sigma=0.01, gyro_sigma=0.005)
+    with pytest.raises(ValueError, match=r"state \(4, 3\).*rate \(5,\)"):
+        act.pitch_kalman_step(np.zeros((4, 3)), np.zeros(5), 0.0, dt=1e-3, gain=K)
+    with pytest.raises(ValueError, match="pitch_acc"):
+        act.pitch_kalman_step(np.zeros((4, 3)), 0.0, np.zeros(3), dt=1e-3, gain=K)
+
+
+def test_kalman_gain_remembers_dt_and_the_step_refuses_another():
+    K = act.pitch_kalman_gain(1e-3, accel_psd=1.0, bias_psd=0.0, pitch_sigma=0.01, gyro_sigma=0.005)
+    assert K.dt == 1e-3 and K.T.dt == 1e-3  # views keep it
+    with pytest.raises(ValueError, match=r"dt = 0.5 s but the gain was solved for dt = 0.001 s"):
+        act.pitch_kalman_step(np.zeros(3), 0.0, 0.0, dt=0.5, gain=K)
+    # the gain's own dt is accepted; a plain array is taken as solved for the dt given
+    x = act.pitch_kalman_step(np.zeros(3), 0.0, 0.1, dt=1e-3, gain=K)
+    assert np.allclose(x, act.pitch_kalman_step(np.zeros(3), 0.0, 0.1, dt=1e-3, gain=np.asarray(K)))
+
+
+def test_kalman_gain_refuses_an_underflowing_sigma_and_warns_on_a_degenerate_one():
+    kw = dict(accel_psd=0.1, bias_psd=1e-6, gyro_sigma=0.005)
+    with pytest.raises(ValueError, match="pitch_sigma.*underflows"):
+        act.pitch_kalman_gain(1e-3, pitch_sigma=1e-200, **kw)
+    with pytest.raises(ValueError, match="gyro_sigma.*underflows"):
+        act.pitch_kalman_gain(1e-3, accel_psd=0.1, bias_psd=1e-6, pitch_sigma=0.01, gyro_sigma=1e-170)
+    with pytest.warns(RuntimeWarning, match="pitch_sigma.*degenerate"):
+        K = act.pitch_kalman_gain(1e-3, pitch_sigma=1e-10, **kw)
+    assert K[0, 0] > 1 - 1e-6  # it only copies the accelerometer's pitch
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        act.pitch_kalman_gain(1e-3, pitch_sigma=0.05 / 9.81, **kw)  # the chapter's noise: no warning

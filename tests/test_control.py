@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robokin.control import (
+    V_EPS,
     AdaptiveController,
     Controller,
     adaptive_controller,
@@ -406,6 +407,34 @@ def test_v_eps_bad_input_names_the_argument(bad):
         simulate_ivp(PLANT, CT, **kw, t_eval=[0.1])
 
 
+def test_v_eps_per_plant_equals_separate_runs_and_is_checked():
+    arms, fv, fc = sample_arms(PLANT, 3, rng=np.random.default_rng(5), rel=0.1, fv_max=0.5, fc_max=0.3)
+    fields = ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2")
+    arms = arms.replace(**{f: np.r_[*(2 * [np.broadcast_to(getattr(arms, f), (3,))])] for f in fields})
+    fv, fc = np.r_[fv, fv], np.r_[fc, fc]
+    v_eps = np.r_[np.full(3, V_EPS), np.full(3, 10 * V_EPS)]
+    kw = dict(q0=Q0, qd0=[0, 0], ref=REF, t_end=0.4, dt=1e-3, record_every=1)
+    both = simulate(arms, CT, fv=fv, fc=fc, v_eps=v_eps, **kw)
+    for sl, ve in ((slice(0, 3), V_EPS), (slice(3, 6), 10 * V_EPS)):
+        sub = arms.replace(**{f: getattr(arms, f)[sl] for f in fields})
+        one = simulate(sub, CT, fv=fv[sl], fc=fc[sl], v_eps=ve, **kw)
+        assert np.array_equal(one.q, both.q[sl]) and np.array_equal(one.u, both.u[sl])
+    assert not np.array_equal(both.q[:3], both.q[3:])  # the smoothing was applied per plant
+    for bad in (np.r_[v_eps[:5], 0.0], np.r_[v_eps[:5], np.nan], np.r_[v_eps[:5], 1e13], v_eps[:5], v_eps[None]):
+        with pytest.raises(ValueError, match="v_eps"):
+            simulate(arms, CT, fv=fv, fc=fc, v_eps=bad, **kw)
+
+
+def test_recorded_torque_is_the_law_at_the_recorded_states():
+    """simulate keeps the first stage's torque of each recorded step; it is the law at the recorded state."""
+    arms, fv, fc = sample_arms(PLANT, 4, rng=np.random.default_rng(6), rel=0.1, fv_max=0.5, fc_max=0.3)
+    for every in (1, 7):
+        r = simulate(arms, CT, q0=Q0, qd0=[0, 0], ref=REF, t_end=0.07, dt=1e-3, fv=fv, fc=fc, record_every=every)
+        qr, qdr, qddr = (np.broadcast_to(x, r.q.shape) for x in REF(r.t))
+        u = CT.torque(r.q, r.qd, r.signals["z"], qr, qdr, qddr)
+        assert np.allclose(r.u, u, rtol=0, atol=1e-12)
+
+
 def test_v_eps_extremes_behave_as_documented():
     ctl = tracking_controller(NOM, kind="pd_gravity", kp=[20.0, 5.0], kd=[2.0, 0.5])
     kw = dict(q0=Q0, qd0=[0, 0], ref=REF, t_end=0.6, fv=0.2, record_every=20)
@@ -777,3 +806,85 @@ def test_simulate_refuses_more_than_1e8_steps_before_allocating_anything():
             simulate(arm, ctl, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=2.0, dt=1e-8)
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+# ---------------------------------------------------------------------------- torque saturation and anti-windup
+def _windup_runs(aw_list, tau_max=(10.0, 3.0), T=0.5, t_end=3.0):
+    ref = quintic_reference(Q0, QF, T)
+    out = {}
+    for aw in aw_list:
+        ctl = tracking_controller(
+            NOM, kind="computed_torque", kp=300.0, kd=30.0, ki=1000.0, tau_max=tau_max, anti_windup=aw
+        )
+        out[aw] = simulate(PLANT, ctl, q0=Q0, qd0=[0, 0], ref=ref, t_end=t_end, dt=2e-3, record_every=1)
+    return out
+
+
+def test_saturated_torque_is_clipped_and_clamp_cuts_the_windup_overshoot():
+    runs = _windup_runs(("none", "clamp"))
+    for r in runs.values():
+        assert np.all(np.abs(r.u) <= np.array([10.0, 3.0]) + 1e-12)
+        assert np.isclose(np.abs(r.u[:, 0]).max(), 10.0)  # the limit is reached
+    os_none = tracking_metrics(runs["none"], q_start=Q0)["overshoot"]
+    os_clamp = tracking_metrics(runs["clamp"], q_start=Q0)["overshoot"]
+    assert os_none > 3 * os_clamp  # windup: the integrator overshoots; clamping removes most of it
+    assert np.abs(runs["clamp"].signals["z"]).max() < np.abs(runs["none"].signals["z"]).max()
+    assert np.abs(tracking_error(runs["clamp"])[-1]).max() < 1e-6  # integral action still removes the error
+
+
+def test_clamp_changes_nothing_while_no_drive_saturates():
+    big = tracking_controller(
+        NOM, kind="computed_torque", kp=300.0, kd=30.0, ki=1000.0, tau_max=1e3, anti_windup="clamp"
+    )
+    free = tracking_controller(NOM, kind="computed_torque", kp=300.0, kd=30.0, ki=1000.0)
+    kw = dict(q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 2.0), t_end=1.0, dt=2e-3)
+    a, b = simulate(PLANT, big, **kw), simulate(PLANT, free, **kw)
+    assert np.array_equal(a.q, b.q) and np.array_equal(a.signals["z"], b.signals["z"])
+
+
+@HSET
+@given(st.floats(-5, 5), st.floats(-5, 5), st.floats(-1, 1), st.floats(-1, 1), st.floats(0.1, 20))
+def test_clamp_property_integrates_unless_pushing_into_the_limit(r1, r2, z1, z2, lim):
+    ctl = tracking_controller(NOM, kind="pd", kp=10.0, kd=0.0, ki=5.0, tau_max=lim, anti_windup="clamp")
+    q = np.zeros(2)
+    t1, t2, dz = ctl._law(0.0, 0.0, 0.0, 0.0, [z1, z2], r1, r2, 0.0, 0.0, 0.0, 0.0)
+    raw = 10.0 * np.array([r1, r2]) + 5.0 * np.array([z1, z2])
+    assert np.allclose([t1, t2], np.clip(raw, -lim, lim))
+    assert np.allclose(ctl.torque(q, q, [z1, z2], [r1, r2], q, q), np.clip(raw, -lim, lim))
+    for e, d, u in zip((r1, r2), dz, raw):
+        assert d == (0.0 if abs(u) > lim and e * u > 0 else e)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(tau_max=0.0), "tau_max must be positive"),
+        (dict(tau_max=[1.0, -1.0]), "tau_max"),
+        (dict(tau_max=[1.0, 2.0, 3.0]), "tau_max"),
+        (dict(tau_max=np.nan), "tau_max"),
+        (dict(anti_windup="clamp"), "needs a torque limit"),
+        (dict(tau_max=5.0, anti_windup="back"), "anti_windup"),
+    ],
+)
+def test_saturation_bad_inputs(kw, match):
+    with pytest.raises(ValueError, match=match):
+        tracking_controller(NOM, kind="pd", kp=1.0, kd=1.0, **kw)
+
+
+def test_tau_max_refuses_bools():
+    for bad in (True, np.array([True, False])):
+        with pytest.raises(ValueError, match="not a bool"):
+            tracking_controller(NOM, kind="pd", kp=1.0, kd=1.0, tau_max=bad)
+
+
+def test_tau_max_inf_means_no_limit_on_that_joint():
+    # joint 2 unlimited: it follows the unlimited law exactly, joint 1 is clipped (and clamped)
+    lim = tracking_controller(NOM, kind="pd", kp=10.0, kd=0.0, ki=5.0, tau_max=[1.0, np.inf], anti_windup="clamp")
+    free = tracking_controller(NOM, kind="pd", kp=10.0, kd=0.0, ki=5.0)
+    q, z, r = np.zeros(2), np.array([0.5, 0.5]), np.array([3.0, 3.0])
+    t_lim, t_free = lim.torque(q, q, z, r, q, q), free.torque(q, q, z, r, q, q)
+    assert t_lim[0] == 1.0 and t_lim[1] == t_free[1] == 32.5
+    dz = lim._law(0.0, 0.0, 0.0, 0.0, z, 3.0, 3.0, 0.0, 0.0, 0.0, 0.0)[2]
+    assert dz[0] == 0.0 and dz[1] == 3.0  # joint 1 pushes into its limit: clamped; joint 2 integrates
+    with pytest.raises(ValueError, match="non-finite"):
+        tracking_controller(NOM, kind="pd", kp=1.0, kd=1.0, tau_max=[1.0, -np.inf])

@@ -66,12 +66,14 @@ def _parser():
     w.add_argument("--width", type=int, default=640, help="picture width in pixels (--still)")
     w.add_argument("--height", type=int, default=480, help="picture height in pixels (--still)")
     e = sub.add_parser("engine-check", help="check a MuJoCo model (yours or the generated one) against the package")
-    e.add_argument("params", help="parameter file (TOML): two_link_leg, fivebar or serial_arm")
+    e.add_argument("params", help="parameter file (TOML): two_link_leg, fivebar, serial_arm or wheel_leg")
     e.add_argument(
         "--model", default=None, help="your URDF (.urdf) or MJCF (.xml, .mjcf) file (default: the generated model)"
     )
     e.add_argument("--joints", default=None, help="your names of the package's joints, comma-separated, in its order")
-    e.add_argument("--foot", default=None, help="your site or body at the foot (tool point)")
+    e.add_argument(
+        "--foot", default=None, help="your site or body at the foot (tool point); wheel_leg: two, LEFT,RIGHT"
+    )
     e.add_argument("--no-collisions", action="store_true", help="generated model without link-link collision")
     e.add_argument("--save", default=None, help="write the generated model's MJCF here")
     return p
@@ -90,7 +92,16 @@ def _view_model(name: str):
     if name == "fivebar":
         return sim.fivebar_model(FIVEBAR, masses=(0.05, 0.08, 0.05, 0.08))  # chapter 13's leg
     if name == "wheel_leg":
-        return sim.wheel_leg_model(WHEEL_LEG, WHEEL_LEG_FIVEBAR)
+        # a standing keyframe (qpos0 is the open zero pose, wheels in the floor): what --still shows
+        xml = sim.wheel_leg_mjcf(WHEEL_LEG, WHEEL_LEG_FIVEBAR)
+        m = mujoco.MjModel.from_xml_string(xml)
+        d = mujoco.MjData(m)
+        sim.wheel_leg_pose(m, d, WHEEL_LEG, WHEEL_LEG_FIVEBAR, L0=0.2)
+        qpos = " ".join(f"{v:.12g}" for v in d.qpos)
+        i = xml.rindex("</mujoco>")
+        return mujoco.MjModel.from_xml_string(
+            f'{xml[:i]}<keyframe><key name="standing" qpos="{qpos}"/></keyframe>\n{xml[i:]}'
+        )
     path = Path(name)
     if path.suffix.lower() == ".toml":  # a parameter file: its engine model
         from .params import ParameterFileError

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import as_array, callback_array, flag, positive, text, tolerance
 
-__all__ = ["draw_frame", "draw_arm", "tidy3d", "new_3d_axes", "animation_html", "ANIMATION_DPI"]
+__all__ = ["draw_frame", "draw_arm", "tidy3d", "new_3d_axes", "animation_html", "save_animation", "ANIMATION_DPI"]
 
 #: Pixels per figure inch of animation frames: every frame is embedded in the page, so they are lighter than
 #: still figures (robokin.nb.FIGURE_DPI). The player is never shown wider than its pixels.
@@ -251,7 +251,7 @@ def _palette_frame(m):
     return m.group(1) + base64.b64encode(buf.getvalue()).decode("ascii") + m.group(3)
 
 
-def animation_html(anim: Any, *, dpi: float = ANIMATION_DPI) -> Any:
+def animation_html(anim: Any, *, alt: str | None = None, dpi: float = ANIMATION_DPI) -> Any:
     """Render a ``FuncAnimation`` as a self-contained, light jshtml player.
 
     ``Animation.to_jshtml()`` links Font Awesome 4 from a public CDN for the player's
@@ -264,6 +264,9 @@ def animation_html(anim: Any, *, dpi: float = ANIMATION_DPI) -> Any:
     Parameters
     ----------
     anim : matplotlib.animation.Animation
+    alt : str, optional
+        What the animation shows, for a reader who cannot see it (the frame image's ``alt``, kept on every frame:
+        the player swaps only the image's ``src``). Write a description, not a file name; required by the site check.
     dpi : float
         Pixels per figure inch of the frames.
 
@@ -279,14 +282,21 @@ def animation_html(anim: Any, *, dpi: float = ANIMATION_DPI) -> Any:
     >>> from matplotlib.animation import FuncAnimation
     >>> fig, ax = plt.subplots(figsize=(2, 1))
     >>> anim = FuncAnimation(fig, lambda k: [], frames=2)
-    >>> html = animation_html(anim, dpi=20).data
-    >>> "animation" in html, "bootstrapcdn" in html, 'data-dpi="20"' in html
-    (True, False, True)
+    >>> html = animation_html(anim, alt="A blank axis, two frames.", dpi=20).data
+    >>> "animation" in html, "bootstrapcdn" in html, 'data-dpi="20"' in html, 'alt="A blank axis, two frames."' in html
+    (True, False, True, True)
     >>> plt.close(fig)
     """
+    import html as _html
+
     import matplotlib as mpl
     from IPython.display import HTML
 
+    if alt is not None:
+        if not isinstance(alt, str) or not alt.strip():
+            raise ValueError(f"alt must be a non-empty description of the animation, got {alt!r}")
+        if re.fullmatch(r"\S+\.(png|gif|mp4|svg|jpe?g)", alt.strip(), re.I):
+            raise ValueError(f"alt must describe the animation, not name a file: {alt!r}")
     with mpl.rc_context({"savefig.dpi": dpi}):
         html = _CDN_LINK.sub("", anim.to_jshtml())
     html = _FRAME.sub(_palette_frame, html)
@@ -297,4 +307,127 @@ def animation_html(anim: Any, *, dpi: float = ANIMATION_DPI) -> Any:
         html = html.replace(
             "<img id=", f'<img style="width: max(min(100%, {px}px), {least}px); height: auto" data-dpi="{dpi:g}" id=', 1
         )
+    if alt is not None:
+        html = html.replace("<img ", f'<img alt="{_html.escape(alt.strip(), quote=True)}" ', 1)
     return HTML(html)
+
+
+#: File formats :func:`save_animation` writes, by suffix.
+ANIMATION_FORMATS = (".gif", ".mp4")
+#: The highest frame rate :func:`save_animation` writes to a GIF (delays of 2 hundredths of a second).
+GIF_MAX_FPS = 50.0
+#: Slowest frame rate and smallest resolution :func:`save_animation` writes.
+MIN_FPS = 0.1
+MIN_DPI = 10.0
+
+
+def save_animation(anim: Any, path: Any, *, fps: float | None = None, dpi: float = ANIMATION_DPI) -> Any:
+    """Write a chapter's animation to a GIF or MP4 file, to keep or to put in slides.
+
+    A GIF is written with matplotlib's ``PillowWriter``; an MP4 (H.264, ``yuv420p`` so that every player reads it)
+    with the ffmpeg binary bundled in the ``imageio-ffmpeg`` wheel, so no system ffmpeg is needed.
+
+    Parameters
+    ----------
+    anim : matplotlib.animation.Animation
+        The animation a chapter shows (``FuncAnimation``); every one of its frames is written.
+    path : str or os.PathLike
+        Output file; its suffix (``.gif`` or ``.mp4``, any case) chooses the format. Its folder must exist; a
+        leading ``~`` is the home folder.
+    fps : float, optional
+        Frames per second of the file (at least 0.1, at most 240; a GIF at most 50, since GIF frame delays are whole
+        hundredths of a second and players slow shorter ones down: use MP4 for more). Default: the animation's own
+        rate, ``1000 / interval`` (its ``interval`` in ms between frames), as matplotlib's ``Animation.save``
+        does, so the file plays at the speed the page shows; a GIF of a faster animation is written at 50 fps with
+        a warning that it plays slower. A GIF merges identical consecutive frames into one longer frame (Pillow), so
+        it can hold fewer frames than the animation while playing the same.
+    dpi : float
+        Pixels per figure inch of the frames (at least 10, at most 2400).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    ValueError
+        When ``anim`` is not a matplotlib animation, the suffix of ``path`` is not ``.gif`` or ``.mp4``, its folder
+        does not exist, ``path`` is a folder, or ``fps`` or ``dpi`` is not positive (or ``fps`` is above 50 for a
+        GIF).
+
+    Examples
+    --------
+    >>> import matplotlib, tempfile, pathlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from matplotlib.animation import FuncAnimation
+    >>> fig, ax = plt.subplots(figsize=(1, 1))
+    >>> anim = FuncAnimation(fig, lambda k: [], frames=3)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = save_animation(anim, pathlib.Path(tmp) / "demo.gif", fps=10, dpi=20)
+    ...     out.name, out.stat().st_size > 0
+    ('demo.gif', True)
+    >>> save_animation(anim, "demo.avi")
+    Traceback (most recent call last):
+    ...
+    ValueError: path must end in .gif or .mp4, got 'demo.avi'
+    >>> plt.close(fig)
+    """
+    import os
+    from pathlib import Path
+
+    from matplotlib.animation import Animation, FFMpegWriter, PillowWriter
+
+    if not isinstance(anim, Animation):
+        raise ValueError(f"anim must be a matplotlib animation (FuncAnimation), got {type(anim).__name__} {anim!r:.60}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a file name (str or os.PathLike), got {type(path).__name__} {path!r:.60}")
+    out = Path(path).expanduser()
+    suffix = out.suffix.lower()
+    if suffix not in ANIMATION_FORMATS:
+        raise ValueError(f"path must end in {' or '.join(ANIMATION_FORMATS)}, got {str(path)!r}")
+    own = fps is None
+    if own:
+        interval = getattr(anim, "_interval", None)  # ms between frames, as FuncAnimation(interval=) set it
+        fps = 1000.0 / interval if isinstance(interval, (int, float)) and interval > 0 else 5.0  # matplotlib's 200 ms
+        fps = min(fps, 240.0)
+    fps = positive(fps, "fps", max_abs=240.0)
+    dpi = positive(dpi, "dpi", max_abs=2400.0)
+    if fps < MIN_FPS:  # a frame longer than 10 s overflows the writers' frame duration
+        raise ValueError(f"fps must be at least {MIN_FPS:g} frames per second, got {fps!r}")
+    if dpi < MIN_DPI:  # below this the frame has no pixels
+        raise ValueError(f"dpi must be at least {MIN_DPI:g}, got {dpi!r}")
+    if own and suffix == ".gif" and fps > GIF_MAX_FPS:
+        import warnings
+
+        warnings.warn(
+            f"save_animation: the animation's own rate, {fps:.3g} fps, is above the {GIF_MAX_FPS:g} a GIF can play; "
+            f"the GIF plays at {GIF_MAX_FPS:g} fps ({fps / GIF_MAX_FPS:.2g}x slower than the page): write an .mp4 "
+            "to keep the page's speed",
+            stacklevel=2,
+        )
+        fps = GIF_MAX_FPS
+    if suffix == ".gif" and fps > GIF_MAX_FPS:
+        raise ValueError(
+            f"fps must be at most {GIF_MAX_FPS:g} for a GIF (its frame delays are whole hundredths of a second, and "
+            f"players slow shorter ones down), got {fps:g}: write an .mp4 for a higher rate"
+        )
+    if not out.parent.is_dir():
+        raise ValueError(f"path: the folder {str(out.parent)!r} does not exist")
+    if out.is_dir():
+        raise ValueError(f"path: {str(out)!r} is a folder, not a file name")
+    if suffix == ".gif":
+        # PillowWriter writes int(1000 / fps) ms and Pillow floors that to hundredths (16.7 fps: 59 ms -> 50 ms, 1.2x
+        # too fast): ask for the nearest whole hundredth, plus half a millisecond against the two floors
+        delay = 10 * max(round(100.0 / fps), 2)
+        anim.save(str(out), writer=PillowWriter(fps=1000.0 / (delay + 0.5)), dpi=dpi)
+        return out
+    import imageio_ffmpeg
+    import matplotlib as mpl
+
+    # H.264 in yuv420p needs an even frame size: pad an odd one by a pixel
+    pad = ["-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"]
+    with mpl.rc_context({"animation.ffmpeg_path": imageio_ffmpeg.get_ffmpeg_exe()}):
+        anim.save(str(out), writer=FFMpegWriter(fps=fps, codec="libx264", extra_args=pad), dpi=dpi)
+    return out

@@ -54,6 +54,27 @@ def _gl_context(width: int, height: int) -> Any:
     )
 
 
+def _solid_geoms(model: Any) -> np.ndarray:
+    """Geoms with a finite bounding sphere (planes and height fields have ``geom_rbound`` 0 or span the floor)."""
+    mujoco = require_mujoco()
+    planes = (mujoco.mjtGeom.mjGEOM_PLANE, mujoco.mjtGeom.mjGEOM_HFIELD)
+    return np.flatnonzero((model.geom_rbound > 0) & ~np.isin(model.geom_type, planes))
+
+
+def _extent(model: Any, data: Any) -> tuple[np.ndarray, float]:
+    """Centre and radius (m) of a sphere holding every solid geom's bounding sphere, world frame.
+
+    Geoms, not body origins: a wheel's rim lies a tyre radius beyond its body's origin, and a body-origin framing
+    cut the wheels off the picture.
+    """
+    g = _solid_geoms(model)
+    if g.size == 0:
+        return (data.xpos[1:].mean(axis=0) if model.nbody > 1 else np.zeros(3)), 0.5
+    p, r = data.geom_xpos[g], model.geom_rbound[g]
+    centre = ((p - r[:, None]).min(axis=0) + (p + r[:, None]).max(axis=0)) / 2  # centre of the bounding box
+    return centre, float((np.linalg.norm(p - centre, axis=1) + r).max())
+
+
 def render_frames(
     model: Any,
     qpos: Any,
@@ -79,9 +100,10 @@ def render_frames(
     azimuth, elevation : float
         Camera direction in degrees (MuJoCo's free camera: azimuth 90 looks along +y, elevation < 0 from above).
     distance : float, optional
-        Camera distance in m; default 2.2 times the radius of the model's bodies in the first frame.
+        Camera distance in m; default: the bounding sphere of the model's geoms in the first frame fits the field of
+        view with a 5 % margin.
     lookat : array_like, shape (3,), optional
-        Point the camera looks at, world frame (m); default the centre of the bodies in the first frame.
+        Point the camera looks at, world frame (m); default the centre of the geoms' bounding box in the first frame.
     track_body : str, optional
         A body name: the camera follows that body's position (the lookat offset of the first frame is kept).
 
@@ -131,7 +153,7 @@ def render_frames(
     data = mujoco.MjData(model)
     data.qpos[:] = q[0]
     mujoco.mj_forward(model, data)
-    centre = data.xpos[1:].mean(axis=0) if model.nbody > 1 else np.zeros(3)
+    centre, radius = _extent(model, data)
     if lookat is not None:
         lookat = as_array(lookat, "lookat")
         if lookat.shape != (3,):
@@ -144,8 +166,17 @@ def render_frames(
             raise ValueError(f"track_body {track_body!r} is not a body of the model")
         offset = centre - data.xpos[body]
     if distance is None:
-        radius = np.linalg.norm(data.xpos[1:] - centre, axis=1).max() if model.nbody > 1 else 0.5
-        distance = 2.2 * max(radius, 0.05)
+        if lookat is not None:  # the spheres seen from another centre
+            g = _solid_geoms(model)
+            radius = (
+                float((np.linalg.norm(data.geom_xpos[g] - centre, axis=1) + model.geom_rbound[g]).max())
+                if g.size
+                else 0.5
+            )
+        # the bounding sphere fits the narrower of the vertical and horizontal fields of view, 5 % margin
+        half = np.radians(model.vis.global_.fovy) / 2
+        half = min(half, np.arctan(np.tan(half) * width / height))
+        distance = 1.05 * max(radius, 0.05) / np.sin(half)
 
     ctx = _gl_context(width, height)
     try:

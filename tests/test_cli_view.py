@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import imageio.v3 as iio
+import numpy as np
 import pytest
 
 from robokin import cli
@@ -60,3 +61,20 @@ def test_no_screen_is_a_clear_error(monkeypatch, capsys):
 def test_still_size_is_checked(tmp_path, capsys):
     assert cli.main(["view", "fivebar", "--still", str(tmp_path / "x.png"), "--width", "4"]) == 2
     assert "width" in capsys.readouterr().err
+
+
+def test_the_reference_wheel_leg_opens_standing_on_its_wheels():
+    # qpos0 of the generated robot is the open zero pose with the wheels in the floor; the view starts from the
+    # standing keyframe instead (without it, nkey is 0 and the wheel centres sit at the body's height)
+    import mujoco
+
+    from robokin import cli
+    from robokin.robots import WHEEL_LEG
+
+    m = cli._view_model("wheel_leg")
+    assert m.nkey == 1
+    d = mujoco.MjData(m)
+    d.qpos[:] = m.key_qpos[0]
+    mujoco.mj_forward(m, d)
+    wheels = [b for b in range(m.nbody) if "wheel" in m.body(b).name.lower()]
+    assert len(wheels) == 2 and np.allclose(d.xpos[wheels, 2], WHEEL_LEG.R, atol=1e-9)

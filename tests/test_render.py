@@ -123,3 +123,20 @@ def test_a_model_without_geoms_is_refused():
     model = sim.dh_model(UR5, **ur5_inertials())  # inertial bodies only
     with pytest.raises(ValueError, match="no geoms"):
         render.render_frames(model, np.zeros(model.nq))
+
+
+def test_default_view_frames_every_geom_not_only_body_origins():
+    # one body at the origin whose red sphere sits 0.3 m away (like a wheel's rim beyond its hub): framing the body
+    # origins put the camera 0.11 m from the origin and left the sphere out; the default must show all of it
+    mujoco = sim.require_mujoco()
+    xml = """<mujoco><worldbody><body name="b">
+      <geom type="box" size="0.02 0.02 0.02" rgba="0 1 0 1"/>
+      <geom type="sphere" pos="0.3 0 0" size="0.1" rgba="1 0 0 1"/>
+    </body></worldbody></mujoco>"""
+    model = mujoco.MjModel.from_xml_string(xml)
+    for w, h in ((96, 64), (64, 96)):  # landscape and portrait: the narrower field of view counts
+        img = render.render_frames(model, np.zeros(model.nq), width=w, height=h)[0].astype(int)
+        red = (img[..., 0] > 60) & (img[..., 0] > 2 * img[..., 1]) & (img[..., 0] > 2 * img[..., 2])
+        fg = np.abs(img - img[0, 0]).sum(axis=-1) > 30
+        border = np.r_[fg[0], fg[-1], fg[:, 0], fg[:, -1]]
+        assert red.mean() > 0.02 and not border.any(), (w, h)  # the sphere is seen, and nothing is cut by the frame

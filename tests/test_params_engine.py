@@ -369,7 +369,7 @@ def test_the_mass_matrix_is_checked_and_an_inertia_about_the_joint_is_named():
     bad = {
         "l_injoint.urdf": ("leg.toml", "links 'thigh' and 'shank' explain"),
         "a_injoint.urdf": ("arm.toml", "link 'link2' explains"),
-        "f_injoint.xml": ("fb.toml", "link 'shank_C' explains"),
+        "f_injoint.xml": ("fb.toml", "link 'shank_C' (or 'wheel': they turn together here) explains"),
     }
     for model, (toml, words) in bad.items():
         r = check_engine_model(ENG / toml, ENG / model)
@@ -530,3 +530,307 @@ def test_armature_is_left_out_of_the_mass_matrix(tmp_path):
     arm.write_text(text.replace('name="left_hip" type="hinge"', 'name="left_hip" type="hinge" armature="1e-4"'))
     r = check_engine_model(TEAM_FB, arm, joints=["left_hip", "right_hip"], foot="toe")
     assert r.checks[3].passed and r.checks[3].detail == "the model's armature (rotor inertia) is left out"
+
+
+# ---- the wheel-legged robot (family wheel_leg): the whole robot of chapter 13, its body pinned for the check ----
+WHEEL_LEG = EXAMPLES / "wheel_leg_ch04.toml"
+
+
+def _wl_variant(tmp_path, name, edit):
+    """The generated wheel-legged MJCF with one edit, as a team's own file."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(engine_model(WHEEL_LEG).mjcf)
+
+    def el(tag, nm):
+        return next(e for e in root.iter(tag) if e.get("name") == nm)
+
+    edit(root, el)
+    path = tmp_path / f"{name}.xml"
+    path.write_text(ET.tostring(root, encoding="unicode"))
+    return path
+
+
+@pytest.mark.parametrize("file", ["wheel_leg_ch04.toml", "wheel_leg_light.toml"])
+def test_the_wheel_legged_robot_matches_the_package_to_round_off(file):
+    # both legs' feet over the five-bar grid, J^T F, gravity and the 4x4 mass matrix of the motors: a leg built
+    # with other link masses, lengths or wheel inertia than wheel_leg_mjcf's fails one of these (below)
+    r = check_engine_model(EXAMPLES / file)
+    assert r.passed and r.findings == ()
+    values = {c.name: c.value for c in r.checks}
+    assert values["foot position"] < 1e-15 and values["static torques"] < 1e-13
+    assert values["gravity torques"] < 1e-13 and values["mass matrix"] < 1e-15
+    assert r.samples % 2 == 0 and r.samples >= 20  # both legs, each over the same five-bar grid
+
+
+def test_the_wheel_legged_model_is_chapter_13s_robot_with_link_collisions():
+    em = engine_model(WHEEL_LEG)
+    d = load(WHEEL_LEG)
+    ref = sim.wheel_leg_model(d.mechanism, d.extra["linkage"], radius=0.008)  # engine_model's default capsules
+    assert em.model.nq == ref.nq == 17 and em.model.nu == ref.nu == 6
+    assert np.allclose(em.model.body_mass, ref.body_mass) and np.allclose(em.model.body_inertia, ref.body_inertia)
+    assert em.joints == sim.WHEEL_LEG_ACTUATORS
+    pairs = set(em.collision_pairs)
+    assert ("L_thigh_A", "L_thigh_B") in pairs and ("world", "R_wheel") in pairs
+    assert not any(a[:2] != b[:2] and "world" not in (a, b) for a, b in pairs)  # never one leg with the other
+    assert ("L_shank_C", "L_shank_D") not in pairs and ("L_wheel", "L_shank_D") not in pairs
+    # standing at every leg length of the file's range: the tyres touch the ground, no link touches another
+    import mujoco
+
+    data = mujoco.MjData(em.model)
+    for L0 in np.linspace(d.extra["leg"]["length_min"], d.extra["leg"]["length_max"], 5):
+        sim.wheel_leg_pose(em.model, data, d.mechanism, d.extra["linkage"], L0=float(L0))
+        touching = {
+            tuple(
+                sorted(
+                    (
+                        em.model.body(int(em.model.geom_bodyid[c.geom1])).name,
+                        em.model.body(int(em.model.geom_bodyid[c.geom2])).name,
+                    )
+                )
+            )
+            for c in data.contact[: data.ncon]
+        }
+        assert touching <= {("L_wheel", "world"), ("R_wheel", "world")}, (L0, touching)
+    assert engine_model(WHEEL_LEG, collisions=False).collision_pairs == ()
+
+
+def _axis(edit_name, axis):
+    return lambda root, el: el("joint", edit_name).set("axis", axis)
+
+
+def _shank(root, el):
+    el("site", "R_foot_D").set("pos", "0.26 0 0")
+    el("body", "R_shank_D").find("geom").set("fromto", "0 0 0 0.26 0 0")
+
+
+def _lift(root, el):
+    for s in ("L_", "R_"):
+        for k in ("thigh_A", "thigh_B"):
+            b = el("body", s + k)
+            x = [float(v) for v in b.get("pos").split()]
+            b.set("pos", " ".join(map(repr, [x[0], x[1], x[2] + 0.02])))
+
+
+def _swap(root, el):
+    a, b = el("joint", "R_motor_A"), el("joint", "R_motor_B")
+    a.set("name", "tmp")
+    b.set("name", "R_motor_A")
+    a.set("name", "R_motor_B")
+
+
+@pytest.mark.parametrize(
+    ("edit", "failed", "words"),
+    [
+        (_axis("L_motor_B", "0 1 0"), "foot position", "joint 'L_motor_B' turns the other way"),
+        (_shank, "foot position", "the right leg's shank_D 'R_shank_D' (knee D to foot) is 0.26 m long in the model"),
+        (
+            lambda r, el: el("body", "L_thigh_A").find("inertial").set("mass", "0.5"),
+            "gravity torques",
+            "link 'L_thigh_A' has mass 0.5 kg in the model, 0.1125 kg in the file",
+        ),
+        (
+            lambda r, el: el("body", "R_wheel").find("inertial").set("mass", "1.0"),
+            "gravity torques",
+            "(half of wheel.mass_kg)",
+        ),
+        (
+            lambda r, el: el("body", "L_wheel").find("inertial").set("diaginertia", "0.0012 0.002 0.0012"),
+            "mass matrix",
+            "'L_wheel': they turn together here",
+        ),
+        (_lift, "foot position", "both legs' motors sit [0.0, 0.0, 0.02] m from the origin of the body 'torso'"),
+        (_swap, "foot position", "--joints L_motor_A,L_motor_B,R_motor_B,R_motor_A passes"),
+    ],
+    ids=["flipped-motor", "long-shank", "thigh-mass", "wheel-mass", "wheel-spin", "hip-offset", "swapped"],
+)
+def test_a_teams_wheel_legged_mjcf_mistakes_are_named(tmp_path, edit, failed, words):
+    r = check_engine_model(WHEEL_LEG, _wl_variant(tmp_path, "team", edit))
+    verdict = {c.name: c.passed for c in r.checks}
+    assert verdict[failed] is False and not r.passed
+    assert any(words in f for f in r.findings), r.findings
+
+
+def test_the_swapped_order_it_suggests_passes(tmp_path):
+    path = _wl_variant(tmp_path, "team", _swap)
+    assert check_engine_model(WHEEL_LEG, path, joints=("L_motor_A", "L_motor_B", "R_motor_B", "R_motor_A")).passed
+
+
+def test_a_fixed_body_and_other_names_are_fine(tmp_path):
+    def fixed(root, el):
+        t = el("body", "torso")
+        t.remove(t.find("freejoint"))
+        root.remove(root.find("keyframe"))  # its qpos holds the free joint's 7 numbers
+
+    assert check_engine_model(WHEEL_LEG, _wl_variant(tmp_path, "fixed", fixed)).passed
+    assert check_engine_model(WHEEL_LEG, foot="L_wheel,R_wheel").passed  # the wheel bodies as the feet
+
+    def rename(root, el):
+        for j in root.iter("joint"):
+            if j.get("name", "").startswith("L_"):
+                j.set("name", "left_" + j.get("name")[2:])
+        for a in root.iter("motor"):
+            if a.get("joint", "").startswith("L_"):
+                a.set("joint", "left_" + a.get("joint")[2:])
+
+    path = _wl_variant(tmp_path, "renamed", rename)
+    with pytest.raises(ValueError, match="no joint 'L_motor_A'.*--joints"):
+        check_engine_model(WHEEL_LEG, path)
+    names = {k: "left_" + k[2:] for k in ("L_motor_A", "L_motor_B", "L_knee_C", "L_knee_D")}
+    assert check_engine_model(WHEEL_LEG, path, joints=names).passed
+
+
+def test_wheel_legged_bad_input_is_named(tmp_path):
+    def second(root, el):
+        import xml.etree.ElementTree as ET
+
+        b = ET.SubElement(root.find("worldbody"), "body", name="box", pos="1 0 1")
+        ET.SubElement(b, "freejoint")
+        ET.SubElement(b, "geom", type="box", size=".1 .1 .1")
+
+    with pytest.raises(ValueError, match="2 free joints .*'torso', 'box'"):
+        check_engine_model(WHEEL_LEG, _wl_variant(tmp_path, "two", second))
+    with pytest.raises(ValueError, match="two feet, 'LEFT,RIGHT'"):
+        check_engine_model(WHEEL_LEG, foot="L_foot_C")
+    with pytest.raises(ValueError, match="actuator: a wheel_leg model has torque motors"):
+        engine_model(WHEEL_LEG, actuator="position")
+
+
+def test_cli_engine_check_of_a_wheel_legged_robot(tmp_path, capsys):
+    assert cli.main(["engine-check", str(WHEEL_LEG)]) == 0
+    out = capsys.readouterr().out
+    assert "foot position" in out and "pass" in out and "defaulted: track 0.4 m" in out
+    path = _wl_variant(tmp_path, "team", _axis("L_motor_B", "0 1 0"))
+    assert cli.main(["engine-check", str(WHEEL_LEG), "--model", str(path)]) == 1
+    assert "turns the other way" in capsys.readouterr().out
+
+
+# ---- a team's own wheel-legged MJCF (tests/verify_fixtures/engine/wheel_leg_team.py, review R9's) -----------------
+TEAM_JOINTS = ("Lf_hipA", "Lf_hipB", "Rt_hipA", "Rt_hipB")
+
+
+def _team(tmp_path, *mistakes):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wheel_leg_team", ENG / "wheel_leg_team.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    path = tmp_path / ("team_" + "_".join(mistakes or ("ok",)) + ".xml")
+    path.write_text(mod.build(list(mistakes)))
+    return check_engine_model(WHEEL_LEG, path, joints=TEAM_JOINTS, foot="Lf_toeC,Rt_toeC")
+
+
+def test_a_teams_own_wheel_legged_mjcf_passes_with_its_body_and_track(tmp_path):
+    r = _team(tmp_path)
+    assert r.passed and r.findings == (), r.findings
+    rows = {c.name: c for c in r.checks}
+    # the generated torso's inertial is the body alone (legs and wheels are their own bodies): 0 off [body]
+    gen = {c.name: c for c in check_engine_model(WHEEL_LEG).checks}
+    for name in ("body mass", "body com", "body pitch inertia", "leg sides", "wheel radius"):
+        assert rows[name].passed and gen[name].passed and gen[name].value < 1e-12, name
+    assert "track 0.36 m" in rows["leg sides"].detail and "track 0.4 m" in gen["leg sides"].detail
+
+
+@pytest.mark.parametrize(
+    ("mistake", "row", "words"),
+    [
+        ("body_mass", "body mass", "the body 'chassis' (with what is fixed to it; the legs and wheels are their own"),
+        ("body_com", "body com", "centre of mass at [0.0, 0.0, 0.2] m from the hip axis"),
+        ("swap_LR", "leg sides", "the legs look swapped: the left leg is at y = -0.18 m"),
+        ("radius", "wheel radius", "wheel 'Lf_whl' has radius 0.09 m in the model, 0.06 m in the file"),
+        ("limits", "joint limits", "'Lf_hipA' has the range [-180, 180] in the model, wider than a turn"),
+        ("torso_origin", "foot position", "both legs' motors sit [0.0, 0.0, -0.05] m from the origin of the body"),
+        ("mass_shank", "gravity torques", "'Lf_shC' has mass 0.28125 kg in the model, 0.1875 kg in the file (shank_C"),
+        ("mass_wheel", "gravity torques", "wheel 'Rt_whl' has mass 0.96 kg in the model, 0.8 kg in the file (half of"),
+    ],
+)
+def test_a_teams_wheel_legged_body_sides_tyres_and_links_are_named(tmp_path, mistake, row, words):
+    # each of these passed before the body, side and tyre rows (or was named with the generated body names)
+    r = _team(tmp_path, mistake)
+    assert {c.name: c.passed for c in r.checks}[row] is False and not r.passed
+    assert any(words in f for f in r.findings), r.findings
+    assert not any("that the parameter file does not" in f or "hub motor" in f for f in r.findings), r.findings
+    assert not any("-0.0," in f or "-0.0]" in f for f in r.findings), r.findings
+
+
+def test_a_wheel_legged_body_mass_of_the_generated_model_is_checked(tmp_path):
+    path = _wl_variant(tmp_path, "heavy", lambda r, el: el("body", "torso").find("inertial").set("mass", "6"))
+    r = check_engine_model(WHEEL_LEG, path)
+    assert {c.name: c.passed for c in r.checks}["body mass"] is False
+    assert any("has mass 6 kg in the model, 12 kg in the file (body.mass_kg)" in f for f in r.findings)
+
+
+def test_wheel_legged_legs_given_in_the_wrong_order_are_named():
+    # the legs' joints given right leg first: each foot's plane comes from its own motor, so the order is found
+    r = check_engine_model(WHEEL_LEG, joints=("R_motor_A", "R_motor_B", "L_motor_A", "L_motor_B"))
+    assert r.findings == ("the joint order looks wrong: --joints L_motor_A,L_motor_B,R_motor_A,R_motor_B passes",)
+
+
+def test_a_mirrored_wheel_leg_is_named(tmp_path):
+    def mirrored(root, el):
+        for j in ("R_motor_A", "R_motor_B"):
+            el("joint", j).set("axis", "0 1 0")
+
+    r = check_engine_model(WHEEL_LEG, _wl_variant(tmp_path, "mirror", mirrored))
+    assert any("both motors of the right leg ('R_motor_A' and 'R_motor_B') turn the other way" in f for f in r.findings)
+
+
+def test_a_wheel_leg_off_the_hip_axis_is_named_by_its_side(tmp_path):
+    def low(root, el):  # the left leg's two motors 10 mm below the body's origin, the right leg's on it
+        for k in ("thigh_A", "thigh_B"):
+            b = el("body", "L_" + k)
+            x = [float(v) for v in b.get("pos").split()]
+            b.set("pos", " ".join(map(repr, [x[0], x[1], x[2] - 0.01])))
+
+    r = check_engine_model(WHEEL_LEG, _wl_variant(tmp_path, "low", low))
+    assert any(
+        "the left leg's motors 'L_motor_A' and 'L_motor_B' sit [0.0, 0.0, -0.01] m off the hip axis" in f
+        and "where the right leg's motors are" in f
+        for f in r.findings
+    ), r.findings
+    assert not any("base is offset" in f for f in r.findings)
+
+
+def test_a_wheel_without_a_tyre_geom_says_its_radius_is_not_checked(tmp_path):
+    def bare(root, el):
+        for s in ("L_", "R_"):
+            w = el("body", s + "wheel")
+            w.remove(w.find("geom"))
+
+    rows = {c.name: c for c in check_engine_model(WHEEL_LEG, _wl_variant(tmp_path, "bare", bare)).checks}
+    assert rows["wheel radius"].passed is None and "not checked" in rows["wheel radius"].detail
+
+
+def test_the_generated_wheel_legged_model_has_a_standing_keyframe():
+    import mujoco
+
+    em, d = engine_model(WHEEL_LEG), load(WHEEL_LEG)
+    assert em.model.nkey == 1 and em.model.key(0).name == "standing"
+    data = mujoco.MjData(em.model)
+    data.qpos[:] = em.model.key_qpos[0]
+    mujoco.mj_forward(em.model, data)
+    ref = mujoco.MjData(em.model)
+    L0 = 0.5 * (d.extra["leg"]["length_min"] + d.extra["leg"]["length_max"])
+    sim.wheel_leg_pose(em.model, ref, d.mechanism, d.extra["linkage"], L0=L0)
+    assert np.allclose(data.qpos, ref.qpos, atol=1e-12)
+    for s in ("L_", "R_"):  # loops closed, tyres on the ground, body above it
+        gap = data.site(s + "foot_C").xpos - data.site(s + "foot_D").xpos
+        assert np.linalg.norm(gap) < 1e-9 and abs(data.body(s + "wheel").xpos[2] - d.mechanism.R) < 1e-9
+    assert np.allclose(em.model.qpos0, engine_model(WHEEL_LEG, collisions=False).model.qpos0)
+
+
+def test_engine_check_help_names_the_wheel_legged_family(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["engine-check", "--help"])
+    assert "serial_arm or wheel_leg" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_page_names_the_wheel_legged_rows_and_what_is_not_checked():
+    page = (Path(__file__).resolve().parents[1] / "book" / "your_robot.md").read_text(encoding="utf-8")
+    text = " ".join(page[page.index("A `wheel_leg` file gives") :].split())
+    text = text[: text.index("(your-robot-conventions)=")]
+    extra = [c.name for c in check_engine_model(WHEEL_LEG).checks][5:]
+    assert extra == ["body mass", "body com", "body pitch inertia", "leg sides", "wheel radius"]
+    for name in extra:
+        assert f"**{name}**" in text, name
+    assert "`standing` keyframe" in text and "Not checked: the track itself" in text

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from robokin import params
@@ -114,6 +115,39 @@ def test_csv_is_byte_identical_across_runs(reports, tmp_path):
         render.write_results(out, tmp_path / f.stem)
         for p in (base / f.stem).glob("*.csv"):
             assert (tmp_path / f.stem / p.name).read_bytes() == p.read_bytes(), (f.name, p.name)
+
+
+def test_workbook_is_byte_identical_across_runs(tmp_path):
+    # the document dates are fixed, not the wall clock: two writes a second apart give the same bytes
+    import zipfile
+
+    out = design.run(params.load(params.EXAMPLES / "contest_ch06.toml"), fast=True)
+    render.write_results(out, tmp_path / "a")
+    time.sleep(1.1)
+    render.write_results(out, tmp_path / "b")
+    a, b = (tmp_path / "a" / "contest.xlsx").read_bytes(), (tmp_path / "b" / "contest.xlsx").read_bytes()
+    assert a == b
+    with zipfile.ZipFile(tmp_path / "a" / "contest.xlsx") as z:
+        assert z.read("docProps/core.xml").decode().count("2026-01-01T00:00:00Z") == 2
+
+
+def test_contest_workbook_agrees_with_the_sites(tmp_path):
+    # waypoint 0 is named by the branch q_start is on, as chapter 6's table names it ("left-up-flip"), not "start";
+    # the sheets carry the names of the site's contest workbook (book/_ext/robokin_downloads.py SHEETS)
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import robokin_downloads
+    from openpyxl import load_workbook
+
+    from robokin.ur5 import UR5
+
+    task = params.load(params.EXAMPLES / "contest_ch06.toml")
+    out = design.run(task, fast=True)
+    (head, rows) = out.tables["waypoints"]
+    r0 = UR5.ik(UR5.fk(task.q_start), warn=False)
+    on = [b for b, q, v in zip(r0.branch, r0.q, r0.valid, strict=True) if v and np.allclose(q, task.q_start, atol=1e-9)]
+    assert rows[0][head.index("branch")] == "left-up-flip" and on == ["left-up-flip"]
+    path = render.write_results(out, tmp_path)[-1]
+    assert set(robokin_downloads.SHEETS.values()) <= set(load_workbook(path).sheetnames)
 
 
 def test_a_broken_design_fails_with_what_to_change():

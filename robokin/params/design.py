@@ -621,7 +621,7 @@ def _ik_set(arm, T, rng, fast):
 def contest(task, *, fast=False, rng=None, progress=None):
     from .. import trajectory as tj
     from ..serial import pose_error, pose_error_bound
-    from ..ur5 import contest_table
+    from ..ur5 import URArm, contest_table, nearest
 
     arm = task.mechanism
     rng = np.random.default_rng(FAST_SEED) if rng is None else rng
@@ -689,8 +689,14 @@ def contest(task, *, fast=False, rng=None, progress=None):
             len(tq),
         )
     )
-    # the answer table, written and re-read as a contest sheet would be
-    branch_names = ["start"] + [names[int(b)] for b in b_seq]
+    # the answer table, written and re-read as a contest sheet would be; waypoint 0 named by the branch q_start is
+    # on, as chapter 6's table (and its site workbook) names it
+    start = "start"
+    if isinstance(arm, URArm):
+        r0 = arm.ik(arm.fk(task.q_start), on_unreachable="nan", warn=False)
+        if np.any(r0.valid):
+            start = names[int(nearest(r0.q, r0.valid, task.q_start)[1])]
+    branch_names = [start] + [names[int(b)] for b in b_seq]
     (h_wp, rows_wp), (h_seg, rows_seg) = contest_table(
         traj, branch=branch_names, decimals=task.decimals, time_decimals=task.time_decimals
     )

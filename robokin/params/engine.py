@@ -1,7 +1,7 @@
 """Your robot in MuJoCo: the engine model of a parameter file, and a check of your own URDF or MJCF against it.
 
-:func:`engine_model` builds the MuJoCo model of a ``two_link_leg``, ``fivebar`` or ``serial_arm`` parameter file
-with the file's per-link inertials (``[links.<link>]``: mass, centre of mass, inertia tensor), the hub motor at the
+:func:`engine_model` builds the MuJoCo model of a ``two_link_leg``, ``fivebar``, ``serial_arm`` or ``wheel_leg``
+parameter file with the file's per-link inertials (``[links.<link>]``: mass, centre of mass, inertia tensor), the hub motor at the
 foot (``[foot]``), the joint limits and link-link collision between links that can touch. :func:`check_engine_model`
 compares a model (the generated one, or a team's own URDF or MJCF file, which MuJoCo compiles) with the package's
 kinematics **before anything is simulated**: the foot position over a grid of joint (motor) angles against the
@@ -25,6 +25,15 @@ A centre of mass ``com`` and an inertia tensor are written in the frame of their
   (90 degrees counter-clockwise from ``x`` in the chapter's figures), ``y`` the joint axis reversed; halfway is
   ``[l/2, 0, 0]``.
 * ``serial_arm`` (links ``link1`` ... ``linkN``): DH frame ``i``, as :class:`robokin.dynamics.SerialDynamics`.
+* ``wheel_leg``: the whole robot of chapter 13 (:func:`robokin.sim.wheel_leg_mjcf`: body on a free joint, two
+  five-bar legs ``L_`` and ``R_`` with the links of ``fivebar``, a wheel on each foot, the ground); its file has no
+  per-link table: the leg mass is shared by the links in proportion to length (uniform rods). The check pins the
+  body at the world origin, level (its origin on the hip axis, the motors' midpoint), compares each leg's foot
+  (``L_foot_C,R_foot_C``) over the five-bar grid, the right leg at the left's configurations in reverse order,
+  and the four motors' torques and mass matrix (the wheels turn with their shanks), then the body's mass, centre
+  of mass and pitch inertia against ``[body]``, each leg's side (left at ``+y``) and the tyre radius. The
+  generated model has a ``standing`` keyframe (legs at the middle of the file's length range, as
+  :func:`robokin.sim.wheel_leg_pose`), which ``python -m robokin view FILE --still OUT.png`` draws.
 
 For the leg and the five-bar, a link without a table is a placeholder rod of ``robokin.urdf.PLACEHOLDER_MASS`` (a
 kinematic model: the gravity and mass-matrix checks are then skipped), and a table without ``com`` or ``inertia``
@@ -45,6 +54,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -71,7 +81,7 @@ __all__ = [
 ]
 
 #: Families with an engine model and a check.
-ENGINE_FAMILIES = ("two_link_leg", "fivebar", "serial_arm")
+ENGINE_FAMILIES = ("two_link_leg", "fivebar", "serial_arm", "wheel_leg")
 #: Gravity (m/s^2) of the engine model and of the package's gravity torques, along ``-z``.
 G = 9.81
 #: Default tolerances of the checks: foot position (m) and joint torques (N m).
@@ -138,7 +148,8 @@ class EngineCheckResult:
     model : str
         The model checked (a path, or ``"generated"``).
     checks : tuple of Check
-        ``foot position``, ``static torques``, ``gravity torques``, ``mass matrix``, ``joint limits``.
+        ``foot position``, ``static torques``, ``gravity torques``, ``mass matrix``, ``joint limits`` (and for a
+        ``wheel_leg`` ``body mass``, ``body com``, ``body pitch inertia``, ``leg sides``, ``wheel radius``).
     findings : tuple of str
         What the mismatches look like (a flipped joint axis, a link length, an offset base), empty when it passes.
     samples : int
@@ -400,6 +411,85 @@ def _leg(d: Design, *, collisions: bool, radius: float, actuator: str, g: float)
     return _finish(root, d, ("hip", "knee"), "foot", inertials, defaulted, on)
 
 
+def _wheel_leg_parts(d: Design, radius: float) -> tuple[Design, dict]:
+    """One leg of a ``wheel_leg`` file as a five-bar design, as :func:`robokin.sim.wheel_leg_mjcf` builds each leg:
+    link masses ``m_l / 2`` shared in proportion to length, uniform rods (``m l^2 / 12`` about the joint axis), and the
+    wheel as the hub at the foot (mass ``m_w / 2``, spin inertia ``I_w / 2``: a disc of that spin inertia)."""
+    p, fb = d.mechanism, d.extra["linkage"]
+    lengths = {"thigh_A": fb.l1, "shank_C": fb.l3, "thigh_B": fb.l2, "shank_D": fb.l4}
+    total = sum(lengths.values())
+    links = {}
+    for link, length in lengths.items():
+        m = 0.5 * p.m_l * length / total
+        big = m * length**2 / 12.0
+        links[link] = {
+            "mass": m,
+            "com": np.array([length / 2, 0.0, 0.0]),
+            "inertia": np.diag([min(0.5 * m * radius**2, big), big, big]),
+        }
+    mw, iw = 0.5 * p.m_w, 0.5 * p.I_w
+    foot = {"hub_mass": mw, "hub_radius": float(np.sqrt(2.0 * iw / mw))}
+    leg = Design("fivebar", d.name, d.source, fb, {"links": links, "foot": foot})
+    return leg, links
+
+
+def _wheel_leg(d: Design, *, collisions: bool, radius: float, actuator: str, g: float) -> EngineModel:
+    if actuator != "torque":
+        raise ValueError(f"actuator: a wheel_leg model has torque motors on its six joints only, got {actuator!r}")
+    p = dataclasses.replace(d.mechanism, g=g)  # the check's gravity, as every engine model
+    fb = d.extra["linkage"]
+    root = ET.fromstring(sim.wheel_leg_mjcf(p, fb, radius=radius))
+    if collisions:  # link-link contact within each leg, as the five-bar's; the tyres touch the ground already
+        bodies = [f"{s}{k}" for s in ("L_", "R_") for k in ("thigh_A", "shank_C", "thigh_B", "shank_D")]
+        # the shanks meet at the foot and the wheel turns there on shank C's end: always touching, never a collision
+        exclude = [(f"{s}shank_C", f"{s}shank_D") for s in ("L_", "R_")]
+        exclude += [(f"{s}wheel", f"{s}shank_D") for s in ("L_", "R_")]
+        _collisions(root, bodies, exclude, True)
+        # the legs sit a track apart in parallel planes: bit 2 (left) or 4 (right) plus the ground's bit 1, so a
+        # leg's links meet each other, their wheel and the ground, never the other leg
+        for body in root.iter("body"):
+            side = (body.get("name") or "")[:2]
+            if side in ("L_", "R_"):
+                bit = 2 if side == "L_" else 4
+                for geom in body.findall("geom"):
+                    if geom.get("contype") == "1":
+                        geom.set("contype", str(bit))
+                        geom.set("conaffinity", str(bit | 1))
+    else:  # every contact off, the tyres' too (a model to check, not to stand on the ground)
+        for geom in root.iter("geom"):
+            geom.set("contype", "0")
+            geom.set("conaffinity", "0")
+    _, links = _wheel_leg_parts(d, radius)
+    inertials = {f"{side}{k}": v for side in ("L_", "R_") for k, v in links.items()}
+    defaulted = [
+        "links (uniform rods sharing leg.mass_kg in proportion to length, as chapter 13's model)",
+        "track 0.4 m, roll and yaw inertias 0.15 and 0.2 kg m^2, friction 1 (robokin.sim.wheel_leg_mjcf)",
+    ]
+    mujoco = sim.require_mujoco()
+    # a standing keyframe (legs at the middle of the file's length range, as chapter 13 starts): what
+    # ``view FILE --still`` draws, the loops closed and the tyres on the ground; qpos0 stays the check's pose
+    leg = d.extra.get("leg") or {}
+    L0 = 0.5 * (leg["length_min"] + leg["length_max"]) if "length_min" in leg and "length_max" in leg else None
+    if L0 is not None:
+        first = mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
+        data = mujoco.MjData(first)
+        sim.wheel_leg_pose(first, data, p, fb, L0=float(L0))
+        key = ET.SubElement(ET.SubElement(root, "keyframe"), "key", name="standing")
+        key.set("qpos", _vec(data.qpos))
+    text = ET.tostring(root, encoding="unicode")
+    model = mujoco.MjModel.from_xml_string(text)
+    return EngineModel(
+        model,
+        text,
+        d,
+        sim.WHEEL_LEG_ACTUATORS,
+        "L_foot_C",
+        inertials,
+        tuple(defaulted),
+        tuple(contact_pairs(model)) if collisions else (),
+    )
+
+
 def _actuators(root, joints, actuator):
     if actuator == "none":
         return
@@ -510,7 +600,7 @@ def engine_model(
     Parameters
     ----------
     params : str, Path or Design
-        A ``two_link_leg``, ``fivebar`` or ``serial_arm`` parameter file, or its loaded design.
+        A ``two_link_leg``, ``fivebar``, ``serial_arm`` or ``wheel_leg`` parameter file, or its loaded design.
     collisions : bool
         Link-link collision between links that can touch (default on). Links joined by a joint never collide
         (MuJoCo filters parent and child), nor do the five-bar's shanks, which meet at the foot (the loop-closing
@@ -553,7 +643,7 @@ def engine_model(
     g = float(g)
     if not np.isfinite(g) or g < 0:
         raise ValueError(f"g is the gravity magnitude (m/s^2) and must be >= 0, got {g!r}")
-    build = {"two_link_leg": _leg, "fivebar": _fivebar, "serial_arm": _arm}[d.family]
+    build = {"two_link_leg": _leg, "fivebar": _fivebar, "serial_arm": _arm, "wheel_leg": _wheel_leg}[d.family]
     return build(d, collisions=collisions, radius=radius, actuator=actuator, g=g)
 
 
@@ -881,6 +971,75 @@ def _fivebar_spec(d: Design, em: EngineModel, joints, foot) -> _Spec:
     )
 
 
+def _wheel_leg_spec(d: Design, em, joints, foot, side: int) -> _Spec:
+    """Both legs' motors (left A, B, right A, B) with the body pinned at the world origin (the hip axis: the motors'
+    midpoint); the foot, force and segments of leg ``side`` (0 left, 1 right). The right leg runs the left's
+    configurations in reverse order, so the two legs are compared at different poses."""
+    leg, _ = _wheel_leg_parts(d, 0.01)
+    links = {k[2:]: v for k, v in em.inertials.items() if k.startswith("L_")}  # as built (both legs alike)
+    leg = Design("fivebar", d.name, d.source, leg.mechanism, {**leg.extra, "links": links})
+    one = _fivebar_spec(leg, _LegInertials(links), ("motor_A", "motor_B"), "foot_C")
+    qa = one.q
+    qb = qa[::-1]
+    q = np.hstack([qa, qb])
+    own = qa if side == 0 else qb
+    fb = leg.mechanism
+    shift = np.array([-fb.d / 2, 0.0, 0.0])  # motor A sits d/2 behind the hip axis
+    E = fb.joints(own)[:, 4]
+    p = np.stack([E[:, 0], np.zeros(len(q)), E[:, 1]], axis=-1) + shift
+    cols = slice(2 * side, 2 * side + 2)
+
+    def jac(qk):
+        J = np.zeros((3, 4))
+        J[:, cols] = one.jac(qk[cols])
+        return J
+
+    g = None if one.gravity is None else np.hstack([one.gravity, one.gravity[::-1]])
+    mass = None
+    if one.mass is not None:
+        mass = np.zeros((len(q), 4, 4))
+        mass[:, :2, :2], mass[:, 2:, 2:] = one.mass, one.mass[::-1]
+    pre = ("L_", "R_")[side]
+    names = {"motor_A": joints[2 * side], "motor_B": joints[2 * side + 1], "foot_C": foot}
+
+    def own_name(point):
+        return point[0], names.get(point[1], pre + point[1])
+
+    segments = [(pre + label, own_name(a), own_name(b), length, None) for label, a, b, length, _ in one.segments]
+
+    def start(qk):
+        out = {}
+        for k, sd in enumerate(("L_", "R_")):
+            qp = sim.fivebar_qpos(fb, qk[2 * k : 2 * k + 2])
+            out[f"{sd}knee_C"], out[f"{sd}knee_D"] = qp[1], qp[3]
+        return out
+
+    passive = tuple((f"{sd}{r}", 2 * k + c) for k, sd in enumerate(("L_", "R_")) for r, c in _PASSIVE["fivebar"])
+    return _Spec(
+        tuple(joints),
+        foot,
+        q,
+        p,
+        jac,
+        one.force,
+        g,
+        one.gravity_note,
+        segments,
+        start,
+        passive,
+        mass,
+        one.mass_note,
+        None,
+    )
+
+
+@dataclass(frozen=True)
+class _LegInertials:
+    """What :func:`_fivebar_spec` reads of an engine model: the links' inertials."""
+
+    inertials: dict
+
+
 def _arm_spec(d: Design, em: EngineModel | None, joints, foot) -> _Spec:
     arm = d.mechanism
     n = arm.n
@@ -957,12 +1116,19 @@ def _compile(model):
         raise ValueError(f"MuJoCo cannot compile {path}: {exc}") from None
 
 
-_DEFAULT_JOINTS = {"two_link_leg": ("hip", "knee"), "fivebar": ("motor_A", "motor_B")}
-_DEFAULT_FOOT = {"two_link_leg": "foot", "fivebar": "foot_C", "serial_arm": "tool"}
+_DEFAULT_JOINTS = {
+    "two_link_leg": ("hip", "knee"),
+    "fivebar": ("motor_A", "motor_B"),
+    "wheel_leg": ("L_motor_A", "L_motor_B", "R_motor_A", "R_motor_B"),
+}
+_DEFAULT_FOOT = {"two_link_leg": "foot", "fivebar": "foot_C", "serial_arm": "tool", "wheel_leg": "L_foot_C,R_foot_C"}
 
 
 #: The passive joints of a closed chain, by the package's name, and the actuated joint whose chain holds each.
-_PASSIVE = {"fivebar": (("knee_C", 0), ("knee_D", 1))}
+_PASSIVE = {
+    "fivebar": (("knee_C", 0), ("knee_D", 1)),
+    "wheel_leg": (("L_knee_C", 0), ("L_knee_D", 1), ("R_knee_C", 2), ("R_knee_D", 3)),
+}
 
 
 def _joint_names(d: Design, joints) -> tuple[tuple, dict]:
@@ -1014,10 +1180,23 @@ class _Probe:
             self.jid.append(j)
         self.act = [int(model.jnt_dofadr[j]) for j in self.jid]
         passive = [j for j in range(model.njnt) if j not in self.jid]
+        free = [j for j in passive if int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE)]
+        # a wheel-legged robot's body is free in the model: the check pins it at the world origin (qpos = identity)
+        self.free_adr = [int(model.jnt_qposadr[j]) for j in free] if family == "wheel_leg" and len(free) == 1 else []
+        self.pinned_bodies = {int(model.jnt_bodyid[j]) for j in free} if self.free_adr else set()
+        if self.free_adr:
+            passive = [j for j in passive if j not in free]
+        elif family == "wheel_leg" and len(free) > 1:
+            raise ValueError(
+                f"the model has {len(free)} free joints (of the bodies "
+                f"{', '.join(repr(model.body(int(model.jnt_bodyid[j])).name) for j in free)}): a "
+                "wheel-legged robot has one, its body's"
+            )
         for j in passive:
             if int(model.jnt_type[j]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
-                raise ValueError(f"joint {model.joint(j).name!r} of the model is a free or ball joint: fix the base")
-        if family == "fivebar" and model.neq == 0:
+                what = "a second free joint" if family == "wheel_leg" and free else "a free or ball joint: fix the base"
+                raise ValueError(f"joint {model.joint(j).name!r} of the model is {what}")
+        if family in ("fivebar", "wheel_leg") and model.neq == 0:
             raise ValueError(
                 "the five-bar model has no loop-closing equality: add <equality><connect site1=... site2=.../>"
                 "</equality> joining the two shanks at the foot"
@@ -1118,13 +1297,15 @@ class _Probe:
 
         def start(sign, extra):
             d.qpos[:] = m.qpos0
+            for a in self.free_adr:  # the pinned body: at the origin, level
+                d.qpos[a : a + 7] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
             d.qvel[:] = 0.0
             for a in padr:
                 d.qpos[a] = extra
             for a, v in seed.items():
                 d.qpos[a] = sign * v + extra
             for k, j in enumerate(self.jid):
-                d.qpos[m.jnt_qposadr[j]] = -q[k] if flip == k else q[k]
+                d.qpos[m.jnt_qposadr[j]] = -q[k] if flip == k or (isinstance(flip, tuple) and k in flip) else q[k]
             mj.mj_forward(m, d)
 
         if not self.passive:
@@ -1219,7 +1400,7 @@ def check_engine_model(
     Parameters
     ----------
     params : str, Path or Design
-        The ``two_link_leg``, ``fivebar`` or ``serial_arm`` parameter file (or its design).
+        The ``two_link_leg``, ``fivebar``, ``serial_arm`` or ``wheel_leg`` parameter file (or its design).
     model : str, Path, mujoco.MjModel or EngineModel, optional
         Your URDF or MJCF file (MuJoCo compiles URDF), a compiled model, or the generated one (default:
         :func:`engine_model` of ``params``).
@@ -1230,7 +1411,7 @@ def check_engine_model(
         loop-closing equality.
     foot : str, optional
         The site or body at the foot (the tool point of an arm): default ``foot`` (leg), ``foot_C`` (five-bar),
-        ``tool`` (arm).
+        ``tool`` (arm); for a wheel-legged robot two, ``"LEFT,RIGHT"`` (default ``L_foot_C,R_foot_C``).
     tol_position, tol_torque : float
         Tolerances of the foot position (m) and of the joint torques (N m).
 
@@ -1245,8 +1426,14 @@ def check_engine_model(
         package's ``M(q)``; skipped, saying the tensor is not checked, unless every link's mass, ``com`` and
         ``inertia`` are in the file), ``joint limits`` (each actuated joint's range in the model against the file's
         limits, within ``TOL_LIMITS`` rad; a range wider than a turn or about 57.3 times the file's is named as
-        degrees where radians are expected; skipped when the file or the model has no limits), and findings
-        naming what a mismatch looks like.
+        degrees where radians are expected, with or without the file's limits; skipped when the file or the model
+        has no limits), and findings naming what a mismatch looks like. A ``wheel_leg`` adds ``body mass``,
+        ``body com`` (from the hip axis, the four motors' midpoint, in the body's frame) and ``body pitch inertia``
+        (the free joint's body and what is fixed to it, against ``[body]``), ``leg sides`` (the left leg at
+        ``+y``, the right at ``-y``; the detail gives the measured track) and ``wheel radius`` (the wheel body's
+        cylinder geom against ``wheel.radius_m``; skipped, saying so, without one); its links are found by the
+        joints that move them (thigh A: the body of motor A's joint, shank C: of knee C's, the wheel: the massive
+        body at the foot), whatever the model calls them.
 
     Raises
     ------
@@ -1277,24 +1464,38 @@ def check_engine_model(
     foot_name = foot if foot is not None else _DEFAULT_FOOT[d.family]
     if not isinstance(foot_name, str):
         raise ValueError(f"foot must be the name of a site or body, got {foot!r}")
-    build = {"two_link_leg": _leg_spec, "fivebar": _fivebar_spec, "serial_arm": _arm_spec}[d.family]
-    spec = build(d, em, names, foot_name)
-    probe = _Probe(mj_model, spec, passive_names, d.family)
-    k = len(spec.q)
-    p_mj = np.empty((k, 3))
-    tf_mj, tg_mj, tf_pkg = (np.empty((k, len(names))) for _ in range(3))
-    residual = np.zeros(k)
-    M_mj = np.empty((k, len(names), len(names)))
-    for i, qk in enumerate(spec.q):
-        probe.pose(qk, target=spec.p[i])
-        residual[i] = probe.residual
-        p_mj[i] = probe.foot()
-        M_mj[i] = probe.mass_matrix()
-        tf_mj[i], tg_mj[i] = probe.torques(spec.force)
-        tf_pkg[i] = spec.jac(qk).T @ spec.force
-    err_p = np.linalg.norm(p_mj - spec.p, axis=1)
-    err_f = np.abs(tf_mj - tf_pkg).max(axis=1)
-    worst = int(np.argmax(err_p))
+    if d.family == "wheel_leg":  # each leg's foot in turn, both legs' motors, the body pinned
+        feet = [f.strip() for f in foot_name.split(",")]
+        if len(feet) != 2 or not all(feet):
+            raise ValueError(f"foot: a wheel-legged robot has two feet, 'LEFT,RIGHT' (sites or bodies), got {foot!r}")
+        specs = [_wheel_leg_spec(d, em, names, f, side) for side, f in enumerate(feet)]
+    else:
+        build = {"two_link_leg": _leg_spec, "fivebar": _fivebar_spec, "serial_arm": _arm_spec}[d.family]
+        specs = [build(d, em, names, foot_name)]
+    runs, ys = [], []
+    for side, spec in enumerate(specs):
+        probe = _Probe(mj_model, spec, passive_names, d.family)
+        if d.family == "wheel_leg":  # the leg's plane: where the model puts the motor above this foot sideways
+            probe.pose(spec.q[0])
+            ys.append(float(probe.d.xanchor[_wl_own_motor(probe, side)][1]))
+            spec.p[:, 1] = ys[-1]
+            parts = _wl_parts(probe, side)
+            word = ("left", "right")[side]
+            for i, (label, a, b, length, along) in enumerate(spec.segments):  # the team's body names
+                raw = label[2:]
+                body = parts.get(raw.split(" ")[0])
+                own = f" {probe.m.body(body).name!r}" if body is not None else ""
+                head, _, tail = raw.partition(" (")
+                spec.segments[i] = (f"the {word} leg's {head}{own} ({tail}", a, b, length, along)
+        runs.append((probe, spec, *_measure(probe, spec, len(names))))
+    # the run whose foot is worst decides the findings (the other leg's, if it is the worse)
+    probe, spec, p_mj, tf_mj, tg_mj, tf_pkg, M_mj, residual = max(
+        runs, key=lambda r: float(np.linalg.norm(r[2] - r[1].p, axis=1).max())
+    )
+    err_p = np.concatenate([np.linalg.norm(r[2] - r[1].p, axis=1) for r in runs])
+    err_f = np.concatenate([np.abs(r[3] - r[5]).max(axis=1) for r in runs])
+    k = len(err_p)
+    worst = int(np.argmax(np.linalg.norm(p_mj - spec.p, axis=1)))
     checks = [
         Check(
             "foot position",
@@ -1317,15 +1518,256 @@ def check_engine_model(
         err_m = float(np.abs(M_mj - spec.mass).max())
         note = "the model's armature (rotor inertia) is left out" if np.any(mj_model.dof_armature) else ""
         checks.append(Check("mass matrix", err_m, TOL_MASS, "kg m^2", bool(err_m <= TOL_MASS), note))
-    findings = _findings(probe, spec, d, em, p_mj, checks, tol_position, float(residual.max()))
+    others = [(r[0], r[1]) for r in runs if r[0] is not probe]
+    fd = _findings_design(d, em, runs)
+    findings = _findings(probe, spec, fd, em, p_mj, checks, tol_position, float(residual.max()), others)
     lim_check, lim_findings = _limits_check(probe, _file_limits(d))
     checks.append(lim_check)
+    if d.family == "wheel_leg":
+        wl_checks, wl_findings = _wl_checks(d, runs, ys, tol_position)
+        checks += wl_checks
+        swapped = any(" passes" in f and "--joints" in f for f in findings)
+        if MM_FINDING not in findings:  # millimetres explain the body's and the tyres' numbers too
+            findings += [f for f in wl_findings if not swapped or "legs look swapped" not in f]
     if not any(" passes" in f and "--joints" in f for f in findings):  # a wrong order explains the limits too
         findings += lim_findings
     if checks[0].passed and checks[2].passed is not False and checks[3].passed is False:
         findings += _inertia_findings(probe, spec, M_mj)
     defaulted = em.defaulted if em is not None else ()
     return EngineCheckResult(d.source, label, tuple(checks), tuple(findings), k, defaulted)
+
+
+# ---- the wheel-legged robot's own checks: its body, its sides, its tyres ------------------------------------------
+def _wl_subtree(m, top: int) -> set:
+    """The bodies at and below ``top``."""
+    out = set()
+    for b in range(1, m.nbody):
+        x = b
+        while x > 0:
+            if x == top:
+                out.add(b)
+                break
+            x = int(m.body_parentid[x])
+    return out
+
+
+def _wl_root(probe: _Probe) -> int:
+    """The robot's body: the body below the world that carries the left leg's motor A (the free joint's body)."""
+    m = probe.m
+    b = int(m.jnt_bodyid[probe.jid[0]])
+    while int(m.body_parentid[b]) != 0:
+        b = int(m.body_parentid[b])
+    return b
+
+
+def _wl_own_motor(probe: _Probe, side: int) -> int:
+    """The given motor above the foot of this probe (the leg's own, whatever order ``--joints`` has)."""
+    m = probe.m
+    b = probe.foot_id if probe.foot_kind == "body" else int(m.site_bodyid[probe.foot_id])
+    above = set()
+    while b > 0:
+        above.add(b)
+        b = int(m.body_parentid[b])
+    for j in probe.jid:
+        if int(m.jnt_bodyid[j]) in above:
+            return j
+    return probe.jid[2 * side]
+
+
+def _wl_parts(probe: _Probe, side: int) -> dict:
+    """The model's bodies of leg ``side`` by the joint that moves them: ``thigh_A`` (motor A's joint), ``thigh_B``,
+    ``shank_C`` (knee C's), ``shank_D``, and ``wheel``: the massive body of the leg nearest its foot that is none
+    of these (None where there is none)."""
+    mj, m = probe.mj, probe.m
+    pre = ("L_", "R_")[side]
+    parts = {"thigh_A": int(m.jnt_bodyid[probe.jid[2 * side]]), "thigh_B": int(m.jnt_bodyid[probe.jid[2 * side + 1]])}
+    for k in ("C", "D"):
+        name = probe.roles.get(f"{pre}knee_{k}")
+        j = mj.mj_name2id(m, mj.mjtObj.mjOBJ_JOINT, name) if name else -1
+        parts[f"shank_{k}"] = int(m.jnt_bodyid[j]) if j >= 0 else None
+    links = set(parts.values())
+    leg = _wl_subtree(m, parts["thigh_A"]) | _wl_subtree(m, parts["thigh_B"])
+    rest = [b for b in sorted(leg - links) if m.body_mass[b] > 1e-9]
+    at = probe.foot()
+    parts["wheel"] = min(rest, key=lambda b: float(np.linalg.norm(probe.d.xipos[b] - at))) if rest else None
+    return parts
+
+
+def _wl_body(probe: _Probe, parts: list) -> tuple:
+    """Mass, centre of mass from the hip axis (the four motors' midpoint) and pitch inertia about the centre of mass,
+    in the body's frame, of the robot's body: its body and what is fixed to it, the legs and wheels left out."""
+    m, d = probe.m, probe.d
+    root = _wl_root(probe)
+    legs = set()
+    for p in parts:
+        legs |= _wl_subtree(m, p["thigh_A"]) | _wl_subtree(m, p["thigh_B"])
+    bodies = [b for b in sorted(_wl_subtree(m, root) - legs) if m.body_mass[b] > 0]
+    R0 = d.xmat[root].reshape(3, 3)
+    mass = float(sum(m.body_mass[b] for b in bodies))
+    if mass <= 0:
+        return root, 0.0, np.zeros(3), 0.0
+    com = sum(m.body_mass[b] * d.xipos[b] for b in bodies) / mass
+    inertia = np.zeros((3, 3))
+    for b in bodies:
+        R = d.xmat[b].reshape(3, 3) @ _quat_mat(m.body_iquat[b])
+        r = d.xipos[b] - com
+        inertia += R @ np.diag(m.body_inertia[b]) @ R.T + m.body_mass[b] * (r @ r * np.eye(3) - np.outer(r, r))
+    hip = np.mean([d.xanchor[j] for j in probe.jid], axis=0)
+    return root, mass, R0.T @ (com - hip), float((R0.T @ inertia @ R0)[1, 1])
+
+
+def _v(x) -> list:
+    """A vector to print: rounded to 1e-6, without ``-0.0``."""
+    return (np.round(np.asarray(x, float), 6) + 0.0).tolist()
+
+
+def _wl_checks(d: Design, runs: list, ys: list, tol: float) -> tuple[list, list]:
+    """The wheel-legged robot's rows the legs' checks do not hold: its body against [body], which side each leg is
+    on, and the tyre radius against wheel.radius_m; and the findings of those that fail."""
+    wl = d.mechanism
+    probe, spec = runs[0][0], runs[0][1]
+    m = probe.m
+    probe.pose(spec.q[0], target=spec.p[0])
+    parts = [_wl_parts(r[0], side) for side, r in enumerate(runs)]
+    root, mass, com, pitch = _wl_body(probe, parts)
+    name = m.body(root).name
+    what = f"the body {name!r} (with what is fixed to it; the legs and wheels are their own bodies)"
+    checks, out = [], []
+    err = abs(mass - wl.m_b)
+    checks.append(Check("body mass", err, TOL_MASS, "kg", bool(err <= TOL_MASS * max(1.0, wl.m_b))))
+    if not checks[-1].passed:
+        out.append(f"{what} has mass {mass:.6g} kg in the model, {wl.m_b:.6g} kg in the file (body.mass_kg)")
+    want = np.array([0.0, 0.0, wl.l_c])
+    err = float(np.linalg.norm(com - want))
+    checks.append(Check("body com", err, tol, "m", bool(err <= tol)))
+    if not checks[-1].passed:
+        out.append(
+            f"{what} has its centre of mass at {_v(com)} m from the hip axis (the motors' midpoint, in the body's "
+            f"frame) in the model, {_v(want)} m in the file (body.com_height_m above the hip axis)"
+        )
+    err = abs(pitch - wl.I_b)
+    checks.append(Check("body pitch inertia", err, TOL_MASS, "kg m^2", bool(err <= TOL_MASS)))
+    if not checks[-1].passed:
+        out.append(
+            f"{what} has the pitch inertia {pitch:.6g} kg m^2 about its centre of mass in the model, {wl.I_b:.6g} in "
+            "the file (body.pitch_inertia_kg_m2)"
+        )
+    yl, yr = ys
+    wrong = max(0.0, -yl) + max(0.0, yr)
+    detail = f"track {abs(yl - yr):.6g} m: left leg at y = {yl + 0.0:+.6g} m, right at {yr + 0.0:+.6g} m"
+    checks.append(Check("leg sides", wrong, tol, "m", bool(yl > tol and yr < -tol), detail))
+    if not checks[-1].passed:
+        feet = ", ".join(f"{s} foot {r[1].foot!r}" for s, r in zip(("left", "right"), runs))
+        if yl < 0 < yr:
+            out.append(
+                f"the legs look swapped: the left leg is at y = {yl:+.6g} m and the right at {yr:+.6g} m ({feet}); "
+                "y points to the robot's left, so the left leg belongs at +y (swap the L and R names, or the sign "
+                "of each leg's y)"
+            )
+        else:
+            out.append(
+                f"the left leg is at y = {yl + 0.0:+.6g} m and the right at {yr + 0.0:+.6g} m ({feet}): the left leg "
+                "belongs at +y and the right at -y, a track apart"
+            )
+    radii, missing = [], []
+    for p in parts:
+        b = p["wheel"]
+        cyl = [] if b is None else [g for g in range(m.ngeom) if int(m.geom_bodyid[g]) == b]
+        cyl = [g for g in cyl if int(m.geom_type[g]) == int(probe.mj.mjtGeom.mjGEOM_CYLINDER)]
+        if cyl:
+            radii.append((m.body(b).name, float(m.geom_size[cyl[0]][0])))
+        else:
+            missing.append("no wheel body" if b is None else repr(m.body(b).name))
+    if missing:
+        checks.append(
+            Check(
+                "wheel radius",
+                float("nan"),
+                tol,
+                "m",
+                None,
+                f"not checked: no cylinder geom (the tyre) on {', '.join(missing)}",
+            )
+        )
+    else:
+        err = max(abs(r - wl.R) for _, r in radii)
+        checks.append(Check("wheel radius", err, tol, "m", bool(err <= tol)))
+        for b, r in radii:
+            if abs(r - wl.R) > tol:
+                out.append(
+                    f"the tyre (cylinder geom) of wheel {b!r} has radius {r:.6g} m in the model, {wl.R:.6g} m in the "
+                    "file (wheel.radius_m)"
+                )
+    return checks, out
+
+
+def _wl_offsets(probe: _Probe, d: Design, tol: float) -> list[str]:
+    """Which leg's motors are off the hip axis (the body's origin): each leg's motors A, B at ``x = -d/2, +d/2``,
+    ``z = 0`` in the body's frame; both legs shifted alike is the body's origin off the motors' midpoint."""
+    m, pd = probe.m, probe.d
+    root = _wl_root(probe)
+    R0, o = pd.xmat[root].reshape(3, 3), pd.xpos[root]
+    half = 0.5 * d.extra["linkage"].d
+    offs = []
+    for s in range(2):
+        a, b = (R0.T @ (pd.xanchor[probe.jid[2 * s + k]] - o) for k in (0, 1))
+        ea, eb = a - [-half, a[1], 0.0], b - [half, b[1], 0.0]
+        offs.append(None if np.linalg.norm(ea - eb) > tol else 0.5 * (ea + eb))  # a wrong d: named by its length
+    bad = [s for s in range(2) if offs[s] is not None and np.linalg.norm(offs[s]) > tol]
+    body = m.body(root).name
+    if len(bad) == 2 and np.linalg.norm(offs[0] - offs[1]) <= tol:
+        return [
+            f"both legs' motors sit {_v(offs[0])} m from the origin of the body {body!r} (its frame): the body's "
+            "origin must sit on the hip axis, the midpoint of the motors (or move both legs by the opposite)"
+        ]
+    out = []
+    for s in bad:
+        side, other = ("left", "right") if s == 0 else ("right", "left")
+        names = " and ".join(repr(m.joint(probe.jid[2 * s + k]).name) for k in (0, 1))
+        rest = "" if len(bad) == 2 else f", where the {other} leg's motors are"
+        out.append(
+            f"the {side} leg's motors {names} sit {_v(offs[s])} m off the hip axis (the origin of the body "
+            f"{body!r}{rest})"
+        )
+    return out
+
+
+def _findings_design(d: Design, em, runs=()) -> Design:
+    """The design the findings compare bodies with: a wheel-legged robot's links and wheels by the model's names of
+    the bodies the joints move (thigh A: motor A's joint's body, shank C: knee C's, ...; the wheel: the massive body
+    at the foot)."""
+    if d.family != "wheel_leg":
+        return d
+    _, links = _wheel_leg_parts(d, 0.01)
+    named = {}
+    for side, r in enumerate(runs):
+        probe = r[0]
+        for role, b in _wl_parts(probe, side).items():
+            if b is None:
+                continue
+            if role == "wheel":
+                named[probe.m.body(b).name] = {"mass": 0.5 * d.mechanism.m_w, "field": "half of wheel.mass_kg"}
+            else:
+                share = "its share of leg.mass_kg, in proportion to length"
+                named[probe.m.body(b).name] = {**links[role], "field": f"{role}: {share}"}
+    return Design("wheel_leg", d.name, d.source, d.mechanism, {**d.extra, "links": named})
+
+
+def _measure(probe: _Probe, spec: _Spec, n: int):
+    """The model's foot, torques, mass matrix and loop residual at each of the spec's configurations."""
+    k = len(spec.q)
+    p_mj = np.empty((k, 3))
+    tf_mj, tg_mj, tf_pkg = (np.empty((k, n)) for _ in range(3))
+    residual = np.zeros(k)
+    M_mj = np.empty((k, n, n))
+    for i, qk in enumerate(spec.q):
+        probe.pose(qk, target=spec.p[i])
+        residual[i] = probe.residual
+        p_mj[i] = probe.foot()
+        M_mj[i] = probe.mass_matrix()
+        tf_mj[i], tg_mj[i] = probe.torques(spec.force)
+        tf_pkg[i] = spec.jac(qk).T @ spec.force
+    return p_mj, tf_mj, tg_mj, tf_pkg, M_mj, residual
 
 
 #: Tolerance of the joint limits (rad): a file in degrees rounded to 1e-4 rad in the model still passes.
@@ -1340,6 +1782,8 @@ def _file_limits(d: Design):
     if d.family == "fivebar":
         lim = d.extra.get("limits") or {}
         return np.stack([lim["q_min"], lim["q_max"]], axis=-1) if lim else None
+    if d.family == "wheel_leg":  # the schema has leg lengths, not motor limits
+        return None
     qlim = d.extra["as_written"].qlim
     return None if qlim is None else np.asarray(qlim, float)
 
@@ -1348,8 +1792,21 @@ def _limits_check(probe: _Probe, lim) -> tuple[Check, list[str]]:
     """Each actuated joint's range in the model against the file's limits; a range wider than a turn, or about
     57.3 times the file's, is degrees where radians are expected."""
     m = probe.m
-    if lim is None:
-        return Check("joint limits", float("nan"), TOL_LIMITS, "rad", None, "the file gives no joint limits"), []
+    if lim is None:  # nothing to compare with; a range wider than a turn is still degrees, not radians
+        wide = []
+        for j in probe.jid:
+            lo, hi = (float(x) for x in m.jnt_range[j])
+            if m.jnt_limited[j] and hi - lo > 2 * np.pi:
+                wide.append((m.joint(j).name, lo, hi))
+        if not wide:
+            return Check("joint limits", float("nan"), TOL_LIMITS, "rad", None, "the file gives no joint limits"), []
+        out = [
+            f"joint {name!r} has the range [{lo:.6g}, {hi:.6g}] in the model, wider than a turn (2 pi rad): degrees "
+            "where radians are expected"
+            for name, lo, hi in wide
+        ]
+        width = max(hi - lo for _, lo, hi in wide)
+        return Check("joint limits", width, 2 * np.pi, "rad", False, "the file gives no joint limits"), out
     err, out, unlimited = 0.0, [], []
     for k, j in enumerate(probe.jid):
         name = m.joint(j).name
@@ -1419,10 +1876,11 @@ def _arm_axes(probe: _Probe, spec: _Spec, d: Design, tol) -> list[str]:
 MM_FINDING = "all lengths are 1000x the file's: model in millimetres? (URDF and MJCF lengths are in metres)"
 
 
-def _swapped(probe: _Probe, spec: _Spec, tol) -> list[str]:
-    """The actuated joints in another order that make the foot follow the FK: every order for up to 6 joints,
-    swaps of two joints beyond."""
+def _swapped(probe: _Probe, spec: _Spec, tol, others=()) -> list[str]:
+    """The actuated joints in another order that make the foot follow the FK (of ``others`` too: the other leg of a
+    wheel-legged robot, its own probe and spec): every order for up to 6 joints, swaps of two joints beyond."""
     names, jid, act = list(spec.joints), list(probe.jid), list(probe.act)
+    rest = [(pr, sp, list(pr.jid), list(pr.act)) for pr, sp in others]
     n = len(names)
     if n <= 6:
         perms = [p for p in itertools.permutations(range(n)) if list(p) != list(range(n))]
@@ -1435,11 +1893,16 @@ def _swapped(probe: _Probe, spec: _Spec, tol) -> list[str]:
     try:
         for perm in perms:
             probe.jid, probe.act = [jid[i] for i in perm], [act[i] for i in perm]
+            for pr, _, j0, a0 in rest:
+                pr.jid, pr.act = [j0[i] for i in perm], [a0[i] for i in perm]
             ok = True
-            for i, qk in enumerate(spec.q):
-                probe.pose(qk, target=spec.p[i])
-                if np.linalg.norm(probe.foot() - spec.p[i]) > tol:
-                    ok = False
+            for pr, sp in [(probe, spec)] + [(r[0], r[1]) for r in rest]:
+                for i, qk in enumerate(sp.q):
+                    pr.pose(qk, target=sp.p[i])
+                    if np.linalg.norm(pr.foot() - sp.p[i]) > tol:
+                        ok = False
+                        break
+                if not ok:
                     break
             if ok:
                 order = ",".join(names[i] for i in perm)
@@ -1449,6 +1912,8 @@ def _swapped(probe: _Probe, spec: _Spec, tol) -> list[str]:
                 return [f"the joint order looks wrong: --joints {order} passes"]
     finally:
         probe.jid, probe.act = jid, act
+        for pr, _, j0, a0 in rest:
+            pr.jid, pr.act = j0, a0
     return []
 
 
@@ -1489,6 +1954,15 @@ def _inertia_findings(probe: _Probe, spec: _Spec, M_mj) -> list[str]:
             else:
                 hint = ""
             names = " and ".join(repr(m.body(b).name) for b in group)
+            if size == 1:  # bodies that turn together (a wheel held on its shank) explain it equally: name them all
+                alike = [
+                    b
+                    for b in sorted(cols)
+                    if b != group[0]
+                    and np.linalg.norm(cols[b] @ np.linalg.lstsq(cols[b], rhs, rcond=None)[0] - rhs) <= 1e-6 * scale
+                ]
+                if alike:
+                    names += " (or " + ", ".join(repr(m.body(b).name) for b in alike) + ": they turn together here)"
             what = (
                 f"the inertia tensor of link {names} explains"
                 if size == 1
@@ -1503,7 +1977,7 @@ def _sym_basis():
     return [(i, j, eye[i], eye[j]) for i in range(3) for j in range(i, 3)]
 
 
-def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, residual=0.0) -> list[str]:
+def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, residual=0.0, others=()) -> list[str]:
     out = []
     m = probe.m
     if checks[0].passed is False:
@@ -1520,9 +1994,21 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
                     f"joint {name!r} turns the other way: its axis is flipped (reverse the sign of its axis, "
                     "or of its angle)"
                 )
+        if not out and d.family == "wheel_leg":  # a mirrored leg: both of its motors turn the other way
+            for s, word in enumerate(("left", "right")):
+                err = 0.0
+                for i, qk in enumerate(spec.q):
+                    probe.pose(qk, flip=(2 * s, 2 * s + 1), target=spec.p[i])
+                    err = max(err, float(np.linalg.norm(probe.foot() - spec.p[i])))
+                if err <= tol:
+                    out.append(
+                        f"both motors of the {word} leg ({spec.joints[2 * s]!r} and {spec.joints[2 * s + 1]!r}) "
+                        "turn the other way: a mirrored leg (both legs' motor axes are the package's (0, -1, 0), "
+                        "left and right alike; reverse both axes)"
+                    )
         flipped = bool(out)
         if not out:
-            out += _swapped(probe, spec, tol)
+            out += _swapped(probe, spec, tol, others)
             if out:  # the link lengths and limits follow from the order
                 return out
         if residual > max(tol, 1e-10) and not out:  # an open loop that no flipped motor axis explains
@@ -1542,15 +2028,16 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
             want = along(spec.q[0]) if along is not None and not flipped else pb - pa
             u = want / np.linalg.norm(want)
             off = (pb - pa) - ((pb - pa) @ u) * u  # the model's vector across the package's link axis
+            what = label if label.startswith("the ") else f"link {label}"
             if np.linalg.norm(off) > tol and np.linalg.norm(off) > abs(got - length):
                 out.append(
-                    f"link {label}: its far joint is {1e3 * np.linalg.norm(off):.3g} mm off the link's axis in the "
+                    f"{what}: its far joint is {1e3 * np.linalg.norm(off):.3g} mm off the link's axis in the "
                     f"model (joint-to-joint vector {np.round(pb - pa, 6).tolist()} m, the file's "
                     f"{np.round(want, 6).tolist()} m at q = {np.round(spec.q[0], 4).tolist()} rad)"
                 )
             elif abs(got - length) > tol:
                 out.append(
-                    f"link {label} is {got:.6g} m long in the model and {length:.6g} m in the parameter file "
+                    f"{what} is {got:.6g} m long in the model and {length:.6g} m in the parameter file "
                     f"({1e3 * (got - length):+.3g} mm)"
                 )
         if d.family == "serial_arm":
@@ -1559,8 +2046,10 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
             return [MM_FINDING]
         e = p_mj - spec.p
         mean = e.mean(axis=0)
-        if np.abs(e - mean).max() <= tol and np.linalg.norm(mean) > tol:
-            out.append(f"the model's base is offset by {np.round(mean, 6).tolist()} m from the package's origin")
+        if d.family == "wheel_leg":  # which leg's motors are off the hip axis, or the body's origin off it
+            out += _wl_offsets(probe, d, tol)
+        elif np.abs(e - mean).max() <= tol and np.linalg.norm(mean) > tol:
+            out.append(f"the model's base is offset by {_v(mean)} m from the package's origin")
         if not out:
             out.append(
                 "the foot does not follow the package's FK: check the joint names and order (--joints), the foot "
@@ -1581,7 +2070,9 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
                 continue
             if abs(m.body_mass[b] - ins["mass"]) > 1e-12 * max(1.0, ins["mass"]):
                 out.append(
-                    f"link {link!r} has mass {m.body_mass[b]:.6g} kg in the model, {ins['mass']:.6g} kg in the file"
+                    f"{'wheel' if 'wheel.' in ins.get('field', '') else 'link'} {link!r} has mass {m.body_mass[b]:.6g} "
+                    f"kg in the model, {ins['mass']:.6g} kg in the file"
+                    + (f" ({ins['field']})" if "field" in ins else "")
                 )
             elif checks[0].passed and link in world and np.linalg.norm(probe.d.xipos[b] - world[link]) > tol:
                 out.append(
@@ -1593,7 +2084,7 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
         at_foot = probe.foot()
         for b in range(1, m.nbody):
             name = m.body(b).name
-            if m.body_mass[b] <= 1e-9 or name in links:
+            if m.body_mass[b] <= 1e-9 or name in links or b in probe.pinned_bodies:
                 continue
             if np.linalg.norm(probe.d.xipos[b] - at_foot) <= 1e-6:  # a body at the foot: the hub motor
                 if hub is None:

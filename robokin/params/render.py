@@ -52,10 +52,11 @@ def report_notebook(family: str) -> Path:
 
 
 def write_results(outcome: Outcome, out_dir: str | Path) -> list[Path]:
-    """Write ``checks.csv`` and the family's tables (``<table>.csv``; contest tables also as ``contest.xlsx``).
+    """Write ``checks.csv``, the family's tables (``<table>.csv``) and, when the family has tables, all of them with
+    the checks as one workbook ``<family>.xlsx`` (sheet ``checks``, then one sheet per table).
 
     The CSV text is a function of the numbers only (12 significant digits, ``\\n`` line ends), so the same file
-    gives byte-identical CSV on every run.
+    gives byte-identical CSV on every run; the workbook too (fixed document dates and zip entry times).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -71,9 +72,14 @@ def write_results(outcome: Outcome, out_dir: str | Path) -> list[Path]:
 
 
 def _xlsx(outcome, path):
+    import datetime
+
     import xlsxwriter
 
     wb = xlsxwriter.Workbook(str(path))
+    # fixed document dates (docProps/core.xml; by default the wall clock): the same numbers give the same bytes.
+    # xlsxwriter already writes every zip entry with one fixed time.
+    wb.set_properties({"created": datetime.datetime(2026, 1, 1)})
     bold = wb.add_format({"bold": True})
     for name, (head, rows) in [("checks", _check_table(outcome))] + list(outcome.tables.items()):
         ws = wb.add_worksheet(name[:31])

@@ -604,3 +604,195 @@ def test_alt_texts_of_html_outputs_come_from_the_figure_catalogue():
     assert "The leg &amp; its wheel" in nb.cells[0].outputs[0]["data"]["text/html"]  # untouched when missing
     assert not i18n.translate_alt_texts(nb, {"The leg & its wheel": "腿与“轮子”"})
     assert 'alt="腿与“轮子”"' in nb.cells[0].outputs[0]["data"]["text/html"]
+
+
+# ---------------------------------------------------------------- outputs (locales/zh_CN/outputs.po)
+
+#: the committed catalogue's translations (what the Chinese pages show)
+OUTPUT_ZH = i18n.read_output_catalog()
+
+
+def _check_lines():
+    """Check lines as robokin.checks prints them: a pass with a unit and a worst index, a relative fail."""
+    import numpy as np
+
+    from robokin import checks
+
+    ok = checks.check_close("fk: package vs sympy", np.zeros(3), np.full(3, 2.5e-13), tol=1e-12, unit="m")
+    bad = checks.check_errors("jacobian (relative)", np.array([0.0, 3e-3]), tol=1e-3, raise_on_fail=False)
+    return str(ok), str(bad)
+
+
+def test_check_lines_keep_their_form():
+    """robokin.checks.CheckReport prints the line tools/i18n.py translates: a change of its wording must show here."""
+    ok, bad = _check_lines()
+    m = i18n._CHECK_LINE.match(ok)
+    assert m and (m["name"], m["error"], m["unit"], m["samples"], m["tol"], m["worst"]) == (
+        "fk: package vs sympy",
+        "2.50e-13",
+        " m",
+        "3",
+        "1e-12",
+        "(0,)",
+    )
+    assert i18n._CHECK_LINE.match(bad)["flag"] == "FAIL"
+
+
+def test_check_line_in_chinese_keeps_name_numbers_and_unit():
+    ok, bad = _check_lines()
+    for line in (ok, bad):
+        zh, missing = i18n.translate_check_line(line, OUTPUT_ZH)
+        assert not missing, f"outputs.po lacks {missing}"
+        assert i18n._HAN.search(zh) and "max error" not in zh and "samples" not in zh
+        assert i18n._numbers(zh) == i18n._numbers(line)  # every number of the run
+        assert ("fk: package vs sympy" in zh) == (line == ok)
+    assert " m" in i18n.translate_check_line(ok, OUTPUT_ZH)[0]  # the unit as printed
+    # a number of the run changes: the translated line changes by that number only
+    other = ok.replace("2.50e-13", "7.25e-13")
+    assert i18n.translate_check_line(other, OUTPUT_ZH)[0] == i18n.translate_check_line(ok, OUTPUT_ZH)[0].replace(
+        "2.50e-13", "7.25e-13"
+    )
+
+
+def test_check_line_without_translation_is_reported_and_left_english():
+    ok, _ = _check_lines()
+    partial = {k: v for k, v in OUTPUT_ZH.items() if k != i18n.CHECK_WORST}
+    assert i18n.translate_check_line(ok, partial) == (ok, [i18n.CHECK_WORST])
+    assert i18n.translate_check_line("fk: max error 1.0 m", OUTPUT_ZH) is None  # not a check line: untouched
+
+
+def test_a_translation_that_changes_a_number_is_refused():
+    ok, _ = _check_lines()
+    key = i18n.check_key("PASS")
+    bad = {**OUTPUT_ZH, key: OUTPUT_ZH[key].replace("{samples}", "30")}
+    with pytest.raises(ValueError, match="numbers"):
+        i18n.translate_check_line(ok, bad)
+
+
+def _output_notebook():
+    """A chapter-like notebook: a check line among other prints, an HTML table, a Markdown table, a player."""
+    import nbformat
+
+    ok, _ = _check_lines()
+    nb = nbformat.v4.new_notebook()
+    stream = nbformat.v4.new_output("stream", name="stdout", text=f"targets (3, 2) -> joint angles\n{ok}\n")
+    html_table = (
+        "<table><tr><th>method</th><th>RMS (mm)</th></tr><tr><td>damped least squares</td><td>0.25</td>"
+        "<td>q_des</td></tr></table>"
+    )
+    md_table = "| check | samples | pass |\n| --- | ---: | :---: |\n| fk(q) = p | 12 | yes |"
+    player = (
+        '<button title="Play" aria-label="Play" onclick="anim1.play_animation()"></button>'
+        '<input type="radio" id="_anim_radio1_1"><label for="_anim_radio1_1">Once</label>'
+    )
+    cell = nbformat.v4.new_code_cell("show()")
+    cell.outputs = [
+        stream,
+        nbformat.v4.new_output("display_data", data={"text/html": html_table, "text/plain": "t"}),
+        nbformat.v4.new_output("display_data", data={"text/markdown": md_table, "text/plain": "m"}),
+        nbformat.v4.new_output("display_data", data={"text/html": player, "text/plain": "p"}),
+    ]
+    nb.cells = [cell]
+    return nb
+
+
+def test_output_texts_are_found_as_printed():
+    """What a catalogue must hold: the check line's frame, header cells, plain-word cells, the player's labels;
+    not numbers, code names, units or formulas."""
+    texts = i18n.notebook_output_texts(_output_notebook())
+    assert texts == [
+        i18n.check_key("PASS"),
+        i18n.CHECK_WORST,
+        "method",
+        "damped least squares",
+        "check",
+        "samples",
+        "pass",
+        "yes",
+        "Play",
+        "Once",
+    ]
+
+
+def test_outputs_in_chinese_keep_everything_but_the_text():
+    nb = _output_notebook()
+    zh = {t: OUTPUT_ZH.get(t) or f"中文{i}" for i, t in enumerate(i18n.notebook_output_texts(nb))}
+    before = [json.dumps(o, sort_keys=True) for o in nb.cells[0].outputs]
+    assert i18n.translate_notebook_outputs(nb, zh) == []
+    stream, table, md, player = nb.cells[0].outputs
+    assert stream["text"].startswith("targets (3, 2) -> joint angles\n")  # not a check line: as printed
+    assert i18n._numbers(stream["text"]) == i18n._numbers(json.loads(before[0])["text"])
+    html_ = table["data"]["text/html"]
+    assert f"<th>{zh['method']}</th><th>RMS (mm)</th>" in html_ and "<td>0.25</td><td>q_des</td>" in html_
+    assert f"<td>{zh['damped least squares']}</td>" in html_
+    assert md["data"]["text/markdown"].splitlines()[1:2] == ["| --- | ---: | :---: |"]
+    assert md["data"]["text/markdown"].splitlines()[2] == f"| fk(q) = p | 12 | {zh['yes']} |"
+    assert f'title="{zh["Play"]}" aria-label="{zh["Play"]}"' in player["data"]["text/html"]
+    assert f">{zh['Once']}</label>" in player["data"]["text/html"]
+    assert [o["data"]["text/plain"] for o in nb.cells[0].outputs[1:]] == ["t", "m", "p"]
+
+
+def test_output_text_without_translation_is_reported():
+    nb = _output_notebook()
+    full = {t: OUTPUT_ZH.get(t) or f"中文{i}" for i, t in enumerate(i18n.notebook_output_texts(nb))}
+    assert i18n.translate_notebook_outputs(nb, {k: v for k, v in full.items() if k != "Once"}) == ["Once"]
+    assert ">Once</label>" in nb.cells[0].outputs[3]["data"]["text/html"]  # left English, and reported
+
+
+def test_output_catalogue_problems_are_found(tmp_path):
+    po = tmp_path / "outputs.po"
+    po.write_text(
+        textwrap.dedent(
+            f'''\
+            msgid ""
+            msgstr ""
+            "Content-Type: text/plain; charset=UTF-8\\n"
+
+            msgid "method"
+            msgstr ""
+
+            msgid "{i18n.check_key("PASS")}"
+            msgstr "[通过] {{name}}：最大误差 {{error}}，{{samples}} 个样本（容差 {{tol}}）"
+
+            msgid "{i18n.CHECK_WORST}"
+            msgstr "，最差处 (0,)"
+
+            #, fuzzy
+            msgid "pass"
+            msgstr "通过"
+
+            msgid "Once"
+            msgstr "Once"
+            '''
+        ),
+        encoding="utf-8",
+    )
+    got = {(f.kind, f.msgid) for f in i18n.check_output_catalog(po)}
+    assert got == {
+        ("untranslated", "method"),
+        ("markup", i18n.check_key("PASS")),  # {unit} dropped
+        ("markup", i18n.CHECK_WORST),  # {worst} replaced by a number
+        ("fuzzy", "pass"),
+        ("english", "Once"),
+    }
+
+
+def test_output_catalogue_is_filled_from_the_executed_notebooks(tmp_path):
+    import nbformat
+
+    (tmp_path / "ex" / "notebooks").mkdir(parents=True)
+    nbformat.write(_output_notebook(), tmp_path / "ex" / "notebooks" / "02_two_link_leg.ipynb")
+    po = tmp_path / "outputs.po"
+    assert i18n.update_outputs(tmp_path / "ex", po, docs=["notebooks/02_two_link_leg"]) == 10
+    assert {f.kind for f in i18n.check_output_catalog(po)} == {"untranslated"}
+    missing = i18n.check_output_catalog(po, executed=tmp_path / "ex")
+    assert not [f for f in missing if f.kind == "missing"]  # every text is in it, to translate
+
+
+def test_committed_output_catalogue_is_complete():
+    """Every output text in outputs.po is translated (build-zh also fails on an output text that is not in it)."""
+    findings = i18n.check_output_catalog(terms=i18n.core_terms())
+    assert not findings, "\n".join(map(str, findings[:20]))
+    assert i18n.check_key("PASS") in OUTPUT_ZH and i18n.check_key("FAIL") in OUTPUT_ZH
+    for label in ("Once", "Loop", "Reflect"):  # matplotlib's animation player
+        assert label in OUTPUT_ZH, f"outputs.po lacks the player's {label!r}"

@@ -11,6 +11,7 @@ Subcommands (run from the repository root with the project's Python)::
     python tools/i18n.py check       # every message translated, none fuzzy, maths/code/glue kept, glossary terms
     python tools/i18n.py build-zh    # extract + check, then the strict build into _build/html/zh (after make book)
     python tools/i18n.py figures     # figure texts of the English build into locales/zh_CN/figures.po (translate)
+    python tools/i18n.py outputs     # output texts (check lines, table headers, player) into locales/zh_CN/outputs.po
 
 Which pages must be complete: every page of ``_toc.yml`` except those listed in ``locales/zh_CN/pending.txt``
 (pages whose translation has not been written yet; the list only shrinks, and ``check`` fails when a listed page
@@ -809,11 +810,31 @@ def svg_skeleton(svg):
     return "".join(out) + svg[pos:]
 
 
+def _fixed_catalog(project):
+    """An empty zh_CN catalogue with a fixed header: the file changes only when a text or a translation does."""
+    from datetime import UTC, datetime
+
+    from babel.messages.catalog import Catalog
+
+    stamp = datetime(2026, 1, 1, tzinfo=UTC)
+    return Catalog(
+        locale=LANG,
+        project=project,
+        version="1",
+        charset="utf-8",
+        fuzzy=False,
+        creation_date=stamp,
+        revision_date=stamp,
+        last_translator="robokin",
+        language_team="robokin zh_CN",
+        copyright_holder="robokin",
+    )
+
+
 def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None):
     """figures.po from the figures of the executed notebooks: new texts added untranslated, translations kept, texts
     no longer shown dropped. Returns the number of texts to translate."""
     import nbformat
-    from babel.messages.catalog import Catalog
     from babel.messages.pofile import read_po, write_po
 
     docs = [d for d in (docs or toc_docs()) if (Path(executed) / f"{d}.ipynb").exists()]
@@ -828,22 +849,7 @@ def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None):
             where.setdefault(text, []).append(doc)
     if not docs:
         sys.exit(f"no executed notebooks in {executed}: build the English book first (make book)")
-    from datetime import UTC, datetime
-
-    # a fixed header: the file changes only when a text or a translation does
-    stamp = datetime(2026, 1, 1, tzinfo=UTC)
-    cat = Catalog(
-        locale=LANG,
-        project="robokin figures",
-        version="1",
-        charset="utf-8",
-        fuzzy=False,
-        creation_date=stamp,
-        revision_date=stamp,
-        last_translator="robokin",
-        language_team="robokin zh_CN",
-        copyright_holder="robokin",
-    )
+    cat = _fixed_catalog("robokin figures")
     cat.header_comment = (
         "# Texts of the chapters' figures (tools/i18n.py figures); build-zh translates the SVGs with it."
     )
@@ -910,6 +916,294 @@ def check_figure_catalog(po=FIGURE_PO, executed=None, terms=None):
                                 "missing",
                                 text,
                                 "a figure text not in figures.po: run `tools/i18n.py figures` and translate it",
+                            )
+                        )
+    return out
+
+
+# ---------------------------------------------------------------- outputs
+#
+# What the code cells print is the English run's too (one execution). build-zh translates, from one catalogue,
+# locales/zh_CN/outputs.po, the parts of an output a reader reads as sentences or labels:
+#
+# * the frame of robokin.checks.CheckReport's line in a stream ("[PASS] {name}: max error {error}{unit} over
+#   {samples} samples (tol {tol})", ", worst at {worst}"): the check's name, numbers and unit stay as printed;
+# * tables: header cells (HTML ``<th>``, the first row of a Markdown table) and body cells that are plain words
+#   ("yes", "five-bar leg"; a cell with digits, symbols or code is data and stays);
+# * matplotlib's animation player: its button titles (``title``/``aria-label``) and the Once / Loop / Reflect labels.
+#
+# A translation is the whole text (or the whole frame): numbers, code, arrays and units of an output are never
+# touched, and a translation that would change a number is refused (check_output_catalog, translate_output_text).
+
+OUTPUT_PO = LOCALES / LANG / "outputs.po"
+
+#: robokin.checks.CheckReport.__str__, field by field (tests/test_i18n.py checks it still prints this form)
+_CHECK_LINE = re.compile(
+    r"^\[(?P<flag>PASS|FAIL)\] (?P<name>.+?): max error (?P<error>\S+)(?P<unit>(?: [^\s()]+)*?) over"
+    r" (?P<samples>\d+) samples \(tol (?P<tol>[^\s()]+)\)(?:, worst at (?P<worst>\(.*\)))?$"
+)
+#: the placeholders of a check line's frame: the values printed by the run, put back as they were
+CHECK_FIELDS = ("name", "error", "unit", "samples", "tol")
+CHECK_WORST = ", worst at {worst}"
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+#: a table cell of plain words (translated as a whole); anything with a digit, a symbol or code is data
+_PLAIN_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*)*")
+#: a UR5 IK branch name (robokin.ur5: shoulder-elbow-wrist) is code, shown as the chapters' code names it
+_BRANCH_NAME = re.compile(r"(?:left|right)-(?:up|down)-(?:no)?flip")
+#: table cells that are data though they read as words: a number's nan, solver names (MuJoCo's CG, PGS)
+OUTPUT_WORDS = {"nan", "inf", "CG", "PGS", "Newton"}
+#: in document order: a table cell or label (groups 1-4), a title or aria-label attribute (groups 5-7)
+_HTML_ITEM = re.compile(r'(<(th|td|label)\b[^>]*>)([^<]*)(</\2>)|(\b(?:title|aria-label)=")([^"]*)(")')
+_MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def check_key(flag):
+    """The catalogue's msgid of a check line's frame (``flag``: "PASS" or "FAIL").
+
+    >>> check_key("PASS")
+    '[PASS] {name}: max error {error}{unit} over {samples} samples (tol {tol})'
+    """
+    return f"[{flag}] {{name}}: max error {{error}}{{unit}} over {{samples}} samples (tol {{tol}})"
+
+
+def output_needs_translation(text):
+    """True when an output label holds a word to translate (the rule of figure texts: numbers, units, symbols,
+    maths and code names are not words to translate).
+
+    >>> [output_needs_translation(t) for t in ["max error", "RMS (mm)", "1e-09", "q_des", "yes"]]
+    [True, False, False, False, True]
+    """
+    return figure_needs_translation(text)
+
+
+def _numbers(text):
+    """The numbers of a text, sorted (the run's: a translation must keep them all, in any order of its words)."""
+    return sorted(_FIG_NUMBER.findall(text))
+
+
+def _fill(template, values):
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def translate_check_line(line, catalog):
+    """A check line in Chinese: ``(text, missing)``; ``line`` itself and the msgids lacking a translation when the
+    catalogue lacks one; ``None`` when ``line`` is not a check line.
+
+    >>> zh = {check_key("PASS"): "[通过] {name}：最大误差 {error}{unit}，{samples} 个样本（容差 {tol}）"}
+    >>> translate_check_line("[PASS] fk: max error 1.00e-12 m over 2 samples (tol 1e-09)", zh)
+    ('[通过] fk：最大误差 1.00e-12 m，2 个样本（容差 1e-09）', [])
+    """
+    m = _CHECK_LINE.match(line)
+    if m is None:
+        return None
+    values = m.groupdict()
+    keys = [check_key(values["flag"])] + ([CHECK_WORST] if values["worst"] else [])
+    missing = [k for k in keys if not catalog.get(k)]
+    if missing:
+        return line, missing
+    out = "".join(_fill(catalog[k], values) for k in keys)
+    if _numbers(out) != _numbers(line):
+        raise ValueError(f"the translation of a check line changes its numbers: {line!r} -> {out!r}")
+    return out, []
+
+
+def _table_cell_key(text, header):
+    """The msgid of a table cell's text, or None when the cell is data (kept as printed)."""
+    text = text.strip()
+    if not text or text in OUTPUT_WORDS or not output_needs_translation(text) or _BRANCH_NAME.fullmatch(text):
+        return None
+    if header or _PLAIN_WORDS.fullmatch(text):
+        return text
+    return None
+
+
+def _markdown_table_lines(text):
+    """``(index, header)`` of each table row of a Markdown text (``header``: the row above a separator row)."""
+    lines = text.split("\n")
+    rows = []
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("|") and not _MD_SEPARATOR.match(line):
+            below = lines[i + 1] if i + 1 < len(lines) else ""
+            rows.append((i, bool(_MD_SEPARATOR.match(below)) and "|" in below))
+    return lines, rows
+
+
+def _translate_markdown(text, catalog, found):
+    lines, rows = _markdown_table_lines(text)
+    for i, header in rows:
+        cells = _MD_CELL_SPLIT.split(lines[i])
+        for k in range(1, len(cells) - 1):  # the pieces before the first | and after the last are not cells
+            key = _table_cell_key(cells[k], header)
+            if key is not None:
+                found.append(key)
+                if catalog.get(key):
+                    cells[k] = cells[k].replace(key, catalog[key], 1)
+        lines[i] = "|".join(cells)
+    return "\n".join(lines)
+
+
+def _translate_html(text, catalog, found):
+    import html as html_
+
+    def swap(m):
+        if m.group(1) is not None:  # a table cell or a label
+            key = _table_cell_key(html_.unescape(m.group(3)), m.group(2) != "td")
+            head, body, tail, quote = m.group(1), m.group(3), m.group(4), False
+        else:  # a title or aria-label attribute (the player's buttons)
+            key = html_.unescape(m.group(6)).strip()
+            key = key if key and output_needs_translation(key) else None
+            head, body, tail, quote = m.group(5), m.group(6), m.group(7), True
+        if key is None:
+            return m.group(0)
+        found.append(key)
+        zh = catalog.get(key)
+        return head + (html_.escape(zh, quote=quote) if zh else body) + tail
+
+    return _HTML_ITEM.sub(swap, text)
+
+
+def _translate_stream(text, catalog, found):
+    out = []
+    for line in text.split("\n"):
+        done = translate_check_line(line, catalog)
+        if done is None:
+            out.append(line)
+            continue
+        m = _CHECK_LINE.match(line)
+        found += [check_key(m["flag"])] + ([CHECK_WORST] if m["worst"] else [])
+        out.append(done[0])
+    return "\n".join(out)
+
+
+def translate_output_text(kind, text, catalog):
+    """One output's text in Chinese: ``(text, msgids)``, ``msgids`` the catalogue entries it needs (those without a
+    translation leave their English in place). ``kind``: "stream", "text/html" or "text/markdown".
+
+    >>> translate_output_text("text/html", "<table><tr><th>method</th><th>1e-3</th></tr></table>", {"method": "方法"})
+    ('<table><tr><th>方法</th><th>1e-3</th></tr></table>', ['method'])
+    """
+    found = []
+    translate = {"stream": _translate_stream, "text/html": _translate_html, "text/markdown": _translate_markdown}
+    out = translate[kind](text, catalog, found)
+    return out, found
+
+
+def _output_texts(nb):
+    """(holder, key, kind) of every translatable output text of a notebook's code cells."""
+    for cell in nb["cells"]:
+        if cell.get("cell_type") != "code":
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stdout":
+                yield out, "text", "stream"
+            for mime in ("text/html", "text/markdown"):
+                if mime in out.get("data", {}):
+                    yield out["data"], mime, mime
+
+
+def notebook_output_texts(nb):
+    """The msgids the outputs of a notebook need (in order, without repeats)."""
+    seen = {}
+    for holder, key, kind in _output_texts(nb):
+        text = holder[key] if isinstance(holder[key], str) else "".join(holder[key])
+        for msgid in translate_output_text(kind, text, {})[1]:
+            seen.setdefault(msgid, None)
+    return list(seen)
+
+
+def translate_notebook_outputs(nb, catalog):
+    """Translate the outputs of ``nb`` in place; returns the msgids that have no translation."""
+    missing = []
+    for holder, key, kind in _output_texts(nb):
+        text = holder[key] if isinstance(holder[key], str) else "".join(holder[key])
+        new, found = translate_output_text(kind, text, catalog)
+        missing += [m for m in found if not catalog.get(m)]
+        if new != text:
+            holder[key] = new
+    return missing
+
+
+def read_output_catalog(path=OUTPUT_PO):
+    """English -> Chinese of the output texts with a translation (none fuzzy)."""
+    if not Path(path).exists():
+        return {}
+    return {m: s for m, s, fuzzy in read_catalog(path) if s.strip() and not fuzzy}
+
+
+def update_outputs(executed=EXECUTED, po=OUTPUT_PO, docs=None):
+    """outputs.po from the outputs of the executed notebooks: new texts added untranslated, translations kept, texts
+    no longer printed dropped (those of pages this run did not execute stay). Returns the number of texts."""
+    import nbformat
+    from babel.messages.pofile import read_po, write_po
+
+    docs = [d for d in (docs or toc_docs()) if (Path(executed) / f"{d}.ipynb").exists()]
+    if not docs:
+        sys.exit(f"no executed notebooks in {executed}: build the English book first (make book)")
+    old = {}
+    if Path(po).exists():
+        with open(po, "rb") as f:
+            old = {m.id: m for m in read_po(f) if m.id}
+    where = {}
+    for doc in docs:
+        nb = nbformat.read(Path(executed) / f"{doc}.ipynb", as_version=4)
+        for text in notebook_output_texts(nb):
+            where.setdefault(text, []).append(doc)
+    cat = _fixed_catalog("robokin outputs")
+    cat.header_comment = (
+        "# Texts of the chapters' code-cell outputs (tools/i18n.py outputs): check lines, table headers and labels,\n"
+        "# the animation player. build-zh translates the English run's outputs with it; {name} etc. are the run's."
+    )
+    for text, pages in where.items():
+        prev = old.get(text)
+        cat.add(text, prev.string if prev else "", auto_comments=[", ".join(pages)], flags=prev.flags if prev else ())
+    for text, prev in old.items():  # a text of a page this run did not execute (make chapter) stays
+        pages = [d for d in ", ".join(prev.auto_comments).split(", ") if d]
+        if text not in where and pages and not set(pages) & set(docs):
+            cat.add(text, prev.string, auto_comments=prev.auto_comments, flags=prev.flags)
+    Path(po).parent.mkdir(parents=True, exist_ok=True)
+    with open(po, "wb") as f:
+        write_po(f, cat, width=120, omit_header=False, sort_output=False)
+    return len(where)
+
+
+def check_output_catalog(po=OUTPUT_PO, executed=None, terms=None):
+    """Findings of the output catalogue: untranslated or fuzzy texts, placeholders or numbers not kept, no Chinese,
+    glossary terms; with ``executed`` (the English build's notebooks) also every output text it lacks."""
+    if not Path(po).exists():
+        return [Finding("outputs", "missing", "", f"no catalogue {po}")]
+    out = []
+    entries = read_catalog(po)
+    for mid, mstr, fuzzy in entries:
+        if not mstr.strip():
+            out.append(Finding("outputs", "untranslated", mid))
+            continue
+        if fuzzy:
+            out.append(Finding("outputs", "fuzzy", mid))
+        if sorted(_PLACEHOLDER.findall(mid)) != sorted(_PLACEHOLDER.findall(mstr)):
+            out.append(Finding("outputs", "markup", mid, "the translation must keep each {field} (the run's values)"))
+        if _numbers(_PLACEHOLDER.sub(" ", mid)) != _numbers(_PLACEHOLDER.sub(" ", mstr)):
+            out.append(Finding("outputs", "markup", mid, "the translation must keep the numbers as printed"))
+        if sorted(_FIG_MATH_SEG.findall(mid)) != sorted(_FIG_MATH_SEG.findall(mstr)):
+            out.append(Finding("outputs", "maths", mid, "the translation must keep each $...$ as written"))
+        if not _HAN.search(mstr):
+            out.append(Finding("outputs", "english", mid, "the translation has no Chinese"))
+        for en, (pattern, zh) in (terms or {}).items():
+            found = [m.group(0) for m in pattern.finditer(mid) if len(m.group(0)) > 3]
+            if found and zh not in mstr:
+                out.append(Finding("outputs", "term", mid, f"{en!r} must be translated {zh!r} (book/glossary.md)"))
+    if executed is not None:
+        import nbformat
+
+        have = {m for m, _, _ in entries}
+        for doc in toc_docs():
+            path = Path(executed) / f"{doc}.ipynb"
+            if path.exists():
+                for text in notebook_output_texts(nbformat.read(path, as_version=4)):
+                    if text not in have:
+                        out.append(
+                            Finding(
+                                doc, "missing", text, "an output text not in outputs.po: run `tools/i18n.py outputs`"
                             )
                         )
     return out
@@ -1151,8 +1445,29 @@ def _write_catalogs(out, docs):
                 mstr = _GLUE_ROLE.sub(lambda g, d=doc: _glue_ref(d, *g.groups()), mstr)
                 new.add(mid, mstr, flags=m.flags)
             cat = new
+        elif doc in CHAPTER_LINK_PAGES:  # the msgids of the build's copy of the page (build_zh)
+            new = Catalog(locale=cat.locale, charset="utf-8")
+            for m in cat:
+                if m.id:
+                    new.add(chapter_links(m.id), chapter_links(m.string or ""), flags=m.flags)
+            cat = new
         with open(target, "wb") as f:
             write_po(f, cat)
+
+
+#: pages whose links into a chapter's section become links to the chapter in the Chinese build: a Chinese section's id
+#: is the slug of its translated heading, and Sphinx keeps a translated link's English target, so no msgstr can fix it
+CHAPTER_LINK_PAGES = {"book/claims"}
+_SECTION_LINK = re.compile(r"(\]\([^()\s#]*\.ipynb)#[^()\s]+\)")
+
+
+def chapter_links(text):
+    """``text`` with each Markdown link to a notebook's section pointing at the notebook itself.
+
+    >>> chapter_links("[cell](../notebooks/01_x.ipynb#reading-the-angles-back) and [t](../tests/t.py)")
+    '[cell](../notebooks/01_x.ipynb) and [t](../tests/t.py)'
+    """
+    return _SECTION_LINK.sub(r"\1)", text)
 
 
 def translated_equations(doc, po_dir=PO_DIR, root=ROOT):
@@ -1206,7 +1521,11 @@ def build_zh():
     if not (SITE / "index.html").exists() or not EXECUTED.is_dir():
         sys.exit("build the English book first (make book): the Chinese edition reuses its executed notebooks")
     extract()
-    if report(check(pot_dir=POT_DIR) + check_figure_catalog(executed=EXECUTED, terms=core_terms())):
+    if report(
+        check(pot_dir=POT_DIR)
+        + check_figure_catalog(executed=EXECUTED, terms=core_terms())
+        + check_output_catalog(executed=EXECUTED, terms=core_terms())
+    ):
         sys.exit("the Chinese edition is not built while its catalogues have problems")
     src = ZH_SRC / "src"
     if src.exists():
@@ -1220,6 +1539,7 @@ def build_zh():
             if entry.suffix != ".ipynb":
                 (src / top / entry.name).symlink_to(entry)
     figure_catalog, untranslated = read_figure_catalog(), {}
+    output_catalog, untranslated_outputs = read_output_catalog(), {}
     for doc in docs:
         equations = translated_equations(doc)
         if (ROOT / f"{doc}.ipynb").exists():
@@ -1232,13 +1552,19 @@ def build_zh():
             )
             if lost:
                 untranslated[doc] = sorted(set(lost))
+            # its outputs' check lines, table headers and player labels in Chinese (outputs.po)
+            lost = translate_notebook_outputs(nb, output_catalog)
+            if lost:
+                untranslated_outputs[doc] = sorted(set(lost))
             cells = [c for c in nb.cells if c.cell_type == "markdown"]
             for cell, text in zip(cells, _put_equations([c.source for c in cells], equations, doc)):
                 cell.source = text
             nbformat.write(nb, src / f"{doc}.ipynb")
-        elif equations:  # a copy with the translated equations in place of the link
+        elif equations or doc in CHAPTER_LINK_PAGES:  # a copy (translated equations, chapter links) for the link
             (src / f"{doc}.md").unlink(missing_ok=True)
             (text,) = _put_equations([(ROOT / f"{doc}.md").read_text(encoding="utf-8")], equations, doc)
+            if doc in CHAPTER_LINK_PAGES:
+                text = chapter_links(text)
             (src / f"{doc}.md").write_text(text, encoding="utf-8")
         elif not (src / f"{doc}.md").exists():
             (src / f"{doc}.md").symlink_to(ROOT / f"{doc}.md")
@@ -1247,6 +1573,12 @@ def build_zh():
             print(f"{doc}: figure texts without a translation: {texts[:8]}", file=sys.stderr)
         sys.exit(
             "figure texts without a translation in locales/zh_CN/figures.po: run `tools/i18n.py figures`, translate"
+        )
+    if untranslated_outputs:
+        for doc, texts in untranslated_outputs.items():
+            print(f"{doc}: output texts without a translation: {texts[:8]}", file=sys.stderr)
+        sys.exit(
+            "output texts without a translation in locales/zh_CN/outputs.po: run `tools/i18n.py outputs`, translate"
         )
     shutil.copy(ROOT / "_toc.yml", src / "_toc.yml")
     _write_catalogs(src / "locales", docs)
@@ -1294,6 +1626,10 @@ def main(argv=None):
     sub.add_parser(
         "figures", help="the figure texts of the English build (_build/jupyter_execute) into locales/zh_CN/figures.po"
     )
+    sub.add_parser(
+        "outputs",
+        help="the output texts of the English build (check lines, table headers, player) into locales/zh_CN/outputs.po",
+    )
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     if args.cmd == "extract":
@@ -1303,13 +1639,17 @@ def main(argv=None):
     elif args.cmd == "check":
         if not args.no_extract:
             extract(args.pot.resolve())
-        figures = check_figure_catalog(executed=EXECUTED if EXECUTED.is_dir() else None, terms=core_terms())
+        executed = EXECUTED if EXECUTED.is_dir() else None
+        figures = check_figure_catalog(executed=executed, terms=core_terms())
+        figures += check_output_catalog(executed=executed, terms=core_terms())
         return report(
             check(complete=args.complete, pot_dir=None if args.no_extract else args.pot.resolve()) + figures,
             complete=args.complete,
         )
     elif args.cmd == "figures":
         print(f"{update_figures()} figure texts to translate: {FIGURE_PO.relative_to(ROOT)}")
+    elif args.cmd == "outputs":
+        print(f"{update_outputs()} output texts to translate: {OUTPUT_PO.relative_to(ROOT)}")
     elif args.cmd == "build-zh":
         build_zh()
     return 0

@@ -12,11 +12,13 @@ defect of issue 34) but not under the project's settings (``lab/settings/overrid
 ``labcheck.KNOWN`` (bare citation keys, figure captions not shown) and ``labcheck.ELSEWHERE`` (this kernel's Python is another patch level than
 the one the notebooks store) are reported as expected failures, not passed silently.
 
-Which chapters: ``ROBOKIN_LAB_CHAPTERS`` (``all`` by default, or a list such as ``03,09``) from the folder
+Which chapters: ``ROBOKIN_LAB_CHAPTERS`` (``all`` by default, a list such as ``03,09``, or ``rotate``: CI's window of
+``ROBOKIN_LAB_ROTATE`` = 5 consecutive chapters chosen by the commit hash, printed in the log) from the folder
 ``ROBOKIN_LAB_DIR`` (default ``notebooks/``; point it at converted copies to try ``tools/lab_convert.py``).
 Screenshots go to ``_build/lab-screenshots/``.
 """
 
+import hashlib
 import os
 import shutil
 import sys
@@ -28,6 +30,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from nb_meta import lab_metadata  # noqa: E402
+from test_seeds import commit  # noqa: E402 - the commit hash that rotates CI's seeds picks the Lab window too
 
 pytestmark = pytest.mark.lab
 
@@ -38,11 +41,39 @@ SHOTS = ROOT / "_build" / "lab-screenshots"
 RUN_TIMEOUT = int(os.environ.get("ROBOKIN_LAB_RUN_TIMEOUT", "300"))
 
 
+# chapters per CI run under ROBOKIN_LAB_CHAPTERS=rotate: a window of the chapter list that moves with the commit
+ROTATE = int(os.environ.get("ROBOKIN_LAB_ROTATE", "5"))
+
+
+def rotating_window(found: list[str], head: str, k: int = ROTATE) -> list[str]:
+    """``k`` consecutive chapters (wrapping) starting where the commit hash points: reproducible from the log.
+
+    Every chapter is also checked at source level on every run (tests/test_lab_source.py); this window runs the
+    full browser check, and successive commits move it over all chapters.
+
+    >>> rotating_window(list("abcdef"), "0" * 40, 3) == rotating_window(list("abcdef"), "0" * 40, 3)
+    True
+    >>> len(rotating_window(list("abcdef"), "f" * 40, 3)), len(rotating_window(list("ab"), "f" * 40, 3))
+    (3, 2)
+    """
+    if k < 1:
+        raise ValueError(f"ROBOKIN_LAB_ROTATE must be >= 1 chapter, got {k}")
+    if len(found) <= k:
+        return list(found)
+    start = int(hashlib.sha256(head.encode()).hexdigest()[:8], 16) % len(found)
+    return [found[(start + i) % len(found)] for i in range(k)]
+
+
 def _chapters():
     wanted = os.environ.get("ROBOKIN_LAB_CHAPTERS", "all")
     found = sorted(p.name for p in LAB_DIR.glob("[0-9][0-9]_*.ipynb"))
     if wanted == "all":
         return found
+    if wanted == "rotate":
+        head = commit()
+        picked = rotating_window(found, head)
+        print(f"check-lab: commit {head[:12]} -> chapters {', '.join(n[:2] for n in picked)}", file=sys.stderr)
+        return picked
     return [n for n in found if n[:2] in wanted.split(",")] or [f"{w}_missing.ipynb" for w in wanted.split(",")]
 
 

@@ -76,3 +76,30 @@ def test_the_caption_check_passes_a_caption_in_view_and_fails_one_that_is_not():
     assert [p.code for p in _caption_problems(nb, [{"text": "[1] plot()"}, {"text": "Below the figure."}])] == [
         "caption"
     ]
+
+
+def test_lab_rotation_moves_over_every_chapter():
+    # CI's `ROBOKIN_LAB_CHAPTERS=rotate` window: reproducible per commit, and the windows of successive starting
+    # points cover every chapter (a window stuck at one offset, or a k that drops chapters, fails here)
+    from test_lab import rotating_window
+
+    chapters = sorted(p.name for p in (Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    heads = [f"{i:040x}" for i in range(200)]
+    windows = [rotating_window(chapters, h, 5) for h in heads]
+    assert all(len(w) == 5 == len(set(w)) for w in windows)
+    assert set().union(*windows) == set(chapters)
+    assert rotating_window(chapters, heads[7], 5) == windows[7]
+    with pytest.raises(ValueError, match="ROBOKIN_LAB_ROTATE"):
+        rotating_window(chapters, heads[0], 0)
+
+
+def test_an_fstring_glue_above_does_not_hide_a_literal_glue_below():
+    # chapter 15's case: glue(f"ch15_{k}") early matched every ch15 key, so text quoting ch15_hp_F before the cell
+    # that glues it by name passed this check and failed the book build ("not glued yet")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell('glue(f"ch15_{k}", 1.0, display=False)'),
+        nbformat.v4.new_markdown_cell('a {eval}`glued("ch15_hp_F:.0f")` N push, {eval}`glued("ch15_phi:.1f")`'),
+        nbformat.v4.new_code_cell('glue("ch15_hp_F", 150.0, display=False)'),
+    ]
+    assert forward_references(nb) == ["cell 1: forward: 'ch15_hp_F' is quoted before a code cell above glues it"]

@@ -128,15 +128,23 @@ def convert(nb, *, glue_module: str = "robokin.nb") -> tuple[list[str], list[str
 def forward_references(nb) -> list[str]:
     """``{eval}`glued("key")``` roles of a converted notebook whose key no code cell above has glued yet."""
     glued: list[re.Pattern] = []
+    # a key glued by name somewhere is judged by that call alone: an f-string glue above ("ch15_{k}") must not hide
+    # a literal glue below it
+    literal = {
+        m["key"] for cell in nb.cells if cell.cell_type == "code" for m in GLUE_CALL.finditer(cell.source) if not m["f"]
+    }
+    seen: set[str] = set()
     out = []
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "code":
-            glued += [_key_pattern(m["key"], bool(m["f"])) for m in GLUE_CALL.finditer(cell.source)]
+            calls = list(GLUE_CALL.finditer(cell.source))
+            glued += [_key_pattern(m["key"], bool(m["f"])) for m in calls]
+            seen |= {m["key"] for m in calls if not m["f"]}
         elif cell.cell_type == "markdown":
             out += [
                 f"cell {i}: forward: {m['key']!r} is quoted before a code cell above glues it"
                 for m in EVAL_GLUED.finditer(cell.source)
-                if not any(p.match(m["key"]) for p in glued)
+                if (m["key"] not in seen if m["key"] in literal else not any(p.match(m["key"]) for p in glued))
             ]
     return out
 

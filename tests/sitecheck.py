@@ -47,6 +47,8 @@ an empty list means the page passed. Problem codes:
 ``hide-input``     a cell tagged ``hide-input`` whose code is not behind a closed toggle on the page
 ``code-break``     an inline code element of at most :data:`SHORT_CODE` characters broken across lines in a table
                    cell (a squeezed column that splits ``test_index`` letter by letter)
+``claims-link``    a row of the claims audit page whose "checked by" cell links nowhere (neither the chapter
+                   section nor the test file that holds the check)
 ``image-wait``     an image (or MathJax) still not ready after :data:`SETTLE_TIMEOUT` seconds: the check names the
                    page and the image instead of waiting for ever
 =================  =================================================================================================
@@ -506,9 +508,9 @@ _PROBE = r"""
   out.pathAlts = Array.from(document.images).filter(i => i.checkVisibility() || i.closest('article'))
     .map(i => (i.getAttribute('alt') || '').trim())
     .filter(a => /\.(?:png|jpe?g|gif|svg|webp)\b|^[.\/\w-]*\/[\w.-]+$|_build|jupyter_execute/i.test(a)).slice(0, 5);
-  // (the animation player's frame is matplotlib's markup: robokin.plotting gives it no alt yet)
+  // the animation player's frame too (robokin.plotting.animation_html(anim, alt=...))
   out.noAlt = Array.from(article.querySelectorAll('.cell_output img, figure img, img.robokin-figure'))
-    .filter(i => !i.closest('.animation') && !(i.getAttribute('alt') || '').trim()).length;
+    .filter(i => !(i.getAttribute('alt') || '').trim()).length;
 
   // a short code word in a table cell broken across lines ("test_in" / "dex": a squeezed column)
   out.codeBreaks = [];
@@ -604,6 +606,62 @@ def check_toggles(v, *, required=("site navigation",), shot=None):
         if shown[-1] != shown[0]:  # leave the page as it was for the screenshot
             page.keyboard.press("Escape")
     return problems
+
+
+#: header of the claims audit page's second column, English and Chinese (book/claims.md and its catalogue)
+CLAIMS_HEADERS = ("checked by", "检查方式")
+
+
+def claims_unlinked(html: str) -> list[str]:
+    """Rows of the claims audit page whose "checked by" cell has no link (start of the row's text each).
+
+    Only tables whose second header cell is one of :data:`CLAIMS_HEADERS` are read; a cell passes when it holds an
+    ``<a href=...>``: the section of the chapter where the check sits, or the test file in the repository.
+    """
+    from html.parser import HTMLParser
+
+    class _Rows(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tables, self.cell, self.row, self.in_head = [], None, None, False
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.tables.append({"head": [], "rows": []})
+            elif tag == "thead":
+                self.in_head = True
+            elif tag == "tbody":
+                self.in_head = False
+            elif tag == "tr" and self.tables:
+                self.row = []
+            elif tag in ("td", "th") and self.row is not None:
+                self.cell = {"text": "", "link": False}
+            elif tag == "a" and self.cell is not None and dict(attrs).get("href"):
+                self.cell["link"] = True
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell["text"] += data
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None and self.row is not None:
+                self.row.append(self.cell)
+                self.cell = None
+            elif tag == "tr" and self.row is not None and self.tables:
+                self.tables[-1]["head" if self.in_head else "rows"].append(self.row)
+                self.row = None
+
+    parser = _Rows()
+    parser.feed(html)
+    out = []
+    for t in parser.tables:
+        head = [c["text"].strip().lower() for c in (t["head"][0] if t["head"] else [])]
+        if len(head) < 2 or head[1] not in CLAIMS_HEADERS:
+            continue
+        for r in t["rows"]:
+            if len(r) >= 2 and not r[1]["link"]:
+                out.append("checked-by cell without a link: " + " ".join(r[0]["text"].split())[:60])
+    return out
 
 
 def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=True, nav_shot=None):
@@ -712,6 +770,8 @@ def check_page(v, *, chapter=None, budget=None, figure_dpi=FIGURE_DPI, toggles=T
             ks = [re.search(rf"(?<![\d.]){chapter}\.(\d+)\b", t) for t in found]
             if not all(ks) or [int(m.group(1)) for m in ks] != list(range(1, len(ks) + 1)):
                 p.append(Problem("numbering", f"chapter {chapter} {kind}s are numbered {found[:4]}"))
+    if urlparse(v.url).path.endswith("/claims.html"):
+        p += [Problem("claims-link", t) for t in claims_unlinked(v.page.content())[:3]]
     if o["searchBoxes"] > 1:
         p.append(Problem("two-search", f"{o['searchBoxes']} search boxes visible at {v.viewport} width"))
     return p

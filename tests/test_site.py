@@ -179,3 +179,47 @@ def test_switch_keeps_the_section(server, browser, page, width):
     problems = sitecheck.check_switch_anchor(browser, f"{server}/{page}.html", section, viewport=width)
     problems += sitecheck.check_switch_anchor(browser, f"{server}/zh/{page}.html", section, viewport=width)
     assert not problems, "\n".join(map(str, problems))
+
+
+# what a started video reports: decoded frames (readyState >= 2 = HAVE_CURRENT_DATA), size, length, or its error code
+_PLAY_VIDEOS = """async () => {
+  const out = [];
+  for (const v of document.querySelectorAll('video.robokin-video')) {
+    v.scrollIntoView();
+    const r = await new Promise((resolve) => {
+      const done = (why) => resolve({why, state: v.readyState, w: v.videoWidth, h: v.videoHeight,
+                                     duration: v.duration, error: v.error ? v.error.code : null,
+                                     poster: (v.getAttribute('poster') || '').slice(0, 22),
+                                     label: v.getAttribute('aria-label') || ''});
+      v.addEventListener('loadeddata', () => done('loadeddata'), {once: true});
+      v.addEventListener('error', () => done('error'), {once: true});
+      const src = v.querySelector('source');
+      if (src) src.addEventListener('error', () => done('source-error'), {once: true});
+      setTimeout(() => done('timeout'), 15000);
+      v.load();
+    });
+    out.push(r);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
+def test_the_engine_videos_play_offline(server, browser, width):
+    # chapter 13's MuJoCo videos (the push, the crouch and stand-up, the jump): each shows a poster before it is
+    # started, plays from the page itself (data URI: no request leaves the site), and decodes to frames of the
+    # encoded size; a codec the browser cannot play, a missing poster or an external source fails here
+    page = next((p for p in PAGES if p.startswith("notebooks/13_")), None)
+    assert page, "chapter 13 is not in the built site"
+    v = sitecheck.visit(browser, f"{server}/{page}", viewport=width)
+    try:
+        videos = v.page.evaluate(_PLAY_VIDEOS)
+    finally:
+        v.close()
+    assert len(videos) >= 3, f"expected the push, crouch/stand-up and jump videos, found {len(videos)}"
+    for r in videos:
+        assert r["why"] == "loadeddata" and r["state"] >= 2 and r["error"] is None, r
+        assert r["w"] >= 160 and r["h"] >= 120 and 0.5 < r["duration"] < 30, r
+        assert r["poster"].startswith("data:image/png"), r
+        assert r["label"].strip(), r
+    assert not v.external, f"requests left the site: {v.external[:3]}"

@@ -92,6 +92,10 @@ FIGURE = (
     '<figure><img src="fig600.png" alt="the map" style="width: max(min(100%, 384px), 224px); height: auto">'
     '<figcaption><p><span class="caption-number">Fig. {n} </span>The map.</p></figcaption></figure>'
 )
+ANIM_FRAME = (
+    '<div class="cell_output"><div class="animation"><img{alt} id="_anim_img1" src="fig600.png" '
+    'style="width: max(min(100%, 384px), 224px); height: auto"></div></div>'
+)
 HIDDEN_CELL = (
     '<div class="cell tag_hide-input"><details><summary>Show code cell source</summary>'
     '<div class="cell_input"><pre>import numpy as np</pre></div></details></div>'
@@ -391,6 +395,14 @@ CASES = [
     ),
     ("alt-is-a-path", "desktop", {'alt="a figure"': 'alt="../_build/jupyter_execute/4f3a.png"'}, {"alt-text"}),
     ("no-alt", "phone", {'alt="a figure"': 'alt=""'}, {"alt-text"}),
+    # the animation player's frame image: alt text from robokin.plotting.animation_html(anim, alt=...)
+    ("animation-frame-no-alt", "desktop", {"<!--SLOT:output-->": ANIM_FRAME.format(alt="")}, {"alt-text"}),
+    (
+        "animation-frame-alt",
+        "desktop",
+        {"<!--SLOT:output-->": ANIM_FRAME.format(alt=' alt="The leg stepping."')},
+        set(),
+    ),
     # a set-up cell tagged hide-input: its code must stay on the page, behind a closed toggle
     ("short-code-squeezed", "desktop", {"<!--SLOT:table-->": _SQUEEZED}, {"code-break"}),
     # ... and the fix: book/_ext marks code of <= 12 characters in a cell, robokin.css keeps it on one line
@@ -539,3 +551,20 @@ def test_image_wait_times_out(site, browser):
     assert waited, "no image-wait problem: " + ("\n".join(map(str, problems)) or "none")
     assert "lazy-image.html" in waited[0].detail and "fig200.png" in waited[0].detail, waited[0].detail
     assert time.monotonic() - t0 < 60
+
+
+@pytest.mark.parametrize("fixture, expected", [("claims_good.html", 0), ("claims_nolink.html", 1)])
+def test_claims_checked_by_cells_link(fixture, expected):
+    """Every "checked by" cell of the claims page links to the section or test holding the check."""
+    found = sitecheck.claims_unlinked((FIX / fixture).read_text(encoding="utf-8"))
+    assert len(found) == expected, found
+    assert all("Package agrees with sympy" in t for t in found)
+
+
+@pytest.mark.parametrize("fixture, expected", [("claims_good.html", False), ("claims_nolink.html", True)])
+def test_claims_page_check_runs_on_the_claims_page(site, browser, fixture, expected):
+    d, base = site
+    shutil.copy(FIX / fixture, d / "claims.html")
+    v = sitecheck.visit(browser, f"{base}/claims.html")
+    codes = {p.code for p in sitecheck.check_page(v, toggles=False)}
+    assert ("claims-link" in codes) is expected, codes

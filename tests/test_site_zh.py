@@ -276,12 +276,17 @@ def _outputs(soup):
 
 def test_code_outputs_identical():
     """One execution: every code cell's output is the same in both editions (it was printed twice when the Chinese
-    build merged the streams myst-nb had already merged into the saved notebooks)."""
-    checked, bad = _compare_editions(
-        _outputs,
-        "outputs",
-        lambda page, i, a, b: None if a == b else f"{page}, output {i}: {a[0][:60]!r} vs {b[0][:60]!r}",
-    )
+    build merged the streams myst-nb had already merged into the saved notebooks), its check lines translated by
+    locales/zh_CN/outputs.po and nothing else: the same numbers, in the same order."""
+    catalog = i18n.read_output_catalog()
+
+    def differ(page, i, a, b):
+        want = i18n.translate_output_text("stream", a[0], catalog)[0]
+        if (want, a[1]) == b and i18n._numbers(a[0]) == i18n._numbers(b[0]):
+            return None
+        return f"{page}, output {i}: {want[:60]!r} vs {b[0][:60]!r}"
+
+    checked, bad = _compare_editions(_outputs, "outputs", differ)
     assert checked > 200, f"only {checked} outputs found: are the chapters in the build?"
     assert not bad, f"{len(bad)} outputs differ:\n" + "\n".join(bad[:20])
 
@@ -521,3 +526,62 @@ def test_figure_chinese_drawn_with_a_cjk_font(server, browser, page):
         v.close()
     assert han > 0, f"{fig.name}: no Chinese text drawn"
     assert any(CJK_FONT.search(name) for name in fonts), f"{fig.name}: Chinese drawn with {fonts}"
+
+
+# ---------------------------------------------------------------- code-cell outputs (locales/zh_CN/outputs.po)
+
+
+def _output_labels(soup):
+    """Check lines, table header cells and player labels of a page's code-cell outputs."""
+    art = _article(soup)
+    lines = [
+        line
+        for pre in art.select("div.cell_output pre")
+        for line in pre.get_text().splitlines()
+        if line.startswith(("[PASS]", "[FAIL]", "[通过]", "[未通过]"))
+    ]
+    heads = [th.get_text().strip() for th in art.select("div.cell_output th")]
+    labels = [lb.get_text().strip() for lb in art.select("div.cell_output .anim-state label")]
+    return lines, heads, labels
+
+
+def test_outputs_are_chinese():
+    """On every Chinese page, every check line of robokin.checks, every table header cell that holds a word and
+    the animation player's Once / Loop / Reflect are in Chinese, with the English page's numbers."""
+    counts, bad = {"lines": 0, "heads": 0, "labels": 0}, []
+    for page in TWINS:
+        (en_lines, en_heads, en_labels), (zh_lines, zh_heads, zh_labels) = (_output_labels(s) for s in _both(page))
+        for what, en, zh in (("lines", en_lines, zh_lines), ("heads", en_heads, zh_heads)):
+            if len(en) != len(zh):
+                bad.append(f"{page}: {len(en)} {what} in English, {len(zh)} in Chinese")
+                continue
+            for a, b in zip(en, zh):
+                # MathJax's \\( \\) delimiters as the catalogue writes maths: $...$ (no word to translate)
+                if what == "heads" and not i18n.output_needs_translation(re.sub(r"\\\((.*?)\\\)", r"$\1$", a)):
+                    continue
+                counts[what] += 1
+                if not _HAN.search(b) or i18n._numbers(a) != i18n._numbers(b):
+                    bad.append(f"{page}: {b[:70]!r} (English {a[:50]!r})")
+        counts["labels"] += len(zh_labels)
+        bad += [f"{page}: player label {lb!r}" for lb in zh_labels if not _HAN.search(lb)]
+    assert counts["lines"] > 100 and counts["heads"] > 5 and counts["labels"] > 10, f"too few outputs: {counts}"
+    assert not bad, f"{len(bad)} English output texts on Chinese pages:\n" + "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("page", ["notebooks/03_five_bar_leg", "book/validation"])
+def test_translated_outputs_as_shown(server, browser, page):
+    """What a reader sees on a Chinese page: check lines in Chinese (notebooks/03) and the validation report's
+    table header (book/validation), as the browser lays them out."""
+    v = sitecheck.visit(browser, f"{server}/zh/{page}.html")
+    try:
+        shown = v.page.evaluate(
+            "() => ({pre: [...document.querySelectorAll('div.cell_output pre')].map(p => p.innerText).join('\\n'),"
+            " th: [...document.querySelectorAll('div.cell_output th')].map(t => t.innerText.trim())})"
+        )
+    finally:
+        v.close()
+    if page == "book/validation":
+        assert shown["th"] and all(_HAN.search(t) for t in shown["th"]), shown["th"]
+    else:
+        assert "[通过]" in shown["pre"] and "最大误差" in shown["pre"], shown["pre"][:300]
+        assert "max error" not in shown["pre"], shown["pre"][:300]

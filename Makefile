@@ -46,7 +46,7 @@ stale = $(if $(filter $(DEPS_HASH),$(shell cat $(1) 2>/dev/null)),,FORCE)
 FORCE:
 
 $(VENV)/.stamp-book: $(call stale,$(VENV)/.stamp-book) | $(PY)
-	$(PY) -m pip install --quiet -e ".[book]"
+	$(PY) -m pip install --quiet -e ".[book,peers]"  # chapters 6, 7, 11 compare with the peers
 	echo $(DEPS_HASH) > $@
 
 $(VENV)/.stamp-test: $(call stale,$(VENV)/.stamp-test) | $(PY)
@@ -66,8 +66,9 @@ book: $(VENV)/.stamp-book gl
 i18n-update: $(VENV)/.stamp-book
 	$(PY) tools/i18n.py extract
 	$(PY) tools/i18n.py update
-	@# figure texts (locales/zh_CN/figures.po): from the executed notebooks of the last `make book`, if any
-	@if [ -d _build/jupyter_execute/notebooks ]; then $(PY) tools/i18n.py figures; fi
+	@# figure and output texts (locales/zh_CN/figures.po, outputs.po): from the executed notebooks of the last
+	@# `make book`, if any
+	@if [ -d _build/jupyter_execute/notebooks ]; then $(PY) tools/i18n.py figures && $(PY) tools/i18n.py outputs; fi
 
 i18n-check: $(VENV)/.stamp-book
 	$(PY) tools/i18n.py check
@@ -114,7 +115,7 @@ check-site: $(VENV)/.stamp-site book
 	@fc-list ':lang=zh-cn' family | grep -q . || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; } || \
 	  { echo "install a CJK font (Debian package 'fonts-noto-cjk') to test the Chinese pages"; exit 2; }
-	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py tests/test_site_zh.py -m site -p no:nbval -p no:randomly -v
+	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py tests/test_site_zh.py tests/test_downloads.py -m site -p no:nbval -p no:randomly -v
 	@echo "Screenshots: _build/screenshots/"
 
 # JupyterLab in notebooks/ (jupyterlab-myst renders the chapters' MyST). The editable install is redone (without
@@ -129,7 +130,8 @@ lab: $(VENV)/.stamp-book
 	  --LabApp.default_url=/lab/tree/$(notdir $(firstword $(NOTEBOOKS))) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 # Browser test of chapters in JupyterLab (tests/test_lab.py): every chapter (default; ROBOKIN_LAB_CHAPTERS=03,09
-# picks some), with the Lab settings of `make lab` (lab/settings/overrides.json: windowing off, see tests/labcheck.py).
+# picks some, =rotate five by the commit hash as CI does), with the Lab settings of `make lab` (lab/settings/overrides.json:
+# windowing off, see tests/labcheck.py).
 check-lab: $(VENV)/.stamp-site
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
 	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \

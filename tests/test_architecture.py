@@ -30,7 +30,7 @@ LAYERS = {
         "nb",
     },
     1: {"leg2", "fivebar", "serial", "mecanum", "stewart", "trajectory"},
-    2: {"ik", "ur5", "dynamics", "wheel_leg", "urdf"},
+    2: {"ik", "ur5", "dynamics", "wheel_leg", "urdf", "leg3"},
     3: {"control"},
     4: {"ident", "sim"},
     5: {"robots"},

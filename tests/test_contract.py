@@ -44,6 +44,18 @@ def _leg2_targets(rng):
     return robots.LEG2.fk(q)
 
 
+def _leg3_targets(rng):
+    from robokin.leg3 import ThreeDofLeg
+
+    return ThreeDofLeg(0.08, 0.2, 0.2).fk(rng.uniform([-0.5, -0.8, 0.3], [0.5, 0.8, 2.5], (5, 3)))
+
+
+def _leg3():
+    from robokin.leg3 import ThreeDofLeg
+
+    return ThreeDofLeg(0.08, 0.2, 0.2)
+
+
 def _fivebar_targets(rng):
     leg = robots.FIVEBAR
     p = np.stack([rng.uniform(0.01, 0.06, 5), rng.uniform(-0.14, -0.09, 5)], -1)
@@ -70,6 +82,7 @@ def _chassis_targets(rng):
 
 KINEMATICS = [
     Kin("TwoLinkLeg", robots.LEG2, _leg2_targets, np.array([0.0, -0.5])),
+    Kin("ThreeDofLeg", _leg3(), _leg3_targets, np.array([0.0, 0.08, -0.5])),
     Kin("FiveBar", robots.FIVEBAR, _fivebar_targets, np.array([0.035, -0.5])),
     Kin("UR5", robots.UR5, _ur5_targets, np.array([[1, 0, 0, 3.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])),
     Kin(

@@ -24,6 +24,7 @@ import os
 import pkgutil
 import signal
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -49,15 +50,18 @@ RESULT_TYPES = {
     "checks.CheckFailed",
     "control.MonteCarloResult",
     "ident.IdentResult",
+    "ident.BaseParameterSet",
     "leg2.Calibration",
     "mecanum.SignTestResult",
     "mecanum.PWMFit",
     "stewart.FKResult",
     "trajectory.LimitReport",
     "trajectory.TimeOptResult",
+    "trajectory.SwitchProfile",
     "wheel_leg.GainSchedule",
     "triage.DivergenceRun",
     "triage.Triage",
+    "triage.SolverRun",
     "scenarios.ScenarioResult",
 }
 
@@ -105,6 +109,10 @@ def _obj(name):
         v = dynamics.TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
     elif name == "leg":
         v = leg2.TwoLinkLeg(0.2, 0.2)
+    elif name == "leg3":
+        from robokin import leg3
+
+        v = leg3.ThreeDofLeg(0.08, 0.2, 0.2)
     elif name == "cal":
         q = np.random.default_rng(0).uniform([-1, 0.3], [1, 2.5], size=(12, 2))
         v = leg2.calibrate(q, leg2.TwoLinkLeg(0.2, 0.21).fk(q + [0.02, -0.01]), guess=leg2.TwoLinkLeg(0.2, 0.2))
@@ -169,6 +177,19 @@ def _obj(name):
         from robokin.plotting import new_3d_axes
 
         v = new_3d_axes()[1]
+    elif name == "anim":  # a two-frame animation on a 1-inch figure: a hostile dpi cannot make a huge image
+        import tempfile
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.animation import FuncAnimation
+
+        fig, ax = plt.subplots(figsize=(1.0, 1.0))
+        (line,) = ax.plot([0, 1], [0, 1])
+        v = FuncAnimation(fig, lambda k: (line.set_ydata([0, k]),), frames=2, interval=100)
+        _CACHE["anim_dir"] = tempfile.mkdtemp(prefix="robokin-hostile-")
     else:  # pragma: no cover - table error
         raise KeyError(name)
     _CACHE[name] = v
@@ -249,7 +270,7 @@ RECIPES = {
     ),
     "control.tracking_controller": lambda: (
         robokin.control.tracking_controller,
-        dict(model=_obj("arm"), kind="computed_torque", kp=100.0, kd=20.0),
+        dict(model=_obj("arm"), kind="computed_torque", kp=100.0, kd=20.0, tau_max=np.array([5.0, 5.0])),
     ),
     "control.simulate": lambda: (
         robokin.control.simulate,
@@ -329,6 +350,20 @@ RECIPES = {
         robokin.dynamics.energy_drift,
         dict(arm=_obj("arm"), q0=np.array([0.3, 0.5]), qd0=np.array([0.0, 1.0]), t_end=0.05),
     ),
+    "dynamics.add_reflected_inertia": lambda: (
+        robokin.dynamics.add_reflected_inertia,
+        dict(M=np.eye(2), gear_ratios=np.array([10.0, 6.0]), rotor_inertias=np.array([1.4e-5, 3.4e-4])),
+    ),
+    "dynamics.pd_gravity_lyapunov": lambda: (
+        robokin.dynamics.pd_gravity_lyapunov,
+        dict(
+            model=_obj("arm"),
+            q=np.array([0.3, -0.4]),
+            qd=np.array([1.0, 0.5]),
+            q_ref=np.array([0.1, 0.1]),
+            kp=np.array([40.0, 25.0]),
+        ),
+    ),
     "control.teach_residual": lambda: (
         robokin.control.teach_residual,
         dict(
@@ -405,6 +440,11 @@ RECIPES = {
         dict(q=_obj("fb").ik([0.035, -0.12]).q, width=0.008),
     ),
     # ident
+    "ident.qr_base_parameters": lambda: (robokin.ident.qr_base_parameters, dict(Y=np.eye(3)[[0, 1, 2, 0]], tol=1e-9)),
+    "ident.BaseParameterSet.combine": lambda: (
+        robokin.ident.qr_base_parameters(np.eye(3)[[0, 1, 2, 0]]).combine,
+        dict(phi=np.array([1.0, 2.0, 3.0])),
+    ),
     "ident.base_parameters": lambda: (
         robokin.ident.base_parameters,
         dict(arm=_obj("arm"), fv=np.array([0.1, 0.1]), fc=np.array([0.2, 0.2]), minimal=True),
@@ -466,6 +506,15 @@ RECIPES = {
         dict(q=np.array([0.0, 1.5]), v=np.array([0.1, 0.0])),
     ),
     "leg2.TwoLinkLeg.ik": lambda: (_obj("leg").ik, dict(p=np.array([0.1, -0.3]))),
+    # leg3
+    "leg3.ThreeDofLeg": lambda: (robokin.leg3.ThreeDofLeg, dict(l0=0.08, l1=0.2, l2=0.2)),
+    "leg3.ThreeDofLeg.ik": lambda: (_obj("leg3").ik, dict(p=np.array([0.05, 0.12, -0.3]))),
+    "leg3.raibert_foot": lambda: (robokin.leg3.raibert_foot, dict(v=0.5, v_des=0.6, t_stance=0.2, k=0.1)),
+    "leg3.lip_stance": lambda: (robokin.leg3.lip_stance, dict(x0=-0.05, v0=0.6, height=0.3, t=0.2)),
+    "leg3.raibert_steps": lambda: (
+        robokin.leg3.raibert_steps,
+        dict(v0=0.3, v_des=0.6, k=0.1, height=0.3, t_stance=0.2, n_steps=5),
+    ),
     "leg2.Calibration.leg": None,
     "leg2.Calibration.predict": lambda: (_obj("cal").predict, dict(q_enc=np.array([0.1, 1.0]))),
     "leg2.Calibration.command": lambda: (_obj("cal").command, dict(p=np.array([0.1, -0.3]))),
@@ -519,6 +568,15 @@ RECIPES = {
     "mecanum.Mecanum.inconsistency": lambda: (_obj("car").inconsistency, dict(w=np.array([10.0, 10.0, 10.0, 12.0]))),
     "mecanum.Mecanum.residual": lambda: (_obj("car").residual, dict(w=np.array([10.0, 10.0, 10.0, 12.0]))),
     "mecanum.Mecanum.sign_tests": lambda: (_obj("car").sign_tests, dict(wiring=np.array(_obj("car").matrix), tol=1e-9)),
+    "mecanum.Mecanum.wrench": lambda: (_obj("car").wrench, dict(tau=np.array([1.0, -0.5, 0.2, 0.3]))),
+    "mecanum.Mecanum.traction_torque": lambda: (
+        _obj("car").traction_torque,
+        dict(normal_force=np.array([30.0, 30.0, 25.0, 25.0]), mu=0.6),
+    ),
+    "mecanum.Mecanum.max_wrench": lambda: (
+        _obj("car").max_wrench,
+        dict(direction=np.array([1.0, 0.5, 0.1]), tau_max=np.array([1.0, 1.0, 0.8, 0.8])),
+    ),
     "mecanum.reorder_wheels": lambda: (
         robokin.mecanum.reorder_wheels,
         dict(w=np.array([1.0, 2.0, 3.0, 4.0]), order=("FL", "FR", "RR", "RL")),
@@ -552,6 +610,10 @@ RECIPES = {
     "plotting.tidy3d": lambda: (robokin.plotting.tidy3d, dict(ax=_obj("ax"), lim=0.8, zlim=(-0.3, 0.9))),
     "plotting.new_3d_axes": None,
     "plotting.animation_html": None,
+    "plotting.save_animation": lambda: (
+        robokin.plotting.save_animation,
+        dict(anim=_obj("anim"), path=Path(_CACHE["anim_dir"]) / "a.gif", fps=5.0, dpi=20.0),
+    ),
     # serial
     "serial.dh_transform": lambda: (
         robokin.serial.dh_transform,
@@ -577,6 +639,8 @@ RECIPES = {
     ),
     # triage (takes a model factory and a controller; bad input in tests/test_triage.py)
     "triage.divergence_triage": None,
+    "triage.solver_settings": None,  # takes a compiled MjModel; bad input in tests/test_triage.py
+    "triage.solver_run": None,  # takes a model and a controller; bad input in tests/test_triage.py
     # scenarios (chapter 16's MuJoCo scenarios; the runner with a 10 ms run, bad input in tests/test_scenarios.py)
     "scenarios.Gains": lambda: (robokin.scenarios.Gains, dict(kL=800.0, k_yaw=1.0, ki_roll=0.5)),
     "scenarios.ScenarioResult.torque_steps": None,  # a method of a result, no input
@@ -770,6 +834,28 @@ RECIPES = {
         robokin.actuators.complementary_bias_error,
         dict(gyro_bias=0.01, tau=0.5),
     ),
+    "actuators.pitch_kalman_model": lambda: (
+        robokin.actuators.pitch_kalman_model,
+        dict(dt=1e-3, accel_psd=0.1, bias_psd=1e-6),
+    ),
+    "actuators.pitch_kalman_gain": lambda: (
+        robokin.actuators.pitch_kalman_gain,
+        dict(dt=1e-3, accel_psd=0.1, bias_psd=1e-6, pitch_sigma=0.005, gyro_sigma=0.005),
+    ),
+    "actuators.pitch_kalman_step": lambda: (
+        robokin.actuators.pitch_kalman_step,
+        dict(
+            state=np.zeros((2, 3)),
+            rate=np.array([0.01, 0.0]),
+            pitch_acc=np.array([0.0, 0.1]),
+            dt=1e-3,
+            gain=np.asarray(
+                robokin.actuators.pitch_kalman_gain(
+                    1e-3, accel_psd=0.1, bias_psd=1e-6, pitch_sigma=0.005, gyro_sigma=0.005
+                )
+            ),
+        ),
+    ),
     "actuators.wheel_leg_encoder_state": lambda: (
         robokin.actuators.wheel_leg_encoder_state,
         dict(
@@ -800,6 +886,12 @@ RECIPES = {
         _obj("st").twist_from_leg_rates,
         dict(pose=HOME6, leg_rates=np.full(6, 0.01)),
     ),
+    "stewart.Stewart.static_leg_forces": lambda: (
+        _obj("st").static_leg_forces,
+        dict(pose=HOME6, wrench=np.array([0.0, 0.0, 600.0, 0.0, 0.0, 0.0])),
+    ),
+    "stewart.Stewart.homogenized_jacobian": lambda: (_obj("st").homogenized_jacobian, dict(pose=HOME6, length=0.3)),
+    "stewart.Stewart.characteristic_length": lambda: (_obj("st").characteristic_length, dict(poses=HOME6)),
     "stewart.Stewart.home_guess": lambda: (_obj("st").home_guess, dict(lengths=_obj("st").ik(HOME6).q)),
     "stewart.Stewart.fk": lambda: (_obj("st").fk, dict(lengths=_obj("st").ik(HOME6).q)),
     "stewart.Stewart.fk_solve": lambda: (_obj("st").fk_solve, dict(lengths=_obj("st").ik(HOME6).q)),
@@ -822,6 +914,27 @@ RECIPES = {
         dict(q=HOME6, qd=np.zeros(6), tau=np.full(6, 20.0)),
     ),
     "stewart.StewartDynamics.ode": None,
+    "stewart.StrutParams": lambda: (
+        robokin.stewart.StrutParams,
+        dict(cylinder_mass=1.2, cylinder_com=0.12, cylinder_inertia=0.01, rod_mass=0.4, rod_com=0.1, rod_inertia=0.002),
+    ),
+    "stewart.StrutParams.scaled": lambda: (
+        robokin.stewart.StrutParams(1.2, 0.12, 0.01, 0.4, 0.1, 0.002).scaled,
+        dict(k=2.0),
+    ),
+    "stewart.StewartDynamics.strut_wrench": lambda: (
+        _obj("dyn").strut_wrench,
+        dict(
+            q=HOME6,
+            qd=np.zeros(6),
+            qdd=np.ones(6),
+            struts=robokin.stewart.StrutParams(1.2, 0.12, 0.01, 0.4, 0.1, 0.002),
+        ),
+    ),
+    "stewart.StewartDynamics.strut_mass_matrix": lambda: (
+        _obj("dyn").strut_mass_matrix,
+        dict(q=HOME6, struts=robokin.stewart.StrutParams(1.2, 0.12, 0.01, 0.4, 0.1, 0.002)),
+    ),
     "stewart.StewartDynamics.leg_forces": lambda: (
         _obj("dyn").leg_forces,
         dict(q=HOME6, qd=np.zeros(6), qdd=np.ones(6)),
@@ -890,6 +1003,27 @@ RECIPES = {
         dict(waypoints=np.array([[0.0], [1.0], [0.0]]), durations=np.array([1.0, 1.0]), vmax=1.0, amax=2.0),
     ),
     "trajectory.integral_square": lambda: (robokin.trajectory.integral_square, dict(traj=_obj("traj"), order=2)),
+    "trajectory.cubic_coeffs": lambda: (robokin.trajectory.cubic_coeffs, dict(q0=0.0, qf=1.0, T=1.0)),
+    "trajectory.plan_cubic": lambda: (
+        robokin.trajectory.plan_cubic,
+        dict(waypoints=np.array([[0.0], [1.0], [0.0]]), times=np.array([0.0, 1.0, 2.0])),
+    ),
+    "trajectory.trapezoidal": lambda: (robokin.trajectory.trapezoidal, dict(q0=0.0, qf=1.0, vmax=1.0, amax=2.0)),
+    "trajectory.s_curve": lambda: (robokin.trajectory.s_curve, dict(q0=0.0, qf=1.0, vmax=1.0, amax=2.0, jmax=10.0)),
+    "trajectory.SwitchProfile.evaluate": lambda: (
+        robokin.trajectory.s_curve(0.0, 1.0, vmax=1.0, amax=2.0, jmax=10.0).evaluate,
+        dict(t=np.array([0.0, 0.5])),
+    ),
+    "trajectory.SwitchProfile.join_jumps": None,
+    "trajectory.weighted_objective": lambda: (
+        robokin.trajectory.weighted_objective,
+        dict(traj=_obj("traj"), time=1.0, jerk=0.1, effort=0.1),
+    ),
+    "trajectory.pareto_mask": lambda: (robokin.trajectory.pareto_mask, dict(points=np.array([[1.0, 2.0], [2.0, 1.0]]))),
+    "trajectory.via_blend": lambda: (
+        robokin.trajectory.via_blend,
+        dict(waypoints=np.array([[0.0, 0.0], [1.0, 0.5], [0.0, 1.0]]), durations=np.array([1.0, 1.0]), t_acc=0.2),
+    ),
     "trajectory.capsule_sphere_distance": lambda: (
         robokin.trajectory.capsule_sphere_distance,
         dict(
@@ -916,6 +1050,15 @@ RECIPES = {
     "transforms.make_transform": lambda: (
         robokin.transforms.make_transform,
         dict(R=np.eye(3), p=np.array([1.0, 0.0, 0.0])),
+    ),
+    "transforms.quat_from_matrix": lambda: (robokin.transforms.quat_from_matrix, dict(R=np.eye(3), order="xyzw")),
+    "transforms.matrix_from_quat": lambda: (
+        robokin.transforms.matrix_from_quat,
+        dict(q=np.array([0.5, 0.5, 0.5, 0.5]), order="wxyz"),
+    ),
+    "transforms.quat_multiply": lambda: (
+        robokin.transforms.quat_multiply,
+        dict(p=np.array([0.5, 0.5, 0.5, 0.5]), q=np.array([1.0, 0.0, 0.0, 0.0]), order="wxyz"),
     ),
     "transforms.rotation_distance": lambda: (
         robokin.transforms.rotation_distance,
@@ -955,6 +1098,19 @@ RECIPES = {
             valid=_obj("ur5").ik(_ur5_pose()).valid,
             q_ref=np.array([0.3, -1.1, 1.4, -0.4, 1.0, 0.7]),
         ),
+    ),
+    "ur5.joint_representatives": lambda: (
+        robokin.ur5.joint_representatives,
+        dict(q=np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7]), qlim=robokin.ur5.QLIM),
+    ),
+    "ur5.nearest_representative": lambda: (
+        robokin.ur5.nearest_representative,
+        dict(q=np.array([0.3, -1.2, 1.5, -0.4, 1.1, 0.7]), q_ref=np.zeros(6), qlim=robokin.ur5.QLIM),
+    ),
+    "serial.screw_axes": lambda: (robokin.serial.screw_axes, dict(arm=_obj("serial"), frame="space")),
+    "serial.poe_fk": lambda: (
+        robokin.serial.poe_fk,
+        dict(M=np.eye(4), screws=np.array([[0.0, -1.0, 0.0, 0.0, 0.0, 1.0]]), q=np.array([0.3]), frame="space"),
     ),
     "ur5.pose_residual": lambda: (robokin.ur5.pose_residual, dict(T_a=np.eye(4), T_b=np.eye(4))),
     "ur5.inertial_parameters": None,
@@ -1016,6 +1172,59 @@ RECIPES = {
             n_out=3,
         ),
     ),
+    "wheel_leg.dlqr_gain": lambda: (robokin.wheel_leg.dlqr_gain, dict(model=_obj("wlm"), L0=0.2, dt=0.01)),
+    "wheel_leg.discretize": lambda: (robokin.wheel_leg.discretize, dict(model=_obj("wlm"), L0=0.2, dt=0.01)),
+    "wheel_leg.simulate_sampled": lambda: (
+        robokin.wheel_leg.simulate_sampled,
+        dict(
+            model=_obj("wlm"),
+            K=robokin.wheel_leg.lqr_gain(_obj("wlm"), L0=0.2),
+            q0=np.array([0.0, 0.05, 0.0]),
+            qd0=np.zeros(3),
+            t_end=0.05,
+            L0=0.2,
+            dt=0.01,
+            u_max=np.array([5.0, 5.0]),
+            substeps=2,
+        ),
+    ),
+    "wheel_leg.push_recovery": lambda: (
+        robokin.wheel_leg.push_recovery,
+        dict(
+            model=_obj("wlm"),
+            K=robokin.wheel_leg.lqr_gain(_obj("wlm"), L0=0.2),
+            L0=0.2,
+            dt=0.01,
+            amplitudes=np.array([10.0, 20.0]),
+            push_start=0.01,
+            push_duration=0.02,
+            t_end=0.05,
+            u_max=np.array([5.0, 5.0]),
+            tol=0.01,
+            substeps=1,
+        ),
+    ),
+    "wheel_leg.WheelLegDynamics.ground_force": lambda: (
+        _obj("wlm").ground_force,
+        dict(q=np.zeros(3), qd=np.zeros(3), u=np.zeros(2), L0=0.2, L0_ddot=0.1, f_body=1.0),
+    ),
+    "wheel_leg.normal_force_estimate": lambda: (
+        robokin.wheel_leg.normal_force_estimate,
+        dict(
+            params=_obj("wlp"),
+            F=150.0,
+            Tp=0.5,
+            T=0.2,
+            L0=0.2,
+            L0_dot=0.1,
+            L0_ddot=0.5,
+            theta=0.05,
+            theta_dot=0.1,
+            theta_ddot=0.2,
+            x_ddot=0.3,
+            z_hip_ddot=0.1,
+        ),
+    ),
     "wheel_leg.joint_handover": lambda: (
         robokin.wheel_leg.joint_handover,
         dict(
@@ -1050,6 +1259,7 @@ RECIPES = {
 _METHOD_DEFAULTS = {
     "dynamics.TwoLinkArm": ("arm", {"q": [0.3, -0.7], "qd": [1.0, 2.0], "qdd": [0.5, -1.5], "tau": [1.0, 0.5]}),
     "leg2.TwoLinkLeg": ("leg", {"q": [0.2, 1.0]}),
+    "leg3.ThreeDofLeg": ("leg3", {"q": [0.1, 0.2, 1.0], "F": [0.0, 0.0, -30.0]}),
     "fivebar.FiveBar": ("fb", {"q": [np.pi, 0.0]}),
     "stewart.Stewart": ("st", {"pose": HOME6}),
     "stewart.StewartDynamics": ("dyn", {"q": HOME6, "qd": np.full(6, 0.1)}),
@@ -1134,6 +1344,8 @@ def hostile(v, variant):
 #: (entry point, argument) pairs where a variant is accepted by design, with the reason.
 ACCEPTED = {
     ("leg2.TwoLinkLeg", "q_min", "inf"): "an infinite joint limit means unlimited",
+    ("control.tracking_controller", "tau_max", "inf"): "tau_max = inf on a joint is the documented no limit",
+    ("control.Controller", "tau_max", "inf"): "tau_max = inf on a joint is the documented no limit",
     ("leg2.TwoLinkLeg", "q_max", "inf"): "an infinite joint limit means unlimited",
     ("ur5.nearest", "q_branches", "nan"): "NaN rows mark invalid IK branches",
     ("ur5.nearest", "q_branches", "inf"): "non-finite rows are invalid branches, masked by valid",
@@ -1152,12 +1364,18 @@ ACCEPTED = {
         for f in ("check_limits", "minimum_time", "scaled_total")
         for lim in ("vmax", "amax", "jmax")
     },
+    **{
+        (f"trajectory.{f}", lim, "inf"): "an infinite limit leaves that derivative unconstrained"
+        for f, lim in (("trapezoidal", "vmax"), ("s_curve", "vmax"), ("s_curve", "amax"))
+    },
 }
 #: Arguments whose length is free (any trailing size is valid), so "shape" is not hostile for them.
 SHAPE_FREE = {
+    ("wheel_leg.push_recovery", "amplitudes"),  # one run per push: any number of pushes
     ("trajectory.scaled_total", "waypoints"),
     ("trajectory.barrier_penalty", "distance"),
     ("ident.segment_excitation", "t"),
+    ("ident.qr_base_parameters", "Y"),  # any number of parameter columns
     ("stewart.corner_path", "sigma"),
     ("checks.check_errors", "errors"),
     ("scenarios.roll_from_legs", "dL"),  # batched, any leading shape (broadcast with cross_slope)
@@ -1187,6 +1405,10 @@ SHAPE_FREE = {
     ("mecanum.fuse_heading", "omega_gyro"),
     ("mecanum.fuse_heading", "omega_wheel"),
     ("trajectory.minimum_time", "waypoints"),
+    ("trajectory.plan_cubic", "waypoints"),
+    ("trajectory.SwitchProfile.evaluate", "t"),
+    ("trajectory.pareto_mask", "points"),
+    ("trajectory.via_blend", "waypoints"),
     ("serial.SerialArm", "a"),
     ("serial.SerialArm.from_dh", "a"),
     ("ident.fourier_excitation", "t"),
@@ -1327,6 +1549,7 @@ def test_hostile_argument_raises_value_error(key, arg, variant):
 #: listed as "owned elsewhere" and printed, not asserted.
 SWEEP_OWNED = (
     "plotting",
+    "leg3",
     "ident",
     "trajectory",
     "ur5",
@@ -1354,6 +1577,8 @@ SWEEP_BATCH = 10_000  # rows of the large-batch variant (capped so the sweep sta
 SWEEP_OUTCOMES = ("clean", "correct", "by design", "undocumented", "silent NaN", "wrong", "hang")
 #: (entry point, parameter, variant or "*") accepted on purpose, with the reason.
 SWEEP_BY_DESIGN = {
+    ("control.tracking_controller", "tau_max", "inf"): "tau_max = inf on a joint is the documented no limit",
+    ("control.Controller", "tau_max", "inf"): "tau_max = inf on a joint is the documented no limit",
     ("checks.residual_scan", "targets", "zeros"): "the user's inverse (np.log) warns at 0: the callback's own warning",
     ("checks.residual_scan", "targets", "tiny-entry"): "the user's inverse (np.log) at 1e-300: its own warning",
     ("fivebar.FiveBar.ik_numeric", "p", "batch"): "one scipy least_squares per target (~1.4 ms, documented): "

@@ -290,7 +290,13 @@ mut(
     TJ,
 )
 mut("ind-tj-unwrap-off", F["trajectory"], "out[k] = prev + wrap(out[k] - prev)", "out[k] = prev + (out[k] - prev)", TJ)
-mut("ind-tj-min-limit", F["trajectory"], "if np.any(a < MIN_LIMIT):", "if np.any(a < 0):", TJ)
+mut(
+    "ind-tj-min-limit",
+    F["trajectory"],
+    'if np.any(a < MIN_LIMIT):\n        raise ValueError(f"{name} must be at least MIN_LIMIT = {MIN_LIMIT:g} (or inf',
+    'if np.any(a < 0):\n        raise ValueError(f"{name} must be at least MIN_LIMIT = {MIN_LIMIT:g} (or inf',
+    TJ,
+)
 mut(
     "ind-tj-jog-tol",
     F["trajectory"],

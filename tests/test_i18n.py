@@ -538,7 +538,10 @@ def test_figure_catalogue_is_filled_from_the_executed_notebooks(tmp_path):
     po.write_text('msgid "foot path"\nmsgstr "足端轨迹"\n\nmsgid "gone"\nmsgstr "旧"\n', encoding="utf-8")
     assert i18n.update_figures(tmp_path / "ex", po, docs=["notebooks/02_two_link_leg"]) == 4
     got = {m: s for m, s, _ in i18n.read_catalog(po)}
-    assert got == {t: ("足端轨迹" if t == "foot path" else "") for t in FIGURE_ZH}
+    want = {t: ("足端轨迹" if t == "foot path" else "") for t in FIGURE_ZH}
+    assert got == {**want, "gone": "旧"}  # a translated text this run did not show stays (figures --prune drops it)
+    i18n.update_figures(tmp_path / "ex", po, docs=["notebooks/02_two_link_leg"], prune=True)
+    assert {m: s for m, s, _ in i18n.read_catalog(po)} == want
     missing = i18n.translate_notebook_figures(nb, {"foot path": "足端轨迹"})
     assert sorted(missing) == sorted(set(FIGURE_ZH) - {"foot path"})
     assert "足端轨迹" in nb.cells[0].outputs[0]["data"]["image/svg+xml"]
@@ -789,6 +792,31 @@ def test_output_catalogue_is_filled_from_the_executed_notebooks(tmp_path):
     assert not [f for f in missing if f.kind == "missing"]  # every text is in it, to translate
 
 
+def test_output_catalogue_keeps_translations_a_run_did_not_print(tmp_path):
+    """A machine without the ARM tools does not print chapter 14's firmware table: regenerating outputs.po there must
+    keep its translated headers (else the build-zh of a machine with the tools fails); --prune drops them. Trips if
+    update_outputs drops every text of an executed page that this run did not print."""
+    import nbformat
+
+    (tmp_path / "ex" / "notebooks").mkdir(parents=True)
+    nbformat.write(_output_notebook(), tmp_path / "ex" / "notebooks" / "02_two_link_leg.ipynb")
+    po = tmp_path / "outputs.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        "#. notebooks/02_two_link_leg\n"
+        'msgid "cycles on QEMU"\nmsgstr "QEMU 上的周期数"\n\n'
+        "#. notebooks/02_two_link_leg\n"
+        'msgid "a text no longer printed"\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    docs = ["notebooks/02_two_link_leg"]
+    assert i18n.update_outputs(tmp_path / "ex", po, docs=docs) == 10
+    ids = {m for m, _, _ in i18n.read_catalog(po)}
+    assert "cycles on QEMU" in ids and "a text no longer printed" not in ids
+    i18n.update_outputs(tmp_path / "ex", po, docs=docs, prune=True)
+    assert "cycles on QEMU" not in {m for m, _, _ in i18n.read_catalog(po)}
+
+
 def test_committed_output_catalogue_is_complete():
     """Every output text in outputs.po is translated (build-zh also fails on an output text that is not in it)."""
     findings = i18n.check_output_catalog(terms=i18n.core_terms())
@@ -796,3 +824,23 @@ def test_committed_output_catalogue_is_complete():
     assert i18n.check_key("PASS") in OUTPUT_ZH and i18n.check_key("FAIL") in OUTPUT_ZH
     for label in ("Once", "Loop", "Reflect"):  # matplotlib's animation player
         assert label in OUTPUT_ZH, f"outputs.po lacks the player's {label!r}"
+
+
+def test_a_translation_that_drops_or_retargets_a_link_is_reported():
+    """The claims page's evidence links: a msgstr that keeps the words but loses the [..](..) no longer links (it
+    happened to the require_mujoco row). Trips if check_messages stops comparing link targets; the claims page's own
+    section anchors are compared as chapter links, as build-zh rewrites both languages."""
+    en = "lazy [`require_mujoco()`](../robokin/sim.py); see [the cell](../notebooks/01_x.ipynb#validation)"
+    cases = {
+        "惰性的 `require_mujoco()`；见[该单元](../notebooks/01_x.ipynb#validation)": "missing '../robokin/sim.py'",
+        "惰性的 [`require_mujoco()`](../robokin/sim.py)；见[该单元](../notebooks/02_y.ipynb#validation)": "extra",
+    }
+    for zh, expect in cases.items():
+        found = [str(f) for f in i18n.check_messages("book/page", [(en, zh, False)], equations=set())]
+        assert any("link targets" in f and expect in f for f in found), found
+    ok = "惰性的 [`require_mujoco()`](../robokin/sim.py)；见[该单元](../notebooks/01_x.ipynb#validation)"
+    assert not [f for f in i18n.check_messages("book/page", [(en, ok, False)], equations=set()) if "link" in str(f)]
+    claims = "惰性的 [`require_mujoco()`](../robokin/sim.py)；见[该单元](../notebooks/01_x.ipynb)"
+    found = i18n.check_messages("book/claims", [(en, claims, False)], equations=set())
+    assert not [f for f in found if "link" in str(f)]
+    assert [f for f in i18n.check_messages("book/page", [(en, claims, False)], equations=set()) if "link" in str(f)]

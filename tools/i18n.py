@@ -295,6 +295,9 @@ def page_equations(doc, root=ROOT):
     return {tex for text in _markdown_sources(doc, root) for tex in display_equations(text)}
 
 
+_LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
+
+
 def check_messages(doc, messages, *, pot_ids=None, terms=None, equations=None):
     """Findings for one document's translated messages (``messages`` from :func:`read_catalog`)."""
     out = []
@@ -338,6 +341,12 @@ def check_messages(doc, messages, *, pot_ids=None, terms=None, equations=None):
         lost = _diff(_kept(mid), _kept(mstr))
         if lost:
             out.append(Finding(doc, "markup", mid, "maths/code/roles differ: " + lost))
+        # a dropped or re-targeted [text](target) reads fine but no longer links (the claims page's evidence links)
+        # (a page of CHAPTER_LINK_PAGES links chapters, not sections, in both languages: build-zh rewrites both)
+        norm = chapter_links if doc in CHAPTER_LINK_PAGES else str
+        links = _diff(_LINK_TARGET.findall(norm(mid)), _LINK_TARGET.findall(norm(mstr)))
+        if links:
+            out.append(Finding(doc, "markup", mid, "Markdown link targets differ: " + links))
         if doc not in TERM_BASE_DOCS:
             prose = english_prose(mstr)
             if prose:
@@ -831,9 +840,33 @@ def _fixed_catalog(project):
     )
 
 
-def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None):
-    """figures.po from the figures of the executed notebooks: new texts added untranslated, translations kept, texts
-    no longer shown dropped. Returns the number of texts to translate."""
+def _carry_over(old, where, docs, cat, *, prune, command):
+    """Add to ``cat`` the entries of ``old`` this run did not find: those of pages it did not execute (make chapter),
+    and translated ones unless ``prune`` (listed, so that an author sees what `command --prune` would drop)."""
+    kept = []
+    for text, prev in old.items():
+        pages = [d for d in ", ".join(prev.auto_comments).split(", ") if d]
+        if text in where:
+            continue
+        if pages and not set(pages) & set(docs):
+            cat.add(text, prev.string, auto_comments=prev.auto_comments, flags=prev.flags)
+        elif prev.string and not prune:
+            cat.add(text, prev.string, auto_comments=prev.auto_comments, flags=prev.flags)
+            kept.append(text)
+    if kept:
+        print(
+            f"kept {len(kept)} translated texts this run did not find (`tools/i18n.py {command} --prune` drops them):",
+            *(f"  {t[:100]!r}" for t in kept),
+            sep="\n",
+        )
+
+
+def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None, *, prune=False):
+    """figures.po from the figures of the executed notebooks: new texts added untranslated, translations kept.
+
+    As in :func:`update_outputs`, a translated text this run did not show stays unless ``prune`` (a figure drawn
+    only on some machines keeps its translation); untranslated texts no longer shown go. Returns the number of texts
+    to translate."""
     import nbformat
     from babel.messages.pofile import read_po, write_po
 
@@ -861,10 +894,7 @@ def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None):
             auto_comments=[", ".join(pages)],
             flags=prev.flags if prev else (),
         )
-    for text, prev in old.items():  # a text of a page this run did not execute (make chapter) stays
-        pages = [d for d in ", ".join(prev.auto_comments).split(", ") if d]
-        if text not in where and pages and not set(pages) & set(docs):
-            cat.add(text, prev.string, auto_comments=prev.auto_comments, flags=prev.flags)
+    _carry_over(old, where, docs, cat, prune=prune, command="figures")
     Path(po).parent.mkdir(parents=True, exist_ok=True)
     with open(po, "wb") as f:
         write_po(f, cat, width=120, omit_header=False, sort_output=False)
@@ -1131,9 +1161,13 @@ def read_output_catalog(path=OUTPUT_PO):
     return {m: s for m, s, fuzzy in read_catalog(path) if s.strip() and not fuzzy}
 
 
-def update_outputs(executed=EXECUTED, po=OUTPUT_PO, docs=None):
-    """outputs.po from the outputs of the executed notebooks: new texts added untranslated, translations kept, texts
-    no longer printed dropped (those of pages this run did not execute stay). Returns the number of texts."""
+def update_outputs(executed=EXECUTED, po=OUTPUT_PO, docs=None, *, prune=False):
+    """outputs.po from the outputs of the executed notebooks: new texts added untranslated, translations kept.
+
+    A translated text this run did not print stays unless ``prune``: some texts are printed only on some machines
+    (chapter 14's firmware table needs the ARM tools and QEMU), and a catalogue regenerated on another machine must
+    not lose them (the build-zh of a machine that prints them would fail). Untranslated texts no longer printed go.
+    Returns the number of texts printed."""
     import nbformat
     from babel.messages.pofile import read_po, write_po
 
@@ -1157,10 +1191,7 @@ def update_outputs(executed=EXECUTED, po=OUTPUT_PO, docs=None):
     for text, pages in where.items():
         prev = old.get(text)
         cat.add(text, prev.string if prev else "", auto_comments=[", ".join(pages)], flags=prev.flags if prev else ())
-    for text, prev in old.items():  # a text of a page this run did not execute (make chapter) stays
-        pages = [d for d in ", ".join(prev.auto_comments).split(", ") if d]
-        if text not in where and pages and not set(pages) & set(docs):
-            cat.add(text, prev.string, auto_comments=prev.auto_comments, flags=prev.flags)
+    _carry_over(old, where, docs, cat, prune=prune, command="outputs")
     Path(po).parent.mkdir(parents=True, exist_ok=True)
     with open(po, "wb") as f:
         write_po(f, cat, width=120, omit_header=False, sort_output=False)
@@ -1623,12 +1654,16 @@ def main(argv=None):
     c.add_argument("--complete", action="store_true", help="no pending pages: every page must be translated")
     c.add_argument("--no-extract", action="store_true", help="check the committed .po files only (no templates)")
     sub.add_parser("build-zh", help="extract, check, and build the Chinese site into _build/html/zh")
-    sub.add_parser(
+    f = sub.add_parser(
         "figures", help="the figure texts of the English build (_build/jupyter_execute) into locales/zh_CN/figures.po"
     )
-    sub.add_parser(
+    f.add_argument("--prune", action="store_true", help="also drop translated texts this run did not show")
+    o = sub.add_parser(
         "outputs",
         help="the output texts of the English build (check lines, table headers, player) into locales/zh_CN/outputs.po",
+    )
+    o.add_argument(
+        "--prune", action="store_true", help="also drop translated texts this run did not print (kept by default)"
     )
     args = parser.parse_args(argv)
     os.chdir(ROOT)
@@ -1647,9 +1682,9 @@ def main(argv=None):
             complete=args.complete,
         )
     elif args.cmd == "figures":
-        print(f"{update_figures()} figure texts to translate: {FIGURE_PO.relative_to(ROOT)}")
+        print(f"{update_figures(prune=args.prune)} figure texts to translate: {FIGURE_PO.relative_to(ROOT)}")
     elif args.cmd == "outputs":
-        print(f"{update_outputs()} output texts to translate: {OUTPUT_PO.relative_to(ROOT)}")
+        print(f"{update_outputs(prune=args.prune)} output texts to translate: {OUTPUT_PO.relative_to(ROOT)}")
     elif args.cmd == "build-zh":
         build_zh()
     return 0

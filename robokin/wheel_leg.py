@@ -1419,7 +1419,7 @@ def simulate_sampled(
     q0, qd0 : array_like, shape (3,)
         Initial ``[x, theta, phi]`` and rates.
     t_end : float
-        Duration, s (at most ``1e6`` samples).
+        Duration, s: a whole number of control periods ``dt`` (at most ``1e6``).
     L0 : float
         Fixed leg length, m.
     dt : float
@@ -1455,10 +1455,16 @@ def simulate_sampled(
     x = to_state(_vector(q0, "q0", 3), _vector(qd0, "qd0", 3)).astype(float)
     t_end = positive(t_end, "t_end")
     h = _period(dt)
-    n = int(round(t_end / h))
-    if n > 10**6:
+    if t_end / h > 10**6:
         raise ValueError(f"t_end / dt = {t_end / h:.3g} samples, more than 1e6; use a larger dt")
-    n = max(n, 1)
+    n = int(round(t_end / h))
+    # the record holds the control instants k dt: a run that silently stopped at another time than t_end (dt
+    # longer than the run, or not dividing it) would be read at the wrong instant
+    if n < 1 or abs(n * h - t_end) > 1e-9 * t_end:
+        raise ValueError(
+            f"t_end = {t_end:g} s must be a whole number of control periods dt = {h:g} s "
+            f"(t_end / dt = {t_end / h:.6g}); choose t_end = k dt"
+        )
     L = float(_profile(L0)(0.0)[0]) if not callable(L0) else None
     if L is None:
         raise ValueError("simulate_sampled takes a fixed leg length L0 (m); use simulate for a profile")

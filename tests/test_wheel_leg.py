@@ -814,6 +814,12 @@ def test_sampled_and_estimate_bad_inputs():
         wl.simulate_sampled(MODEL, np.eye(3), q0=Z3, qd0=Z3, t_end=1.0, L0=0.2, dt=0.01)
     with pytest.raises(ValueError, match="fixed leg length"):
         wl.simulate_sampled(MODEL, Kd, q0=Z3, qd0=Z3, t_end=1.0, L0=lambda t: (0.2, 0, 0), dt=0.01)
+    # a period longer than the run, or one that does not divide it, used to end the record at round(t_end/dt) dt
+    for t_end, dt in [(0.01, 0.05), (1.0, 0.003), (1.0, 0.75)]:
+        with pytest.raises(ValueError, match="whole number of control periods"):
+            wl.simulate_sampled(MODEL, Kd, q0=Z3, qd0=Z3, t_end=t_end, L0=0.2, dt=dt)
+    res = wl.simulate_sampled(MODEL, Kd, q0=Z3, qd0=Z3, t_end=0.3, L0=0.2, dt=0.1)  # 3 periods: float-safe
+    assert res.t.shape == (4,) and np.isclose(res.t[-1], 0.3)
     with pytest.raises(ValueError, match="push"):
         wl.push_recovery(MODEL, Kd, L0=0.2, dt=0.01, amplitudes=[1.0], push_start=2.0, t_end=2.0)
     with pytest.raises(ValueError, match="amplitudes"):

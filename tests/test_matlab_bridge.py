@@ -129,8 +129,10 @@ def test_mldivide():
             ratios.append(r_inv / r_solve)
         medians.append(np.median(ratios))
         fewer.append(np.mean(np.array(ratios) < 1))
-    assert min(medians) > 1.0 and 0.1 < np.mean(fewer) < 0.4
-    quoted("mldivide", f"median ×{min(medians):.1f} to ×{max(medians):.1f}")
+    # the medians are round-off statistics: 1.29-1.66 with one numpy/OpenBLAS build, 1.4-1.7 with another, so the
+    # row states bounds that both satisfy; a median <= 1.2 (inv as good as solve) or >= 2 trips it
+    assert 1.2 < min(medians) and max(medians) < 2.0 and 0.1 < np.mean(fewer) < 0.4
+    quoted("mldivide", "median ratio is above ×1.2 and below ×2 in each of four sets")
 
 
 def test_arrayfun():

@@ -1,13 +1,15 @@
 """Joint-space control of the 2-link arm when the model is wrong (chapter 12).
 
-Gravity compensation, PD and computed-torque tracking (optionally with integral action),
+Gravity compensation, PD and computed-torque tracking (optionally with integral action), the Slotine-Li
+adaptive law and a sliding-mode (robust) law,
 a fixed-step RK4 simulator that is vectorised across a *batch of plants* (the dynamics
 Monte Carlo), a ``solve_ivp`` reference simulator for one plant, the predicted
 steady-state error under parameter mismatch, and tracking metrics.
 
 Both simulators return a :class:`robokin.results.SimResult`: ``q``, ``qd``, ``u`` (the controller's torque, N m),
 ``stable``, and the signals ``"q_ref"`` (reference angles, rad, shape (K, 2), shared by all plants) and ``"z"``
-(error integral, rad s, shape (B..., K, 2)). :func:`tracking_error` gives ``q_ref - q``.
+(error integral, rad s, shape (B..., K, 2); ``"theta_hat"`` for the adaptive law, ``"s"`` for the sliding-mode law).
+:func:`tracking_error` gives ``q_ref - q``.
 
 Conventions: the plant is a :class:`robokin.dynamics.TwoLinkArm` (possibly batched, one arm per
 Monte Carlo sample) plus joint friction ``tau_f = fv * qd + fc * tanh(qd / v_eps)`` that the
@@ -51,6 +53,8 @@ __all__ = [
     "tracking_controller",
     "AdaptiveController",
     "adaptive_controller",
+    "SlidingModeController",
+    "sliding_mode_controller",
     "simulate",
     "simulate_ivp",
     "tracking_error",
@@ -507,6 +511,163 @@ def adaptive_controller(
     return AdaptiveController(model, lam, kd, gamma, friction)
 
 
+def _sm_gain(k, name, *, strict):
+    """A sliding-mode gain: a real number or one per joint, not a bool, ``> 0`` (strict) or ``>= 0``."""
+    try:
+        raw = np.asarray(k)
+    except ValueError:  # a ragged sequence
+        raise ValueError(f"{name} must be a number or two (one per joint), got a ragged {k!r}") from None
+    if raw.dtype == bool:
+        raise ValueError(f"{name} must be a number, not a bool, got {k!r}")
+    k = as_array(k, name)
+    if k.shape not in ((), (2,)):
+        raise ValueError(f"{name} must be a scalar or shape (2,) (one value per joint), got shape {k.shape}")
+    if np.any(k <= 0) if strict else np.any(k < 0):
+        raise ValueError(f"{name} must be {'positive' if strict else 'non-negative'}, got {k}")
+    k = np.broadcast_to(k, (2,)).copy()
+    k.setflags(write=False)
+    return k
+
+
+@dataclass(frozen=True, eq=False)
+class SlidingModeController:
+    """Sliding-mode (robust) tracking law on a fixed model (build with :func:`sliding_mode_controller`).
+
+    With ``e = q_ref - q``, ``qd_r = qd_ref + Lambda e``, ``qdd_r = qdd_ref + Lambda de`` and the sliding variable
+    ``s = qd_r - qd = de + Lambda e`` (rad/s)::
+
+        tau = M_hat(q) qdd_r + C_hat(q, qd) qd_r + G_hat(q) + K sat(s / phi)
+
+    (eq. ``eq-ch12-smc``), with ``C`` the Christoffel matrix (``Mdot - 2 C`` skew) and ``sat(x) = clip(x, -1, 1)``
+    per joint. If ``K`` exceeds the model-error torque by ``eta``, ``V = s^T M s / 2`` has ``dV/dt <= -eta |s|``
+    outside the boundary layer ``|s_i| <= phi_i``; inside it ``de + Lambda e = s`` so ``|e_i|`` settles below
+    ``phi_i / lambda_i``. ``phi_i = 0`` switches with ``sign(s_i)``: the torque then jumps by ``2 K_i`` whenever
+    ``s_i`` changes sign, and a sampled or simulated loop **chatters** (the sign flips at the step rate).
+    The law has no internal state; the simulators record the sliding variable as signal ``"s"``.
+
+    Attributes
+    ----------
+    model : TwoLinkArm
+        The controller's model ``M_hat, C_hat, G_hat`` (one arm).
+    lam : ndarray, shape (2,)
+        ``Lambda`` (1/s), positive.
+    k : ndarray, shape (2,)
+        Switching gain ``K`` (N m), non-negative.
+    phi : ndarray, shape (2,)
+        Boundary-layer width (rad/s), non-negative; 0 is the discontinuous ``sign(s)``.
+    """
+
+    model: TwoLinkArm
+    lam: np.ndarray
+    k: np.ndarray
+    phi: np.ndarray
+
+    def __post_init__(self):
+        _check_arm(self.model, "model", scalar=True)
+        object.__setattr__(self, "lam", _sm_gain(self.lam, "lam", strict=True))
+        object.__setattr__(self, "k", _sm_gain(self.k, "k", strict=False))
+        object.__setattr__(self, "phi", _sm_gain(self.phi, "phi", strict=False))
+
+    def torque(
+        self, q: ArrayLike, qd: ArrayLike, q_ref: ArrayLike, qd_ref: ArrayLike, qdd_ref: ArrayLike
+    ) -> np.ndarray:
+        """Joint torques (N m), shape (..., 2), from state and reference (rad, rad/s, rad/s^2; all (..., 2)).
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> smc = sliding_mode_controller(arm, lam=10.0, k=2.0, phi=0.1)
+        >>> zero = np.zeros(2)
+        >>> e = [0.001, -0.1]   # at rest: s = Lambda e = (0.01, -1) rad/s, sat(s / phi) = (0.1, -1)
+        >>> np.round(smc.torque(zero, zero, e, zero, zero) - arm.gravity(zero), 6)   # K sat(s / phi)
+        array([ 0.2, -2. ])
+        """
+        args = [
+            as_array(v, nm, trailing=(2,))
+            for v, nm in zip((q, qd, q_ref, qd_ref, qdd_ref), ("q", "qd", "q_ref", "qd_ref", "qdd_ref"))
+        ]
+        cols = [x for a in args for x in (a[..., 0], a[..., 1])]
+        q1, q2, v1, v2 = cols[:4]
+        t1, t2, _ = self._law(q1, q2, v1, v2, [], *cols[4:])
+        return np.stack(np.broadcast_arrays(t1, t2), -1)
+
+    _signal = None  # no internal state
+
+    def _state0(self):
+        return np.zeros(0)
+
+    def _law(self, q1, q2, v1, v2, xs, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
+        lam1, lam2 = self.lam
+        e1, e2 = r1 - q1, r2 - q2
+        ed1, ed2 = rd1 - v1, rd2 - v2
+        s1, s2 = ed1 + lam1 * e1, ed2 + lam2 * e2
+        if cs is None:
+            cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))
+        # M_hat qdd_r + C_hat(q, qd) qd_r + G_hat: the Slotine-Li regressor at the model's parameters (g folded in)
+        row1, row2 = _two_link_regressor_rows(
+            *cs, v1, v2, rd1 + lam1 * e1, rd2 + lam2 * e2, rdd1 + lam1 * ed1, rdd2 + lam2 * ed2, 1.0
+        )
+        pi = self.model._p
+        t1 = sum(y * p for y, p in zip(row1, pi)) + self.k[0] * _switch(s1, self.phi[0])
+        t2 = sum(y * p for y, p in zip(row2, pi)) + self.k[1] * _switch(s2, self.phi[1])
+        return t1, t2, []
+
+
+def _switch(s, phi):
+    """``sat(s / phi)``, or ``sign(s)`` for ``phi = 0``."""
+    return np.sign(s) if phi == 0 else np.clip(s / phi, -1.0, 1.0)
+
+
+def sliding_mode_controller(
+    model: TwoLinkArm, *, lam: ArrayLike, k: ArrayLike, phi: ArrayLike = 0.1
+) -> SlidingModeController:
+    """Build a :class:`SlidingModeController` (robust tracking with a switching term) on a fixed model.
+
+    ``tau = M_hat(q) qdd_r + C_hat(q, qd) qd_r + G_hat(q) + K sat(s / phi)``, ``s = de + Lambda e``
+    (eq. ``eq-ch12-smc``). Choose ``K`` above the bound of the model-error torque
+    ``|(M - M_hat) qdd_r + (C - C_hat) qd_r + (G - G_hat)|`` along the motion: then ``s`` reaches the boundary
+    layer ``|s| <= phi`` and stays, and the error settles within ``phi / lambda``.
+
+    Parameters
+    ----------
+    model : TwoLinkArm
+        The controller's (possibly wrong) model, one arm.
+    lam : float or array_like, shape (2,)
+        ``Lambda`` (1/s), positive: on the surface ``s = 0`` the error decays as ``exp(-lambda t)``.
+    k : float or array_like, shape (2,)
+        Switching gain ``K`` (N m), non-negative (0: no robust term; the law is then the fixed-parameter
+        passivity-based feed-forward alone).
+    phi : float or array_like, shape (2,)
+        Boundary-layer width (rad/s), non-negative. ``phi = 0`` uses ``sign(s)``: a discontinuous torque that
+        chatters (flips sign every step or so once ``s`` is near zero); ``phi > 0`` replaces it by the linear
+        ``K s / phi`` inside the layer.
+
+    Returns
+    -------
+    SlidingModeController
+
+    Raises
+    ------
+    ValueError
+        A gain that is negative (``lam`` not positive), NaN or infinite, a bool, complex, or not a scalar or
+        shape (2,); a model that is not one :class:`robokin.dynamics.TwoLinkArm`.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> smc = sliding_mode_controller(arm, lam=10.0, k=5.0, phi=0.05)
+    >>> ref = quintic_reference([0, 0], [1, -1], 1.0)
+    >>> res = simulate(arm.replace(m2=1.2), smc, q0=[0, 0], qd0=[0, 0], ref=ref, t_end=2.0)   # link 2 heavier
+    >>> bool(np.abs(tracking_error(res)[-1]).max() < 0.05 / 10.0)   # within phi / lambda at the end
+    True
+    >>> sliding_mode_controller(arm, lam=10.0, k=5.0, phi=-0.1)
+    Traceback (most recent call last):
+    ...
+    ValueError: phi must be non-negative, got -0.1
+    """
+    return SlidingModeController(model, lam, k, phi)
+
+
 # ---------------------------------------------------------------------------- simulation
 def tracking_error(res: SimResult) -> np.ndarray:
     """Tracking error ``e = q_ref - q`` (rad), shape (B..., K, 2), of a run of :func:`simulate` or :func:`simulate_ivp`.
@@ -526,9 +687,10 @@ def tracking_error(res: SimResult) -> np.ndarray:
 
 def _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc):
     _check_arm(plant, "plant")
-    if not isinstance(controller, (Controller, AdaptiveController)):
+    if not isinstance(controller, (Controller, AdaptiveController, SlidingModeController)):
         raise ValueError(
-            f"controller must be a robokin.control.Controller or AdaptiveController, got {type(controller).__name__}"
+            "controller must be a robokin.control.Controller, AdaptiveController or SlidingModeController, "
+            f"got {type(controller).__name__}"
         )
     q0 = as_array(q0, "q0", trailing=(2,))
     qd0 = as_array(qd0, "qd0", trailing=(2,))
@@ -603,7 +765,7 @@ def _call_ref(ref, t):
 
 def simulate(
     plant: TwoLinkArm,
-    controller: Controller | AdaptiveController,
+    controller: Controller | AdaptiveController | SlidingModeController,
     *,
     q0: ArrayLike,
     qd0: ArrayLike,
@@ -621,9 +783,9 @@ def simulate(
     ----------
     plant : TwoLinkArm
         True arm; batched parameters (length S) simulate S arms at once.
-    controller : Controller or AdaptiveController
+    controller : Controller, AdaptiveController or SlidingModeController
         Control law with the (possibly wrong) model; an :class:`AdaptiveController` carries its parameter
-        estimate as internal state.
+        estimate as internal state (a :class:`SlidingModeController` has none).
     q0, qd0 : array_like, shape (2,)
         Initial state shared by all plants (rad, rad/s).
     ref : callable
@@ -657,7 +819,9 @@ def simulate(
         states (N m, before friction); ``stable`` (B...): finite state throughout and never more than pi from the
         reference (whether and when it settles is measured by :func:`tracking_metrics` and :func:`converged`);
         ``signals["q_ref"]`` (K, 2): the reference (rad); ``signals["z"]`` (B..., K, 2): the error integral (rad s),
-        or, for an :class:`AdaptiveController`, ``signals["theta_hat"]`` (B..., K, p): the parameter estimate.
+        or, for an :class:`AdaptiveController`, ``signals["theta_hat"]`` (B..., K, p): the parameter estimate, or,
+        for a :class:`SlidingModeController`, ``signals["s"]`` (B..., K, 2): the sliding variable ``de + Lambda e``
+        (rad/s).
 
     Examples
     --------
@@ -758,13 +922,17 @@ def _result(controller, t, rec, R, u=None):
         if u is None:
             refs = [x[:, j] for x in R for j in (0, 1)]  # (K,) each, broadcast against (B..., K)
             u = np.stack(controller._law(*rec[:4], rec[4:], *refs)[:2], -1)  # the law at the recorded states
-    signals = {"q_ref": q_ref, controller._signal: z}
+    signals = {"q_ref": q_ref}
+    if controller._signal is not None:
+        signals[controller._signal] = z
+    if isinstance(controller, SlidingModeController):  # stateless: record its sliding variable s = de + Lambda e
+        signals["s"] = (R[1] - qd) + controller.lam * (q_ref - q)
     return SimResult(t=t, q=q, qd=qd, u=u, stable=np.asarray(stable), signals=signals)
 
 
 def simulate_ivp(
     plant: TwoLinkArm,
-    controller: Controller | AdaptiveController,
+    controller: Controller | AdaptiveController | SlidingModeController,
     *,
     q0: ArrayLike,
     qd0: ArrayLike,
@@ -1039,7 +1207,7 @@ class MonteCarloResult:
 
 def monte_carlo(
     nominal: TwoLinkArm,
-    controller: Controller | AdaptiveController,
+    controller: Controller | AdaptiveController | SlidingModeController,
     *,
     n: int,
     rng: np.random.Generator,

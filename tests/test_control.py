@@ -11,6 +11,7 @@ from robokin.control import (
     V_EPS,
     AdaptiveController,
     Controller,
+    SlidingModeController,
     adaptive_controller,
     converged,
     friction_torque,
@@ -20,6 +21,7 @@ from robokin.control import (
     sample_arms,
     simulate,
     simulate_ivp,
+    sliding_mode_controller,
     steady_state_error,
     teach_residual,
     tracking_controller,
@@ -888,3 +890,112 @@ def test_tau_max_inf_means_no_limit_on_that_joint():
     assert dz[0] == 0.0 and dz[1] == 3.0  # joint 1 pushes into its limit: clamped; joint 2 integrates
     with pytest.raises(ValueError, match="non-finite"):
         tracking_controller(NOM, kind="pd", kp=1.0, kd=1.0, tau_max=[1.0, -np.inf])
+
+
+# ------------------------------------------------------------------------------------ sliding-mode control
+def _smc(**kw):
+    args = dict(lam=10.0, k=5.0, phi=0.05)
+    args.update(kw)
+    return sliding_mode_controller(NOM, **args)
+
+
+def test_smc_exact_model_stays_on_the_surface():
+    """Exact model, starting on the reference: s = 0 throughout, so the switching term never acts.
+
+    (With phi = 0 the round-off in s would switch sign(s) and chatter: see the boundary-layer test below.)
+    """
+    res = simulate(NOM, _smc(phi=0.5), q0=Q0, qd0=[0, 0], ref=quintic_reference(Q0, QF, 2.0), t_end=2.0)
+    assert np.abs(tracking_error(res)).max() < 1e-8
+    assert res.signals["s"].shape == res.q.shape and "z" not in res.signals
+
+
+def test_smc_torque_is_model_feedforward_plus_saturated_switch():
+    """tau - tau(K = 0) = K sat(s / phi), and tau(K = 0) is the regressor law Y(q, qd, qd_r, qdd_r) pi_hat."""
+    q, qd = np.array([0.3, -0.7]), np.array([1.0, 2.0])
+    qr, qdr, qddr = np.array([0.35, -0.9]), np.array([0.5, 2.5]), np.array([0.5, -1.5])
+    lam, k, phi = np.array([10.0, 4.0]), np.array([3.0, 2.0]), np.array([0.5, 0.1])
+    smc = sliding_mode_controller(NOM, lam=lam, k=k, phi=phi)
+    s = (qdr - qd) + lam * (qr - q)
+    base = sliding_mode_controller(NOM, lam=lam, k=0.0, phi=phi).torque(q, qd, qr, qdr, qddr)
+    np.testing.assert_allclose(smc.torque(q, qd, qr, qdr, qddr) - base, k * np.clip(s / phi, -1, 1), atol=1e-12)
+    # the base law, from the model's own matrices: M qdd_r + C(q, qd) qd_r + G
+    w, a = qdr + lam * (qr - q), qddr + lam * (qdr - qd)
+    want = NOM.mass_matrix(q) @ a + NOM.coriolis_matrix(q, qd) @ w + NOM.gravity(q)
+    np.testing.assert_allclose(base, want, atol=1e-12)
+    sgn = sliding_mode_controller(NOM, lam=lam, k=k, phi=0.0).torque(q, qd, qr, qdr, qddr)
+    np.testing.assert_allclose(sgn - base, k * np.sign(s), atol=1e-12)
+
+
+@HSET
+@given(
+    st.lists(st.floats(-3, 3, allow_subnormal=False), min_size=8, max_size=8),
+    st.floats(0.5, 30.0),
+    st.floats(0.5, 30.0),
+    st.floats(0.0, 50.0),
+    st.floats(0.01, 1.0),
+)
+def test_smc_property_on_the_surface_equals_critically_damped_computed_torque(x, lam1, lam2, k, phi):
+    """On s = 0 (de = -Lambda e) the sliding-mode law is computed torque with Kd = 2 Lambda, Kp = Lambda^2.
+
+    There qd_r = qd, so C qd_r = C qd, and Kd de + Kp e = -(2 Lambda^2 - Lambda^2) e = Lambda de: the two
+    accelerations M multiplies agree; sat(0) = 0 removes the switching term for any K. phi >= 0.01 rad/s here:
+    s is zero only up to round-off, and sign(1e-16) = 1 (phi = 0 is tested on its own above).
+    """
+    q, qr, qdr, qddr = (np.array(x[i : i + 2]) for i in range(0, 8, 2))
+    lam = np.array([lam1, lam2])
+    qd = qdr + lam * (qr - q)  # s = qd_r - qd = 0
+    smc = sliding_mode_controller(NOM, lam=lam, k=k, phi=phi)
+    ct = tracking_controller(NOM, kind="computed_torque", kp=lam**2, kd=2 * lam)
+    tau_ct = ct.torque(q, qd, np.zeros(2), qr, qdr, qddr)
+    scale = 1.0 + np.abs(tau_ct).max()
+    np.testing.assert_allclose(smc.torque(q, qd, qr, qdr, qddr), tau_ct, atol=1e-9 * scale)
+
+
+def test_smc_boundary_layer_bounds_the_error_under_model_error():
+    """K above the model-error torque: the error ends within phi / lambda; the RK4 run matches solve_ivp."""
+    smc = _smc(k=5.0, phi=0.1)  # K / phi = 50 N m s/rad: within RK4's stability at 0.5 ms (M_22 ~ 0.04 kg m^2)
+    ref = quintic_reference(Q0, QF, 1.0)
+    kw = dict(q0=Q0, qd0=[0, 0], ref=ref, t_end=2.0)
+    a = simulate(PLANT, smc, dt=5e-4, record_every=200, **kw)
+    b = simulate_ivp(PLANT, smc, t_eval=a.t, rtol=1e-10, atol=1e-10, **kw)
+    np.testing.assert_allclose(a.q, b.q, atol=1e-6)
+    np.testing.assert_allclose(a.signals["s"], b.signals["s"], atol=1e-5)
+    assert np.all(np.abs(tracking_error(a)[-1]) < 0.1 / 10.0)
+    assert np.all(np.abs(a.signals["s"]) < 0.1)  # started on the surface, never left the layer
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(lam=0.0), "lam"),
+        (dict(lam=-1.0), "lam"),
+        (dict(lam=[1.0, 2.0, 3.0]), "lam"),
+        (dict(k=-1.0), "k must be non-negative"),
+        (dict(k=np.nan), "k"),
+        (dict(k=np.inf), "k"),
+        (dict(k=True), "bool"),
+        (dict(k=[1.0, 2.0j]), "k"),
+        (dict(k="big"), "k"),
+        (dict(k=[[1.0, 2.0]]), "k"),
+        (dict(k=[1.0, [2.0, 3.0]]), "ragged"),
+        (dict(phi=-0.1), "phi must be non-negative"),
+        (dict(phi=np.nan), "phi"),
+        (dict(phi=False), "bool"),
+        (dict(phi=[0.1, 0.1, 0.1]), "phi"),
+        (dict(lam=np.array([True, True])), "bool"),
+    ],
+)
+def test_smc_bad_inputs(kw, match):
+    with pytest.raises(ValueError, match=match):
+        _smc(**kw)
+
+
+def test_smc_needs_one_arm_and_checks_torque_inputs():
+    with pytest.raises(ValueError, match="one arm"):
+        sliding_mode_controller(NOM.replace(m1=np.array([1.0, 1.1])), lam=1.0, k=1.0)
+    with pytest.raises(ValueError, match="TwoLinkArm"):
+        SlidingModeController("arm", np.ones(2), np.ones(2), np.ones(2))
+    with pytest.raises(ValueError, match="q_ref"):
+        _smc().torque(np.zeros(2), np.zeros(2), [np.nan, 0.0], np.zeros(2), np.zeros(2))
+    with pytest.raises(ValueError, match="Controller"):
+        steady_state_error(PLANT, _smc(), QF)

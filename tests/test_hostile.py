@@ -384,6 +384,24 @@ RECIPES = {
         robokin.control.adaptive_controller,
         dict(model=_obj("arm"), lam=10.0, kd=5.0, gamma=np.array([1.0, 1.0, 1.0, 50.0, 50.0])),
     ),
+    "control.SlidingModeController": lambda: (
+        robokin.control.SlidingModeController,
+        dict(model=_obj("arm"), lam=np.array([10.0, 10.0]), k=np.array([2.0, 1.0]), phi=np.array([0.1, 0.1])),
+    ),
+    "control.SlidingModeController.torque": lambda: (
+        robokin.control.sliding_mode_controller(_obj("arm"), lam=10.0, k=2.0, phi=0.1).torque,
+        dict(
+            q=np.array([0.1, 0.2]),
+            qd=np.zeros(2),
+            q_ref=np.array([0.15, 0.1]),
+            qd_ref=np.zeros(2),
+            qdd_ref=np.zeros(2),
+        ),
+    ),
+    "control.sliding_mode_controller": lambda: (
+        robokin.control.sliding_mode_controller,
+        dict(model=_obj("arm"), lam=10.0, k=2.0, phi=0.1),
+    ),
     "ident.segment_excitation": lambda: (
         robokin.ident.segment_excitation,
         dict(

@@ -539,10 +539,14 @@ class SlidingModeController:
         tau = M_hat(q) qdd_r + C_hat(q, qd) qd_r + G_hat(q) + K sat(s / phi)
 
     (eq. ``eq-ch12-smc``), with ``C`` the Christoffel matrix (``Mdot - 2 C`` skew) and ``sat(x) = clip(x, -1, 1)``
-    per joint. If ``K`` exceeds the model-error torque by ``eta``, ``V = s^T M s / 2`` has ``dV/dt <= -eta |s|``
-    outside the boundary layer ``|s_i| <= phi_i``; inside it ``de + Lambda e = s`` so ``|e_i|`` settles below
-    ``phi_i / lambda_i``. ``phi_i = 0`` switches with ``sign(s_i)``: the torque then jumps by ``2 K_i`` whenever
-    ``s_i`` changes sign, and a sampled or simulated loop **chatters** (the sign flips at the step rate).
+    per joint. If ``K_i`` exceeds the model-error torque ``|Delta_i|`` by ``eta`` on every joint,
+    ``V = s^T M s / 2`` has ``dV/dt <= -eta sum_i |s_i|`` while every joint is outside its boundary layer
+    (``|s_i| > phi_i``; with ``phi = 0``, whenever ``s != 0``). That is a statement about ``V``, not about each
+    ``s_i``: with a coupled ``M`` a joint's ``s_i`` can leave its layer even though ``K > |Delta|``, so whether
+    ``s`` stays in the layer is to be measured on the run. While ``|s_i| <= phi_i``, ``de_i + lambda_i e_i = s_i``
+    and ``|e_i|`` settles below ``phi_i / lambda_i``. ``phi_i = 0`` switches with ``sign(s_i)``: the torque then
+    jumps by ``2 K_i`` whenever ``s_i`` changes sign, and a sampled or simulated loop **chatters**: ``s_i`` changes
+    sign every few steps, at a rate set by the step (:func:`simulate` evaluates the law at every RK4 stage).
     The law has no internal state; the simulators record the sliding variable as signal ``"s"``.
 
     Attributes
@@ -625,8 +629,9 @@ def sliding_mode_controller(
 
     ``tau = M_hat(q) qdd_r + C_hat(q, qd) qd_r + G_hat(q) + K sat(s / phi)``, ``s = de + Lambda e``
     (eq. ``eq-ch12-smc``). Choose ``K`` above the bound of the model-error torque
-    ``|(M - M_hat) qdd_r + (C - C_hat) qd_r + (G - G_hat)|`` along the motion: then ``s`` reaches the boundary
-    layer ``|s| <= phi`` and stays, and the error settles within ``phi / lambda``.
+    ``|(M - M_hat) qdd_r + (C - C_hat) qd_r + (G - G_hat)|`` along the motion: then ``V = s^T M s / 2`` falls
+    while every joint is outside its boundary layer ``|s_i| <= phi_i``. With a coupled ``M`` that does not keep each
+    ``s_i`` in its layer; where ``s`` does stay in it (check on the run), the error settles within ``phi / lambda``.
 
     Parameters
     ----------
@@ -639,8 +644,8 @@ def sliding_mode_controller(
         passivity-based feed-forward alone).
     phi : float or array_like, shape (2,)
         Boundary-layer width (rad/s), non-negative. ``phi = 0`` uses ``sign(s)``: a discontinuous torque that
-        chatters (flips sign every step or so once ``s`` is near zero); ``phi > 0`` replaces it by the linear
-        ``K s / phi`` inside the layer.
+        chatters (``s`` changes sign every few steps once near zero, at a rate set by the simulation or sample
+        step); ``phi > 0`` replaces it by the linear ``K s / phi`` inside the layer.
 
     Returns
     -------

@@ -58,7 +58,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import http.server
+import os
 import re
 import shutil
 import threading
@@ -166,6 +168,35 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+# Under ROBOKIN_SITE_API=rotate (CI) the per-page browser tests visit every API_STRIDE-th API page only
+API_STRIDE = 4
+
+
+def browser_pages(pages, head, *, mode=None):
+    """The pages the per-page browser tests visit: all (``ROBOKIN_SITE_API=all``, the default), or under ``rotate``
+    (CI) every chapter and book page and every :data:`API_STRIDE`-th API page (``book/api/...``) from an offset the
+    commit hash ``head`` picks, so successive commits cover them all. The static checks (the strict build, the
+    twin, glue, output and figure comparisons) still read every page on every run; the API pages share one template
+    and differ only in their docstrings.
+
+    >>> pages = ["notebooks/01_x.html"] + [f"book/api/m{i}.html" for i in range(8)]
+    >>> browser_pages(pages, "0" * 40, mode="all") == pages
+    True
+    >>> picked = browser_pages(pages, "0" * 40, mode="rotate")
+    >>> picked[0], len(picked), picked == browser_pages(pages, "0" * 40, mode="rotate")
+    ('notebooks/01_x.html', 3, True)
+    """
+    mode = os.environ.get("ROBOKIN_SITE_API", "all") if mode is None else mode
+    if mode == "all":
+        return list(pages)
+    if mode != "rotate":
+        raise ValueError(f"ROBOKIN_SITE_API must be 'all' or 'rotate', got {mode!r}")
+    api = [p for p in pages if p.startswith("book/api/")]
+    offset = int(hashlib.sha256(f"{head}:site-api".encode()).hexdigest()[:8], 16) % API_STRIDE
+    keep = set(api[offset::API_STRIDE])
+    return [p for p in pages if not p.startswith("book/api/") or p in keep]
 
 
 @contextlib.contextmanager

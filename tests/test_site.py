@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import sitecheck
+from test_seeds import commit  # the commit hash that rotates CI's seeds picks the API pages too
 
 pytestmark = pytest.mark.site
 
@@ -41,6 +42,7 @@ def _pages():
 
 
 PAGES = _pages()
+BROWSER_PAGES = sitecheck.browser_pages(PAGES, commit())  # all, or CI's rotation (ROBOKIN_SITE_API)
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +82,7 @@ def _slug(page):
 
 
 @pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", BROWSER_PAGES)
 def test_page(server, browser, weights, page, width):
     stem, chapter = _notebook(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -113,7 +115,7 @@ def test_page(server, browser, weights, page, width):
     assert not problems, f"{page} at {width} width:\n" + "\n".join(map(str, problems))
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", BROWSER_PAGES)
 def test_page_dark_system_theme(server, browser, page):
     problems = sitecheck.check_dark(browser, f"{server}/{page}")
     assert not problems, f"{page}:\n" + "\n".join(map(str, problems))

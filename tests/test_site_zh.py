@@ -23,6 +23,7 @@ import sitecheck
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import i18n  # noqa: E402
+from test_seeds import commit  # noqa: E402 - CI's rotation of the API pages (ROBOKIN_SITE_API)
 
 pytestmark = pytest.mark.site
 
@@ -91,7 +92,7 @@ _ARTICLE_TEXT = r"""() => {
 
 
 @pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", sitecheck.browser_pages(PAGES, commit()))
 def test_zh_page(server, browser, page, width):
     SHOTS.mkdir(parents=True, exist_ok=True)
     v = sitecheck.visit(browser, f"{server}/zh/{page}.html", viewport=width)

@@ -457,15 +457,7 @@ class AdaptiveController:
         return self.theta0
 
     def _law(self, q1, q2, v1, v2, xs, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
-        lam1, lam2 = self.lam
-        e1, e2 = r1 - q1, r2 - q2
-        ed1, ed2 = rd1 - v1, rd2 - v2
-        s1, s2 = ed1 + lam1 * e1, ed2 + lam2 * e2
-        if cs is None:
-            cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))
-        row1, row2 = _two_link_regressor_rows(
-            *cs, v1, v2, rd1 + lam1 * e1, rd2 + lam2 * e2, rdd1 + lam1 * ed1, rdd2 + lam2 * ed2, 1.0
-        )
+        s1, s2, row1, row2 = _sliding_rows(self.lam, q1, q2, v1, v2, r1, r2, rd1, rd2, rdd1, rdd2, cs)
         if self.friction:
             row1 += [v1, 0.0, np.tanh(v1 / V_EPS), 0.0]
             row2 += [0.0, v2, 0.0, np.tanh(v2 / V_EPS)]
@@ -601,20 +593,26 @@ class SlidingModeController:
         return np.zeros(0)
 
     def _law(self, q1, q2, v1, v2, xs, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
-        lam1, lam2 = self.lam
-        e1, e2 = r1 - q1, r2 - q2
-        ed1, ed2 = rd1 - v1, rd2 - v2
-        s1, s2 = ed1 + lam1 * e1, ed2 + lam2 * e2
-        if cs is None:
-            cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))
         # M_hat qdd_r + C_hat(q, qd) qd_r + G_hat: the Slotine-Li regressor at the model's parameters (g folded in)
-        row1, row2 = _two_link_regressor_rows(
-            *cs, v1, v2, rd1 + lam1 * e1, rd2 + lam2 * e2, rdd1 + lam1 * ed1, rdd2 + lam2 * ed2, 1.0
-        )
+        s1, s2, row1, row2 = _sliding_rows(self.lam, q1, q2, v1, v2, r1, r2, rd1, rd2, rdd1, rdd2, cs)
         pi = self.model._p
         t1 = sum(y * p for y, p in zip(row1, pi)) + self.k[0] * _switch(s1, self.phi[0])
         t2 = sum(y * p for y, p in zip(row2, pi)) + self.k[1] * _switch(s2, self.phi[1])
         return t1, t2, []
+
+
+def _sliding_rows(lam, q1, q2, v1, v2, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
+    """Sliding variable ``s = e_dot + Lambda e`` and the regressor rows at the reference rates ``qd_r = qd_ref +
+    Lambda e``, ``qdd_r = qdd_ref + Lambda e_dot`` (Slotine & Li), shared by the adaptive and sliding-mode laws."""
+    lam1, lam2 = lam
+    e1, e2 = r1 - q1, r2 - q2
+    ed1, ed2 = rd1 - v1, rd2 - v2
+    if cs is None:
+        cs = (np.cos(q1), np.cos(q2), np.sin(q2), np.cos(q1 + q2))
+    row1, row2 = _two_link_regressor_rows(
+        *cs, v1, v2, rd1 + lam1 * e1, rd2 + lam2 * e2, rdd1 + lam1 * ed1, rdd2 + lam2 * ed2, 1.0
+    )
+    return ed1 + lam1 * e1, ed2 + lam2 * e2, row1, row2
 
 
 def _switch(s, phi):

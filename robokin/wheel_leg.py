@@ -885,6 +885,28 @@ def _vector(v, name, n):
 FALL_ANGLE = 0.5 * np.pi
 
 
+def _fixed_gain(K, name):
+    """A state-feedback gain of shape (2, 6) (no batch), checked."""
+    Kf = as_array(K, name, trailing=(2, 6))
+    if Kf.ndim != 2:
+        raise ValueError(f"{name}: a fixed gain must have shape (2, 6), got {Kf.shape}")
+    return Kf
+
+
+def _torque_limits(u_max):
+    """``None`` or two positive limits ``[T_max, Tp_max]`` (N m) as an array."""
+    umax = None if u_max is None else as_array(u_max, "u_max", trailing=(2,))
+    if umax is not None and (umax.shape != (2,) or np.any(umax <= 0)):
+        raise ValueError(f"u_max must be two positive torque limits [T_max, Tp_max] (N m), got {u_max!r}")
+    return umax
+
+
+def _time_callback(f, name):
+    # a class is callable but is not a function of time (``push=float`` would return 0.0 for every t)
+    if f is not None and (not callable(f) or isinstance(f, type)):
+        raise ValueError(f"{name} must be a callable of time t (s) or None, got {type(f).__name__}")
+
+
 def simulate(
     model: WheelLegDynamics,
     controller: GainSchedule | ArrayLike,
@@ -983,16 +1005,11 @@ def simulate(
     if isinstance(controller, GainSchedule):
         gains = controller
     else:
-        Kf = as_array(controller, "controller", trailing=(2, 6))
-        if Kf.ndim != 2:
-            raise ValueError(f"a fixed gain must have shape (2, 6), got {Kf.shape}")
+        Kf = _fixed_gain(controller, "controller")
         gains = lambda L: Kf  # noqa: E731
-    umax = None if u_max is None else as_array(u_max, "u_max", trailing=(2,))
-    if umax is not None and (umax.shape != (2,) or np.any(umax <= 0)):
-        raise ValueError(f"u_max must be two positive torque limits [T_max, Tp_max] (N m), got {u_max!r}")
-    for name, f in (("ref", ref), ("push", push)):
-        if f is not None and (not callable(f) or isinstance(f, type)):
-            raise ValueError(f"{name} must be a callable of time t (s) or None, got {type(f).__name__}")
+    umax = _torque_limits(u_max)
+    _time_callback(ref, "ref")
+    _time_callback(push, "push")
     zero6 = np.zeros(6)
 
     def ref_f(t):
@@ -1449,9 +1466,7 @@ def simulate_sampled(
     (True, True, (401,))
     """
     m = _model(model)
-    Kf = as_array(K, "K", trailing=(2, 6))
-    if Kf.ndim != 2:
-        raise ValueError(f"K must have shape (2, 6), got {Kf.shape}")
+    Kf = _fixed_gain(K, "K")
     x = to_state(_vector(q0, "q0", 3), _vector(qd0, "qd0", 3)).astype(float)
     t_end = positive(t_end, "t_end")
     h = _period(dt)
@@ -1469,11 +1484,8 @@ def simulate_sampled(
     if L is None:
         raise ValueError("simulate_sampled takes a fixed leg length L0 (m); use simulate for a profile")
     sub = count(substeps, "substeps", max=1000)
-    umax = None if u_max is None else as_array(u_max, "u_max", trailing=(2,))
-    if umax is not None and (umax.shape != (2,) or np.any(umax <= 0)):
-        raise ValueError(f"u_max must be two positive torque limits [T_max, Tp_max] (N m), got {u_max!r}")
-    if push is not None and (not callable(push) or isinstance(push, type)):
-        raise ValueError(f"push must be a callable of time t (s) or None, got {type(push).__name__}")
+    umax = _torque_limits(u_max)
+    _time_callback(push, "push")
 
     def push_f(t):
         return 0.0 if push is None else float(callback_output(push(t), "push", (), t=t))
@@ -1591,9 +1603,7 @@ def push_recovery(
     [True, False]
     """
     m = _model(model)
-    Kf = as_array(K, "K", trailing=(2, 6))
-    if Kf.ndim != 2:
-        raise ValueError(f"K must have shape (2, 6), got {Kf.shape}")
+    Kf = _fixed_gain(K, "K")
     if callable(L0):
         raise ValueError("push_recovery takes a fixed leg length L0 (m), not a profile")
     L = _profile(L0)(0.0)[0]
@@ -1611,9 +1621,7 @@ def push_recovery(
         raise ValueError(f"{n} samples x {amp.size} pushes is more than 1e7; use fewer pushes or a larger dt")
     tol = tolerance(tol, "tol", max=1.0)
     sub = count(substeps, "substeps", max=1000)
-    umax = None if u_max is None else as_array(u_max, "u_max", trailing=(2,))
-    if umax is not None and (umax.shape != (2,) or np.any(umax <= 0)):
-        raise ValueError(f"u_max must be two positive torque limits [T_max, Tp_max] (N m), got {u_max!r}")
+    umax = _torque_limits(u_max)
     zero = np.zeros(amp.size)
     eps = 1e-9 * h  # push edges that fall on a sample are not moved by round-off (0.2 + 0.1 > 0.3)
     t1 = t0 + dur - eps

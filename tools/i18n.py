@@ -867,10 +867,27 @@ def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None, *, prune=False):
     As in :func:`update_outputs`, a translated text this run did not show stays unless ``prune`` (a figure drawn
     only on some machines keeps its translation); untranslated texts no longer shown go. Returns the number of texts
     to translate."""
+    return _update_catalog(
+        executed,
+        po,
+        docs,
+        texts=lambda nb: notebook_figure_texts(nb) + notebook_captions(nb) + notebook_alt_texts(nb),
+        project="robokin figures",
+        header="# Texts of the chapters' figures (tools/i18n.py figures); build-zh translates the SVGs with it.",
+        prune=prune,
+        command="figures",
+    )
+
+
+def _update_catalog(executed, po, docs, *, texts, project, header, prune, command):
+    """Write the catalogue ``po`` of the texts ``texts(nb)`` finds in the executed notebooks of ``docs``, keeping
+    the translations of ``po`` (:func:`_carry_over` for the texts this run did not find)."""
     import nbformat
     from babel.messages.pofile import read_po, write_po
 
     docs = [d for d in (docs or toc_docs()) if (Path(executed) / f"{d}.ipynb").exists()]
+    if not docs:
+        sys.exit(f"no executed notebooks in {executed}: build the English book first (make book)")
     old = {}
     if Path(po).exists():
         with open(po, "rb") as f:
@@ -878,23 +895,14 @@ def update_figures(executed=EXECUTED, po=FIGURE_PO, docs=None, *, prune=False):
     where = {}
     for doc in docs:
         nb = nbformat.read(Path(executed) / f"{doc}.ipynb", as_version=4)
-        for text in notebook_figure_texts(nb) + notebook_captions(nb) + notebook_alt_texts(nb):
+        for text in texts(nb):
             where.setdefault(text, []).append(doc)
-    if not docs:
-        sys.exit(f"no executed notebooks in {executed}: build the English book first (make book)")
-    cat = _fixed_catalog("robokin figures")
-    cat.header_comment = (
-        "# Texts of the chapters' figures (tools/i18n.py figures); build-zh translates the SVGs with it."
-    )
+    cat = _fixed_catalog(project)
+    cat.header_comment = header
     for text, pages in where.items():
         prev = old.get(text)
-        cat.add(
-            text,
-            prev.string if prev else "",
-            auto_comments=[", ".join(pages)],
-            flags=prev.flags if prev else (),
-        )
-    _carry_over(old, where, docs, cat, prune=prune, command="figures")
+        cat.add(text, prev.string if prev else "", auto_comments=[", ".join(pages)], flags=prev.flags if prev else ())
+    _carry_over(old, where, docs, cat, prune=prune, command=command)
     Path(po).parent.mkdir(parents=True, exist_ok=True)
     with open(po, "wb") as f:
         write_po(f, cat, width=120, omit_header=False, sort_output=False)
@@ -1168,34 +1176,19 @@ def update_outputs(executed=EXECUTED, po=OUTPUT_PO, docs=None, *, prune=False):
     (chapter 14's firmware table needs the ARM tools and QEMU), and a catalogue regenerated on another machine must
     not lose them (the build-zh of a machine that prints them would fail). Untranslated texts no longer printed go.
     Returns the number of texts printed."""
-    import nbformat
-    from babel.messages.pofile import read_po, write_po
-
-    docs = [d for d in (docs or toc_docs()) if (Path(executed) / f"{d}.ipynb").exists()]
-    if not docs:
-        sys.exit(f"no executed notebooks in {executed}: build the English book first (make book)")
-    old = {}
-    if Path(po).exists():
-        with open(po, "rb") as f:
-            old = {m.id: m for m in read_po(f) if m.id}
-    where = {}
-    for doc in docs:
-        nb = nbformat.read(Path(executed) / f"{doc}.ipynb", as_version=4)
-        for text in notebook_output_texts(nb):
-            where.setdefault(text, []).append(doc)
-    cat = _fixed_catalog("robokin outputs")
-    cat.header_comment = (
-        "# Texts of the chapters' code-cell outputs (tools/i18n.py outputs): check lines, table headers and labels,\n"
-        "# the animation player. build-zh translates the English run's outputs with it; {name} etc. are the run's."
+    return _update_catalog(
+        executed,
+        po,
+        docs,
+        texts=notebook_output_texts,
+        project="robokin outputs",
+        header=(
+            "# Texts of the chapters' code-cell outputs (tools/i18n.py outputs): check lines, table headers and labels,\n"
+            "# the animation player. build-zh translates the English run's outputs with it; {name} etc. are the run's."
+        ),
+        prune=prune,
+        command="outputs",
     )
-    for text, pages in where.items():
-        prev = old.get(text)
-        cat.add(text, prev.string if prev else "", auto_comments=[", ".join(pages)], flags=prev.flags if prev else ())
-    _carry_over(old, where, docs, cat, prune=prune, command="outputs")
-    Path(po).parent.mkdir(parents=True, exist_ok=True)
-    with open(po, "wb") as f:
-        write_po(f, cat, width=120, omit_header=False, sort_output=False)
-    return len(where)
 
 
 def check_output_catalog(po=OUTPUT_PO, executed=None, terms=None):

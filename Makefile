@@ -115,7 +115,7 @@ check-site: $(VENV)/.stamp-site book
 	@fc-list ':lang=zh-cn' family | grep -q . || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; } || \
 	  { echo "install a CJK font (Debian package 'fonts-noto-cjk') to test the Chinese pages"; exit 2; }
-	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py tests/test_site_zh.py tests/test_downloads.py -m site -p no:nbval -p no:randomly -v
+	$(PY) -m pytest tests/test_site_checker.py tests/test_site.py tests/test_site_zh.py tests/test_downloads.py -m site -p no:nbval -p no:randomly -v --durations=15
 	@echo "Screenshots: _build/screenshots/"
 
 # JupyterLab in notebooks/ (jupyterlab-myst renders the chapters' MyST). The editable install is redone (without
@@ -137,7 +137,7 @@ check-lab: $(VENV)/.stamp-site
 	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 	  { echo "install Chromium (Debian package 'chromium') to run the browser test"; exit 2; }
-	$(PY) -m pytest tests/test_lab.py -m lab -p no:nbval -p no:randomly -v
+	$(PY) -m pytest tests/test_lab.py -m lab -p no:nbval -p no:randomly -v --durations=5
 	@echo "Screenshots: _build/lab-screenshots/"
 
 # Strict build of a single chapter into _build/chapters/<name> (fast feedback while writing).
@@ -181,7 +181,7 @@ seeds: $(VENV)/.stamp-test
 # The chapter-running truth checks (tests/test_seeds.py): one rotating seed per chapter (from the commit hash;
 # ROBOKIN_CI_SEED=n pins it), native-rate re-runs, cross-chapter quotes, interventions, the fixtures of issue 28
 seeds-ci: $(VENV)/.stamp-test
-	$(PY) -m pytest tests/test_seeds.py -m seeds -p no:nbval -p no:randomly -v
+	$(PY) -m pytest tests/test_seeds.py -m seeds -p no:nbval -p no:randomly -v --durations=10
 
 # Mutation testing: a fixed list of meaningful mutations (tools/mutations.py), run on temporary copies.
 .PHONY: mutate

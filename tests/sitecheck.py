@@ -199,6 +199,36 @@ def browser_pages(pages, head, *, mode=None):
     return [p for p in pages if not p.startswith("book/api/") or p in keep]
 
 
+# Under ROBOKIN_SITE_API=rotate the dark-system-theme check (one stylesheet for every page) visits every DARK_STRIDE-th
+# page of the browser list
+DARK_STRIDE = 3
+
+
+def dark_pages(pages, head, *, mode=None):
+    """The pages the dark-system-theme test visits: all of ``pages`` (``ROBOKIN_SITE_API=all``), or under ``rotate``
+    (CI) every :data:`DARK_STRIDE`-th from an offset the commit hash ``head`` picks. Every page loads the same theme
+    stylesheet, and the full per-page test still visits every chapter at both widths on every run.
+
+    >>> pages = [f"p{i}.html" for i in range(7)]
+    >>> dark_pages(pages, "0" * 40, mode="all") == pages
+    True
+    >>> picked = dark_pages(pages, "0" * 40, mode="rotate")
+    >>> len(picked) in (2, 3), picked == pages[pages.index(picked[0]) :: DARK_STRIDE]
+    (True, True)
+    >>> dark_pages(pages, "0" * 40, mode="some")
+    Traceback (most recent call last):
+    ...
+    ValueError: ROBOKIN_SITE_API must be 'all' or 'rotate', got 'some'
+    """
+    mode = os.environ.get("ROBOKIN_SITE_API", "all") if mode is None else mode
+    if mode == "all":
+        return list(pages)
+    if mode != "rotate":
+        raise ValueError(f"ROBOKIN_SITE_API must be 'all' or 'rotate', got {mode!r}")
+    offset = int(hashlib.sha256(f"{head}:site-dark".encode()).hexdigest()[:8], 16) % DARK_STRIDE
+    return list(pages)[offset::DARK_STRIDE]
+
+
 @contextlib.contextmanager
 def serve(directory, *, extra=None):
     """Serve ``directory`` on 127.0.0.1; yields the base URL."""

@@ -67,7 +67,8 @@ def rotating_seed(chapter: int, head: str | None = None) -> int:
 
 def seed_chapters(paths, head: str, *, mode: str | None = None) -> list:
     """The chapters the extra-seed test runs: all (``ROBOKIN_SEED_CHAPTERS=all``, the default), or under ``half``
-    (CI) every other chapter, the half the commit hash picks, so two commits in a row cover them all on average.
+    every other chapter, under ``third`` (CI) every third, the share the commit hash picks, so that two (three)
+    commits in a row cover them all on average.
     Every chapter still runs under its own seed in ``make test``, and the native-rate, quote and cause tests below
     run whatever they name.
 
@@ -77,14 +78,18 @@ def seed_chapters(paths, head: str, *, mode: str | None = None) -> list:
     >>> half = seed_chapters(paths, "0" * 40, mode="half")
     >>> len(half), half == seed_chapters(paths, "0" * 40, mode="half"), half in (list("ace"), list("bdf"))
     (3, True, True)
+    >>> third = seed_chapters(paths, "0" * 40, mode="third")
+    >>> len(third), third in (list("ad"), list("be"), list("cf"))
+    (2, True)
     """
     mode = os.environ.get("ROBOKIN_SEED_CHAPTERS", "all") if mode is None else mode
     if mode == "all":
         return list(paths)
-    if mode != "half":
-        raise ValueError(f"ROBOKIN_SEED_CHAPTERS must be 'all' or 'half', got {mode!r}")
-    parity = int(hashlib.sha256(f"{head}:seed-half".encode()).hexdigest()[:8], 16) % 2
-    return [p for i, p in enumerate(paths) if i % 2 == parity]
+    stride = {"half": 2, "third": 3}.get(mode)
+    if stride is None:
+        raise ValueError(f"ROBOKIN_SEED_CHAPTERS must be 'all', 'half' or 'third', got {mode!r}")
+    offset = int(hashlib.sha256(f"{head}:seed-half".encode()).hexdigest()[:8], 16) % stride
+    return [p for i, p in enumerate(paths) if i % stride == offset]
 
 
 _HEAD = commit()

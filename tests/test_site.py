@@ -43,6 +43,7 @@ def _pages():
 
 PAGES = _pages()
 BROWSER_PAGES = sitecheck.browser_pages(PAGES, commit())  # all, or CI's rotation (ROBOKIN_SITE_API)
+DARK_PAGES = sitecheck.dark_pages(BROWSER_PAGES, commit())  # all, or every third under CI's rotation
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +116,7 @@ def test_page(server, browser, weights, page, width):
     assert not problems, f"{page} at {width} width:\n" + "\n".join(map(str, problems))
 
 
-@pytest.mark.parametrize("page", BROWSER_PAGES)
+@pytest.mark.parametrize("page", DARK_PAGES)
 def test_page_dark_system_theme(server, browser, page):
     problems = sitecheck.check_dark(browser, f"{server}/{page}")
     assert not problems, f"{page}:\n" + "\n".join(map(str, problems))

@@ -174,6 +174,19 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 API_STRIDE = 4
 
 
+def _rotating(mode):
+    """True under ``ROBOKIN_SITE_API=rotate`` (or ``mode``), False under ``all``; anything else is refused."""
+    mode = os.environ.get("ROBOKIN_SITE_API", "all") if mode is None else mode
+    if mode not in ("all", "rotate"):
+        raise ValueError(f"ROBOKIN_SITE_API must be 'all' or 'rotate', got {mode!r}")
+    return mode == "rotate"
+
+
+def _offset(head, salt, stride):
+    """The rotation's offset in ``range(stride)``: moved by the commit hash, independent per ``salt``."""
+    return int(hashlib.sha256(f"{head}:{salt}".encode()).hexdigest()[:8], 16) % stride
+
+
 def browser_pages(pages, head, *, mode=None):
     """The pages the per-page browser tests visit: all (``ROBOKIN_SITE_API=all``, the default), or under ``rotate``
     (CI) every chapter and book page and every :data:`API_STRIDE`-th API page (``book/api/...``) from an offset the
@@ -188,14 +201,10 @@ def browser_pages(pages, head, *, mode=None):
     >>> picked[0], len(picked), picked == browser_pages(pages, "0" * 40, mode="rotate")
     ('notebooks/01_x.html', 3, True)
     """
-    mode = os.environ.get("ROBOKIN_SITE_API", "all") if mode is None else mode
-    if mode == "all":
+    if not _rotating(mode):
         return list(pages)
-    if mode != "rotate":
-        raise ValueError(f"ROBOKIN_SITE_API must be 'all' or 'rotate', got {mode!r}")
     api = [p for p in pages if p.startswith("book/api/")]
-    offset = int(hashlib.sha256(f"{head}:site-api".encode()).hexdigest()[:8], 16) % API_STRIDE
-    keep = set(api[offset::API_STRIDE])
+    keep = set(api[_offset(head, "site-api", API_STRIDE) :: API_STRIDE])
     return [p for p in pages if not p.startswith("book/api/") or p in keep]
 
 
@@ -220,13 +229,9 @@ def dark_pages(pages, head, *, mode=None):
     ...
     ValueError: ROBOKIN_SITE_API must be 'all' or 'rotate', got 'some'
     """
-    mode = os.environ.get("ROBOKIN_SITE_API", "all") if mode is None else mode
-    if mode == "all":
+    if not _rotating(mode):
         return list(pages)
-    if mode != "rotate":
-        raise ValueError(f"ROBOKIN_SITE_API must be 'all' or 'rotate', got {mode!r}")
-    offset = int(hashlib.sha256(f"{head}:site-dark".encode()).hexdigest()[:8], 16) % DARK_STRIDE
-    return list(pages)[offset::DARK_STRIDE]
+    return list(pages)[_offset(head, "site-dark", DARK_STRIDE) :: DARK_STRIDE]
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ integral state is ``z = int e dt`` (rad s).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -55,6 +55,8 @@ __all__ = [
     "adaptive_controller",
     "SlidingModeController",
     "sliding_mode_controller",
+    "ImpedanceController",
+    "impedance_controller",
     "simulate",
     "simulate_ivp",
     "tracking_error",
@@ -671,6 +673,179 @@ def sliding_mode_controller(
     return SlidingModeController(model, lam, k, phi)
 
 
+def _tip_matrix(k, name, *, strict):
+    """A 2x2 tip gain (stiffness N/m or damping N s/m): a number, a diagonal (2,) or a symmetric (2, 2) matrix,
+    positive definite (``strict``) or semidefinite; returned as a read-only (2, 2) array."""
+    try:
+        raw = np.asarray(k)
+    except ValueError:  # a ragged sequence
+        raise ValueError(f"{name} must be a number, two (a diagonal) or a 2x2 matrix, got a ragged {k!r}") from None
+    if raw.dtype == bool:
+        raise ValueError(f"{name} must be a number, not a bool, got {k!r}")
+    k = as_array(k, name)
+    if k.shape == ():
+        k = k * np.eye(2)
+    elif k.shape == (2,):
+        k = np.diag(k)
+    elif k.shape != (2, 2):
+        raise ValueError(f"{name} must be a scalar, shape (2,) (a diagonal) or shape (2, 2), got shape {k.shape}")
+    if np.abs(k - k.T).max() > 1e-12 * max(1.0, np.abs(k).max()):
+        raise ValueError(f"{name} must be symmetric (a potential field at the tip), got {k.tolist()}")
+    lo = float(np.linalg.eigvalsh(k).min())
+    if lo <= 0 if strict else lo < 0:
+        kind = "positive definite" if strict else "positive semidefinite"
+        raise ValueError(f"{name} must be {kind}, got {k.tolist()} (smallest eigenvalue {lo:g})")
+    k = k.copy()
+    k.setflags(write=False)
+    return k
+
+
+@dataclass(frozen=True, eq=False)
+class ImpedanceController:
+    """A spring and damper at the tip, without force sensing (build with :func:`impedance_controller`).
+
+    With the tip ``x(q)`` and its Jacobian ``J(q)`` of the controller's model (base x-y frame, m)::
+
+        tau = J(q)^T (K (x_ref - x) - D xdot) + G_hat(q),    xdot = J(q) qd
+
+    (eq. ``eq-ch11-impedance``): task-space PD plus gravity compensation. At rest under a constant tip force ``F``
+    the balance is ``J^T (K (x_ref - x) + F) = 0``, so wherever ``J`` is nonsingular the tip sits at
+    ``x_ref + K^-1 F``: the static stiffness is ``K`` exactly, in every configuration. The inertia the tip shows is
+    the arm's own ``Lambda(q) = J^-T M J^-1``, which changes with ``q``; shaping it as well needs the measured
+    force (the full impedance law), which this controller does not use.
+
+    ``q_ref`` (rad) is the configuration whose tip is the set point: it fixes the branch and gives the simulators
+    their reference (:meth:`hold`); the law itself uses only ``x_ref``.
+
+    Attributes
+    ----------
+    model : TwoLinkArm
+        The controller's model (kinematics for ``x`` and ``J``, ``G_hat``), one arm.
+    stiffness : ndarray, shape (2, 2)
+        ``K`` (N/m), symmetric positive definite.
+    damping : ndarray, shape (2, 2)
+        ``D`` (N s/m), symmetric positive semidefinite.
+    q_ref : ndarray, shape (2,)
+        Joint angles of the set point (rad).
+    x_ref : ndarray, shape (2,)
+        The set point ``x(q_ref)`` of the model (m).
+    gravity : bool
+        Whether ``G_hat(q)`` is added (True) or left out.
+    """
+
+    model: TwoLinkArm
+    stiffness: np.ndarray
+    damping: np.ndarray
+    q_ref: np.ndarray
+    gravity: bool = True
+    x_ref: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        _check_arm(self.model, "model", scalar=True)
+        object.__setattr__(self, "stiffness", _tip_matrix(self.stiffness, "stiffness", strict=True))
+        object.__setattr__(self, "damping", _tip_matrix(self.damping, "damping", strict=False))
+        q_ref = as_array(self.q_ref, "q_ref", trailing=(2,))
+        if q_ref.shape != (2,):
+            raise ValueError(f"q_ref must have shape (2,): one set point, got shape {q_ref.shape}")
+        q_ref = q_ref.copy()
+        q_ref.setflags(write=False)
+        object.__setattr__(self, "q_ref", q_ref)
+        object.__setattr__(self, "gravity", flag(self.gravity, "gravity"))
+        x_ref = self.model.fk(q_ref)[1].copy()
+        x_ref.setflags(write=False)
+        object.__setattr__(self, "x_ref", x_ref)
+
+    def hold(self, t: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The constant reference ``(q_ref, 0, 0)`` at times ``t`` (s, finite; shape (...) -> (..., 2)), for the
+        simulators."""
+        z = np.zeros(as_array(t, "t").shape + (2,))
+        return z + self.q_ref, z, z.copy()
+
+    def torque(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
+        """Joint torques (N m), shape (..., 2), from the joint angles and rates (rad, rad/s; both (..., 2)).
+
+        Examples
+        --------
+        >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+        >>> imp = impedance_controller(arm, stiffness=[500.0, 200.0], damping=50.0, q_ref=[0.3, 1.2])
+        >>> zero = np.zeros(2)
+        >>> np.allclose(imp.torque(imp.q_ref, zero), arm.gravity(imp.q_ref))   # at the set point, at rest
+        True
+        """
+        q = as_array(q, "q", trailing=(2,))
+        qd = as_array(qd, "qd", trailing=(2,))
+        q, qd = np.broadcast_arrays(q, qd)
+        t1, t2, _ = self._law(q[..., 0], q[..., 1], qd[..., 0], qd[..., 1], [], *([None] * 6))
+        return np.stack(np.broadcast_arrays(t1, t2), -1)
+
+    _signal = None  # no internal state
+
+    def _state0(self):
+        return np.zeros(0)
+
+    def _law(self, q1, q2, v1, v2, xs, r1, r2, rd1, rd2, rdd1, rdd2, cs=None):
+        m = self.model
+        a, b, c, d = m._tip_jacobian_entries(q1, q2)  # J = [[a, b], [c, d]]
+        ex = self.x_ref[0] - (m.l1 * np.cos(q1) + m.l2 * np.cos(q1 + q2))
+        ey = self.x_ref[1] - (m.l1 * np.sin(q1) + m.l2 * np.sin(q1 + q2))
+        xd, yd = a * v1 + b * v2, c * v1 + d * v2
+        (k11, k12), (_, k22) = self.stiffness
+        (d11, d12), (_, d22) = self.damping
+        fx = k11 * ex + k12 * ey - d11 * xd - d12 * yd
+        fy = k12 * ex + k22 * ey - d12 * xd - d22 * yd
+        t1, t2 = a * fx + c * fy, b * fx + d * fy  # J^T f
+        if self.gravity:
+            *_, g1, g2 = m._terms(q1, q2) if cs is None else m._terms_cs(*cs)
+            t1, t2 = t1 + g1, t2 + g2
+        return t1, t2, []
+
+
+def impedance_controller(
+    model: TwoLinkArm, *, stiffness: ArrayLike, damping: ArrayLike, q_ref: ArrayLike, gravity: bool = True
+) -> ImpedanceController:
+    """Build an :class:`ImpedanceController`: ``tau = J^T (K (x_ref - x) - D xdot) + G_hat(q)`` at the tip.
+
+    Parameters
+    ----------
+    model : TwoLinkArm
+        The controller's (possibly wrong) model, one arm.
+    stiffness : float or array_like, shape (2,) or (2, 2)
+        ``K`` (N/m, base x-y frame): a number (isotropic), a diagonal, or a symmetric positive definite matrix.
+    damping : float or array_like, shape (2,) or (2, 2)
+        ``D`` (N s/m): as ``stiffness``, symmetric positive semidefinite (0: an undamped spring).
+    q_ref : array_like, shape (2,)
+        Joint angles whose tip (by ``model``) is the set point ``x_ref`` (rad); they also choose the elbow branch.
+    gravity : bool
+        Add the model's gravity torque ``G_hat(q)`` (default True).
+
+    Returns
+    -------
+    ImpedanceController
+
+    Raises
+    ------
+    ValueError
+        A gain that is not symmetric, not positive (semi)definite, NaN, infinite, complex, a bool or of another
+        shape; ``q_ref`` not of shape (2,) or not finite; ``gravity`` not a bool; a model that is not one
+        :class:`robokin.dynamics.TwoLinkArm`.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> imp = impedance_controller(arm, stiffness=400.0, damping=40.0, q_ref=[0.3, 1.2])
+    >>> def push(t):   # a constant push at the tip (N)
+    ...     return np.zeros(np.shape(t) + (2,)) + [0.0, -8.0]
+    >>> res = simulate(arm, imp, q0=imp.q_ref, qd0=[0, 0], ref=imp.hold, t_end=3.0, f_tip=push)
+    >>> np.round(arm.fk(res.q[-1])[1] - imp.x_ref, 6) + 0.0   # the tip has moved K^-1 F
+    array([ 0.  , -0.02])
+    >>> impedance_controller(arm, stiffness=[[400.0, 50.0], [0.0, 400.0]], damping=40.0, q_ref=[0.3, 1.2])
+    Traceback (most recent call last):
+    ...
+    ValueError: stiffness must be symmetric (a potential field at the tip), got [[400.0, 50.0], [0.0, 400.0]]
+    """
+    return ImpedanceController(model, stiffness, damping, q_ref, gravity)
+
+
 # ---------------------------------------------------------------------------- simulation
 def tracking_error(res: SimResult) -> np.ndarray:
     """Tracking error ``e = q_ref - q`` (rad), shape (B..., K, 2), of a run of :func:`simulate` or :func:`simulate_ivp`.
@@ -690,9 +865,10 @@ def tracking_error(res: SimResult) -> np.ndarray:
 
 def _plant_args(plant, controller, q0, qd0, t_end, dt, fv, fc):
     _check_arm(plant, "plant")
-    if not isinstance(controller, (Controller, AdaptiveController, SlidingModeController)):
+    if not isinstance(controller, (Controller, AdaptiveController, SlidingModeController, ImpedanceController)):
         raise ValueError(
-            "controller must be a robokin.control.Controller, AdaptiveController or SlidingModeController, "
+            "controller must be a robokin.control.Controller, AdaptiveController, SlidingModeController or "
+            "ImpedanceController, "
             f"got {type(controller).__name__}"
         )
     q0 = as_array(q0, "q0", trailing=(2,))
@@ -749,6 +925,22 @@ def _step_count(t_end, dt, record_every):
     return nsteps
 
 
+def _call_force(f_tip, t):
+    """Evaluate the tip-force callback at the times ``t`` (shape (K,)): shape (K, 2), finite (N)."""
+    function(f_tip, "f_tip")
+    F = np.asarray(f_tip(t))
+    if F.dtype.kind not in "iuf" or F.shape != np.shape(t) + (2,):
+        raise ValueError(
+            f"f_tip(t) must return real forces of shape {np.shape(t) + (2,)} (N), got {F.dtype} of shape {F.shape}"
+        )
+    F = F.astype(float)
+    bad = ~np.isfinite(F).all(axis=-1)
+    if bad.any():
+        k = np.flatnonzero(bad)[0]
+        raise ValueError(f"f_tip(t) returned a non-finite force ({F[k].tolist()}) at t = {np.ravel(t)[k]:.6g} s")
+    return F
+
+
 def _call_ref(ref, t):
     """Evaluate the reference callback at the times ``t`` (shape (K,)) and fail fast on bad output."""
     out = ref(t)
@@ -768,7 +960,7 @@ def _call_ref(ref, t):
 
 def simulate(
     plant: TwoLinkArm,
-    controller: Controller | AdaptiveController | SlidingModeController,
+    controller: Controller | AdaptiveController | SlidingModeController | ImpedanceController,
     *,
     q0: ArrayLike,
     qd0: ArrayLike,
@@ -779,6 +971,7 @@ def simulate(
     fc: ArrayLike = 0.0,
     v_eps: ArrayLike = V_EPS,
     record_every: int = 10,
+    f_tip: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> SimResult:
     """Closed-loop simulation with fixed-step RK4, vectorised across a batch of plants.
 
@@ -814,6 +1007,10 @@ def simulate(
     record_every : int
         Keep every k-th step (memory: S x K x 6 floats); must divide the number of steps, so that the
         last record is the state at ``t_end``.
+    f_tip : callable, optional
+        ``f_tip(t) -> F`` (shape (...) -> (..., 2)): an external force at the tip (N, base x-y frame, no moment),
+        e.g. a push or a contact, vectorised over ``t`` and sampled at the RK4 stage times like ``ref`` (finite
+        there, else ``ValueError``). It loads the joints with ``J(q)^T F`` of the plant (:meth:`TwoLinkArm.jacobian`).
 
     Returns
     -------
@@ -848,6 +1045,7 @@ def simulate(
     th = np.arange(2 * nsteps + 1) * (dt / 2)
     R = _call_ref(ref, th)
     rc = [R[0][:, 0], R[0][:, 1], R[1][:, 0], R[1][:, 1], R[2][:, 0], R[2][:, 1]]
+    F = None if f_tip is None else _call_force(f_tip, th)
     fv = np.broadcast_to(fv, shape + (2,))
     fc = np.broadcast_to(fc, shape + (2,))
     fv1, fv2, fc1, fc2 = fv[..., 0], fv[..., 1], fc[..., 0], fc[..., 1]
@@ -862,6 +1060,9 @@ def simulate(
             u[0], u[1] = t1, t2
         t1 = t1 - smoothed_friction(v1, fv1, fc1, v_eps)
         t2 = t2 - smoothed_friction(v2, fv2, fc2, v_eps)
+        if F is not None:  # J^T F of the plant's tip
+            ja, jb, jc, jd = plant._tip_jacobian_entries(q1, q2)
+            t1, t2 = t1 + ja * F[k, 0] + jc * F[k, 1], t2 + jb * F[k, 0] + jd * F[k, 1]
         a1, a2 = plant._accel(q1, q2, v1, v2, t1, t2, cs=cs)
         out = np.empty_like(x)
         for i, row in enumerate((v1, v2, a1, a2, *dxs)):
@@ -935,7 +1136,7 @@ def _result(controller, t, rec, R, u=None):
 
 def simulate_ivp(
     plant: TwoLinkArm,
-    controller: Controller | AdaptiveController | SlidingModeController,
+    controller: Controller | AdaptiveController | SlidingModeController | ImpedanceController,
     *,
     q0: ArrayLike,
     qd0: ArrayLike,
@@ -949,6 +1150,7 @@ def simulate_ivp(
     atol: float = 1e-10,
     method: str = "DOP853",
     max_nfev: int = 2_000_000,
+    f_tip: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> SimResult:
     """Reference simulation of ONE plant with adaptive ``scipy.integrate.solve_ivp``.
 
@@ -957,7 +1159,7 @@ def simulate_ivp(
     within ``[0, t_end]``. Returns a :class:`robokin.results.SimResult` with the same fields and signals as
     :func:`simulate`. ``v_eps`` (rad/s) is the plant's Coulomb smoothing speed, as in :func:`simulate`; a small one
     makes the ODE stiff (an explicit ``method`` then needs many steps: use ``method="Radau"``, or the guard below
-    raises).
+    raises). ``f_tip`` is the external tip force of :func:`simulate` (N), called with a time array of one entry.
 
     The integration is guarded (``robokin._validate.solve_ivp_guarded``): ``rtol`` must lie in
     ``[100 eps, 0.1]`` and ``atol`` in ``(0, 1]``; more than ``max_nfev`` right-hand-side evaluations, a
@@ -992,6 +1194,8 @@ def simulate_ivp(
 
     function(ref, "ref")
     _call_ref(ref, t_eval)  # fail fast before integrating
+    if f_tip is not None:
+        _call_force(f_tip, t_eval)
 
     def rhs(t, x):
         qr, qdr, qddr = ref(t)
@@ -999,6 +1203,8 @@ def simulate_ivp(
             raise ValueError(f"ref(t) returned a non-finite value at t = {t:.6g} s")
         t1, t2, dxs = controller._law(*x[:4], x[4:], qr[0], qr[1], qdr[0], qdr[1], qddr[0], qddr[1])
         tau = np.array([t1, t2]) - smoothed_friction(x[2:4], fv, fc, v_eps)
+        if f_tip is not None:  # J^T F of the plant's tip
+            tau = tau + plant.jacobian(x[:2]).T @ _call_force(f_tip, np.array([t]))[0]
         qdd = plant._accel(x[0], x[1], x[2], x[3], tau[0], tau[1])
         return np.r_[x[2:4], qdd, dxs]
 
@@ -1210,7 +1416,7 @@ class MonteCarloResult:
 
 def monte_carlo(
     nominal: TwoLinkArm,
-    controller: Controller | AdaptiveController | SlidingModeController,
+    controller: Controller | AdaptiveController | SlidingModeController | ImpedanceController,
     *,
     n: int,
     rng: np.random.Generator,

@@ -402,6 +402,27 @@ RECIPES = {
         robokin.control.sliding_mode_controller,
         dict(model=_obj("arm"), lam=10.0, k=2.0, phi=0.1),
     ),
+    "control.ImpedanceController": lambda: (
+        robokin.control.ImpedanceController,
+        dict(
+            model=_obj("arm"),
+            stiffness=np.diag([400.0, 300.0]),
+            damping=np.diag([20.0, 20.0]),
+            q_ref=np.array([0.3, 1.2]),
+        ),
+    ),
+    "control.ImpedanceController.hold": lambda: (
+        robokin.control.impedance_controller(_obj("arm"), stiffness=400.0, damping=20.0, q_ref=[0.3, 1.2]).hold,
+        dict(t=np.array([0.0, 0.5, 1.0])),
+    ),
+    "control.ImpedanceController.torque": lambda: (
+        robokin.control.impedance_controller(_obj("arm"), stiffness=400.0, damping=20.0, q_ref=[0.3, 1.2]).torque,
+        dict(q=np.array([0.35, 1.1]), qd=np.array([0.2, -0.1])),
+    ),
+    "control.impedance_controller": lambda: (
+        robokin.control.impedance_controller,
+        dict(model=_obj("arm"), stiffness=np.array([400.0, 300.0]), damping=20.0, q_ref=np.array([0.3, 1.2])),
+    ),
     "ident.segment_excitation": lambda: (
         robokin.ident.segment_excitation,
         dict(
@@ -1406,6 +1427,7 @@ SHAPE_FREE = {
     ("checks.jacobian_fd", "x"),
     ("control.quintic", "t"),
     ("control.simulate_ivp", "t_eval"),
+    ("control.ImpedanceController.hold", "t"),  # times of any shape (the simulators pass (K,))
     ("leg2.gait_state", "phase"),
     ("leg2.gait_phase", "offsets"),
     ("mecanum.fit_pwm", "u"),

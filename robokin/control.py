@@ -1,9 +1,9 @@
 """Joint-space control of the 2-link arm when the model is wrong (chapter 12).
 
 Gravity compensation, PD and computed-torque tracking (optionally with integral action), the Slotine-Li
-adaptive law and a sliding-mode (robust) law,
-a fixed-step RK4 simulator that is vectorised across a *batch of plants* (the dynamics
-Monte Carlo), a ``solve_ivp`` reference simulator for one plant, the predicted
+adaptive law, a sliding-mode (robust) law and an impedance law at the tip (chapter 11), a fixed-step RK4
+simulator that is vectorised across a *batch of plants* (the dynamics Monte Carlo) and takes an optional external
+tip force, a ``solve_ivp`` reference simulator for one plant, the predicted
 steady-state error under parameter mismatch, and tracking metrics.
 
 Both simulators return a :class:`robokin.results.SimResult`: ``q``, ``qd``, ``u`` (the controller's torque, N m),

@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._primitives import wrap
-from ._validate import as_array, callback_output, check_inertias, choice, finite_scalar, function, positive
+from ._validate import as_array, callback_output, check_inertias, choice, count, finite_scalar, function, positive
 from .dynamics import TwoLinkArm
 from .errors import IntegrationError
 from .fivebar import FiveBar
@@ -1296,8 +1296,10 @@ class MotorModel:
 
 
 # ----------------------------------------------------------------------------- fixed-step integration (chapter 10)
-#: Fixed-step integrators of :func:`integrate_fixed_step` and :func:`step_limit`.
-FIXED_STEP_METHODS = ("euler", "semi_implicit_euler", "rk4")
+#: Fixed-step integrators of :func:`integrate_fixed_step` and :func:`step_limit`: three explicit, two implicit.
+FIXED_STEP_METHODS = ("euler", "semi_implicit_euler", "rk4", "backward_euler", "trapezoid")
+_IMPLICIT = ("backward_euler", "trapezoid")
+_Method = Literal["euler", "semi_implicit_euler", "rk4", "backward_euler", "trapezoid"]
 
 
 def _second_order(y0_or_A, name):
@@ -1313,8 +1315,10 @@ def integrate_fixed_step(
     *,
     dt: float,
     t_end: float,
-    method: Literal["euler", "semi_implicit_euler", "rk4"],
+    method: _Method,
     bound: float = 1e6,
+    newton_tol: float = 1e-10,
+    max_newton: int = 20,
 ) -> SimResult:
     """Integrate ``y' = rhs(t, y)`` with a fixed step, as a controller board or a real-time simulator does.
 
@@ -1326,9 +1330,16 @@ def integrate_fixed_step(
     * ``"semi_implicit_euler"`` (symplectic Euler): ``qd_{k+1} = qd_k + h a(t_k, y_k)``, then
       ``q_{k+1} = q_k + h qd_{k+1}`` (``a`` = the second half of ``rhs``; the first half must be ``qd``),
       one call per step;
-    * ``"rk4"``: the classical fourth-order Runge-Kutta method, four calls per step.
+    * ``"rk4"``: the classical fourth-order Runge-Kutta method, four calls per step;
+    * ``"backward_euler"`` (implicit, first order): ``y_{k+1} = y_k + h f(t_{k+1}, y_{k+1})``;
+    * ``"trapezoid"`` (implicit trapezoidal rule, second order): ``y_{k+1} = y_k + h/2 (f(t_k, y_k) +
+      f(t_{k+1}, y_{k+1}))``.
 
-    Their stability limits on a linearised system are :func:`step_limit` (chapter 10).
+    The implicit steps solve their equation by Newton's method: the Jacobian of ``rhs`` by forward differences at
+    the start of each step (2n calls), factorised once, then iterations until the correction is at most
+    ``newton_tol (1 + |y|)`` (infinity norm). They are A-stable: on ``y' = lambda y`` with ``Re lambda <= 0`` no
+    step size makes them grow. The stability limits of all five on a linearised system are :func:`step_limit`
+    (chapter 10).
 
     Parameters
     ----------
@@ -1340,23 +1351,32 @@ def integrate_fixed_step(
         Step (s); it must divide ``t_end`` into a whole number of steps.
     t_end : float, keyword-only
         Duration (s).
-    method : {"euler", "semi_implicit_euler", "rk4"}, keyword-only
+    method : {"euler", "semi_implicit_euler", "rk4", "backward_euler", "trapezoid"}, keyword-only
     bound : float, keyword-only
         Divergence bound: the run stops, with ``stable`` False, at the first step where a state is
         non-finite or departs from ``y0`` by more than ``bound`` in any component (SI units).
+    newton_tol : float, keyword-only
+        Implicit methods: relative size of the last Newton correction at which a step counts as solved, in
+        ``[1e-14, 1e-3]`` (a looser one is no solve at all, a tighter one below round-off cannot be met).
+    max_newton : int, keyword-only
+        Implicit methods: Newton iterations allowed per step (1 to 100).
 
     Returns
     -------
     robokin.results.SimResult
         ``t`` (K,) s, ``q`` and ``qd`` (K, n) at every step (``K = t_end / dt + 1`` when the run is
         stable, fewer when it stopped: the last row is the last state within the bound); ``u`` (K, 0)
-        (no inputs are recorded); ``stable`` (bool).
+        (no inputs are recorded); ``stable`` (bool); ``signals["rhs_calls"]`` (K,): calls of ``rhs`` made up to
+        each recorded step (the cost of the run, Jacobian columns included).
 
     Raises
     ------
     ValueError
-        Bad ``y0``, ``dt``, ``t_end``, ``bound`` or ``method``; ``dt`` not dividing ``t_end`` or more than
-        ``MAX_STEPS`` steps; ``rhs`` returning the wrong shape or a non-finite value.
+        Bad ``y0``, ``dt``, ``t_end``, ``bound``, ``method``, ``newton_tol`` or ``max_newton``; ``dt`` not
+        dividing ``t_end`` or more than ``MAX_STEPS`` steps; ``rhs`` returning the wrong shape or a non-finite value.
+    robokin.errors.IntegrationError
+        An implicit step whose Newton iteration did not converge in ``max_newton`` iterations, or whose iteration
+        matrix ``I - h J`` is singular: the message names the step and its time (shrink ``dt``).
 
     Examples
     --------
@@ -1370,6 +1390,12 @@ def integrate_fixed_step(
     >>> e = integrate_fixed_step(f, [1.0, 0.0], dt=T / 200, t_end=T, method="euler")
     >>> round(float(e.q[-1, 0] ** 2 + e.qd[-1, 0] ** 2), 3)  # energy grows by (1 + h^2)^200
     1.218
+
+    A stiff damper ``y' = -1e4 y`` at a step 100 times RK4's limit: the implicit steps stay bounded.
+
+    >>> g = lambda t, y: np.array([y[1], -1e4 * y[1]])
+    >>> [bool(integrate_fixed_step(g, [0.0, 1.0], dt=0.03, t_end=0.3, method=m).stable) for m in ("rk4", "trapezoid")]
+    [False, True]
     """
     function(rhs, "rhs")  # a class (float, a dataclass) is callable but not a right-hand side
     method = choice(method, "method", FIXED_STEP_METHODS)
@@ -1378,6 +1404,10 @@ def integrate_fixed_step(
         raise ValueError(f"y0 must have shape (2n,) with n >= 1, got shape {y.shape}")
     n = _second_order(y, "y0")
     dt, t_end, bound = positive(dt, "dt"), positive(t_end, "t_end"), positive(bound, "bound")
+    newton_tol = positive(newton_tol, "newton_tol")
+    if not 1e-14 <= newton_tol <= 1e-3:
+        raise ValueError(f"newton_tol must be in [1e-14, 1e-3] (relative correction), got {newton_tol!r}")
+    max_newton = count(max_newton, "max_newton", max=100)
     ratio = t_end / dt
     if ratio > MAX_STEPS:
         raise ValueError(f"t_end / dt = {ratio:.6g} steps; at most {MAX_STEPS} per call (check dt and t_end, in s)")
@@ -1388,13 +1418,22 @@ def integrate_fixed_step(
             f"(t_end / dt = {ratio:.6g})"
         )
     shape = y.shape
-    f = lambda t, x: callback_output(rhs(t, x), "rhs", shape, t=t)  # noqa: E731
+    calls = 0
+
+    def f(t, x):
+        nonlocal calls
+        calls += 1
+        return callback_output(rhs(t, x), "rhs", shape, t=t)
+
     Y = np.empty((steps + 1, y.size))
+    n_calls = np.zeros(steps + 1, dtype=np.int64)
     Y[0] = y0 = y
     h, k_done, stable = dt, steps + 1, True
     for k in range(steps):
         t = k * h
-        if method == "euler":
+        if method in _IMPLICIT:
+            y = _implicit_step(f, t, y, h, method, newton_tol, max_newton, k, t_end, lambda: calls)
+        elif method == "euler":
             y = y + h * f(t, y)
         elif method == "semi_implicit_euler":
             v = y[n:] + h * f(t, y)[n:]
@@ -1410,22 +1449,83 @@ def integrate_fixed_step(
                 k_done, stable = k + 1, False
                 break
         Y[k + 1] = y
+        n_calls[k + 1] = calls
     Y = Y[:k_done]
-    return SimResult(t=np.arange(k_done) * h, q=Y[:, :n], qd=Y[:, n:], u=np.empty((k_done, 0)), stable=np.array(stable))
+    return SimResult(
+        t=np.arange(k_done) * h,
+        q=Y[:, :n],
+        qd=Y[:, n:],
+        u=np.empty((k_done, 0)),
+        stable=np.array(stable),
+        signals={"rhs_calls": n_calls[:k_done]},
+    )
+
+
+def _implicit_step(f, t, y, h, method, newton_tol, max_newton, k, t_end, n_calls):
+    """One backward-Euler or trapezoidal step of :func:`integrate_fixed_step`, solved by Newton's method."""
+    import warnings
+
+    from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
+
+    c = h if method == "backward_euler" else h / 2
+    where = f"robokin.sim.integrate_fixed_step ({method}), step {k + 1} (t = {t + h:.6g} s)"
+
+    def factor(tj, yj, fj):
+        """LU of I - c J, J the forward-difference Jacobian of rhs at (tj, yj), one column per state."""
+        e = np.sqrt(np.finfo(float).eps) * np.maximum(1.0, np.abs(yj))
+        J = np.empty((yj.size, yj.size))
+        for j in range(yj.size):
+            yp = yj.copy()
+            yp[j] += e[j]
+            J[:, j] = (f(tj, yp) - fj) / e[j]
+        G = np.eye(yj.size) - c * J
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", LinAlgWarning)
+            lu = lu_factor(G, check_finite=False)
+        if not np.all(np.isfinite(lu[0])) or np.abs(np.diag(lu[0])).min() <= 1e-14 * np.abs(G).max():
+            raise IntegrationError(t, t_end, n_calls(), f"{where}: the iteration matrix I - h J is singular; shrink dt")
+        return lu
+
+    f0 = f(t, y)
+    lu = factor(t, y, f0)  # the Jacobian at the start of the step, kept while Newton contracts fast
+    base = y if method == "backward_euler" else y + c * f0
+    y1 = y + h * f0 if method == "trapezoid" else y.copy()  # predictor: an explicit Euler step (trapezoid)
+    prev = np.inf
+    for it in range(max_newton):
+        f1 = f(t + h, y1)
+        dy = lu_solve(lu, y1 - base - c * f1, check_finite=False)
+        y1 = y1 - dy
+        size = np.abs(dy).max()
+        if size <= newton_tol * (1.0 + np.abs(y1).max()):
+            return y1
+        if not np.isfinite(size):
+            break
+        if size > 0.25 * prev and it + 1 < max_newton:  # slow contraction: refresh the Jacobian at the iterate
+            lu = factor(t + h, y1, f(t + h, y1))
+        prev = size
+    raise IntegrationError(
+        t,
+        t_end,
+        n_calls(),
+        f"{where}: Newton's method did not converge in {max_newton} iteration(s) (last correction {size:.3g}); "
+        "shrink dt",
+    )
 
 
 def _rk4_amplification(z):
     return 1 + z * (1 + z / 2 * (1 + z / 3 * (1 + z / 4)))
 
 
-def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", "rk4"], tol: float = 1e-9) -> float:
+def step_limit(A: ArrayLike, *, method: _Method, tol: float = 1e-9) -> float:
     """Largest fixed step (s) for which ``method`` is stable on the linear system ``y' = A y``.
 
     One step maps ``y_{k+1} = Phi(h) y_k``; the method is stable while the spectral radius
     ``rho(Phi(h)) <= 1 + tol``. For the explicit methods ``Phi(h) = R(h A)`` with the stability
     polynomial ``R(z) = 1 + z`` (Euler) or ``R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24`` (RK4), so
     ``rho = max |R(h lambda)|`` over the eigenvalues ``lambda`` of ``A``; on a real eigenvalue the limits
-    are ``h = 2 / |lambda|`` and ``h = 2.785 / |lambda|``. Semi-implicit Euler needs the second-order
+    are ``h = 2 / |lambda|`` and ``h = 2.785 / |lambda|``. The implicit methods have the rational ``R(z) = 1 / (1 -
+    z)`` (backward Euler) and ``R(z) = (1 + z / 2) / (1 - z / 2)`` (trapezoid), ``|R| <= 1`` on the whole left
+    half-plane, so their limit is ``inf`` for every ``A`` accepted here. Semi-implicit Euler needs the second-order
     structure ``y = [q, qd]``, ``A = [[0, I], [A21, A22]]``: ``Phi(h) = [[I + h^2 A21, h (I + h A22)],
     [h A21, I + h A22]]``, whose eigenvalues are computed directly (on one mode ``q'' + c q' + k q = 0``
     the limit is ``h c < 2`` and ``h^2 k + 2 h c < 4``; chapter 10 derives all three).
@@ -1441,7 +1541,7 @@ def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", 
         System matrix (1/s), e.g. the Jacobian of an ODE right-hand side at an equilibrium
         (:func:`robokin.checks.jacobian_fd`). For ``"semi_implicit_euler"``, ``m = 2n`` and the upper
         block row must be ``[0, I]`` within 1e-6 (only the lower blocks are used).
-    method : {"euler", "semi_implicit_euler", "rk4"}, keyword-only
+    method : {"euler", "semi_implicit_euler", "rk4", "backward_euler", "trapezoid"}, keyword-only
     tol : float, keyword-only
         Allowed excess of the spectral radius over 1 (marginal modes, round-off in ``A``), in (0, 1e-3].
 
@@ -1467,6 +1567,8 @@ def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", 
     >>> osc = np.array([[0.0, 1.0], [-1e4, -2.0]])     # q'' + 2 q' + 1e4 q = 0
     >>> round(step_limit(osc, method="euler") * 1e3, 4), round(step_limit(osc, method="semi_implicit_euler") * 1e3, 4)
     (0.2, 19.801)
+    >>> step_limit(osc, method="trapezoid")             # A-stable: no step limit
+    inf
     """
     from scipy.optimize import brentq
 
@@ -1501,7 +1603,12 @@ def step_limit(A: ArrayLike, *, method: Literal["euler", "semi_implicit_euler", 
             return float(np.abs(np.linalg.eigvals(P)).max())
 
     else:
-        R = (lambda z: 1 + z) if method == "euler" else _rk4_amplification
+        R = {
+            "euler": lambda z: 1 + z,
+            "rk4": _rk4_amplification,
+            "backward_euler": lambda z: 1 / (1 - z),
+            "trapezoid": lambda z: (1 + z / 2) / (1 - z / 2),
+        }[method]
 
         def rho(h):
             return float(np.abs(R(h * lam)).max())

@@ -332,6 +332,9 @@ def _one_step_map(A, h, method):
     return np.block([[I + h * h * A21, h * (I + h * A22)], [h * A21, I + h * A22]])
 
 
+EXPLICIT = ("euler", "semi_implicit_euler", "rk4")  # the methods with a finite step limit
+
+
 def _mode(c, k):
     return np.array([[0.0, 1.0], [-k, -c]])
 
@@ -347,7 +350,7 @@ def test_integrate_fixed_step_orders_of_accuracy():
             r = sim.integrate_fixed_step(_linear(A), [1.0, 0.0], dt=h, t_end=1.0, method=m)
             assert r.stable and r.t.shape == (int(round(1 / h)) + 1,) and r.u.shape == (r.t.size, 0)
             err[m, h] = np.abs(np.r_[r.q[-1], r.qd[-1]] - exact).max()
-    for m, p in (("euler", 1), ("semi_implicit_euler", 1), ("rk4", 4)):
+    for m, p in (("euler", 1), ("semi_implicit_euler", 1), ("rk4", 4), ("backward_euler", 1), ("trapezoid", 2)):
         order = np.log2(err[m, 0.01] / err[m, 0.005])
         assert abs(order - p) < 0.15, (m, order)
 
@@ -388,7 +391,7 @@ def test_step_limit_closed_forms():
 @given(
     hst.floats(0.05, 5.0),  # damping ratio
     hst.floats(0.1, 1e3),  # natural frequency, rad/s
-    hst.sampled_from(sim.FIXED_STEP_METHODS),
+    hst.sampled_from(EXPLICIT),
 )
 def test_property_step_limit_is_where_the_simulated_map_turns_unstable(zeta, omega, method):
     A = _mode(2 * zeta * omega, omega**2)
@@ -406,7 +409,7 @@ def test_property_step_limit_is_where_the_simulated_map_turns_unstable(zeta, ome
 
 def test_step_limit_matches_a_simulated_bisection():
     A = _mode(300.0, 400.0)  # a stiff damper: eigenvalues about -1.3 and -299 1/s
-    for m in sim.FIXED_STEP_METHODS:
+    for m in EXPLICIT:
         h = sim.step_limit(A, method=m)
         for scale, grows in ((0.97, False), (1.03, True)):
             r = sim.integrate_fixed_step(
@@ -683,3 +686,108 @@ def test_motor_model_refuses_any_negative_rotor_inertia():
     for bad in (-0.5, -1e-9):
         with pytest.raises(ValueError, match="rotor_inertia"):
             sim.MotorModel(1.0, 100.0, 0.9, rotor_inertia=bad)
+
+
+# ---------------------------------------------------------------------------- implicit fixed steps
+def test_implicit_one_step_maps_are_the_rational_stability_functions():
+    # on y' = A y one step is R(hA): (I - hA)^-1 (backward Euler), (I - hA/2)^-1 (I + hA/2) (trapezoid), at any h;
+    # trips if the Newton solve stopped early, the Jacobian were wrong or the trapezoid used only one end
+    A = _mode(300.0, 400.0)
+    I = np.eye(2)
+    for h in (1e-3, 0.1, 10.0):  # up to 3000 times RK4's limit
+        want = {
+            "backward_euler": np.linalg.inv(I - h * A),
+            "trapezoid": np.linalg.solve(I - h * A / 2, I + h * A / 2),
+        }
+        for m, Phi_want in want.items():
+            cols = [sim.integrate_fixed_step(_linear(A), e, dt=h, t_end=h, method=m) for e in I]
+            Phi = np.array([np.r_[r.q[-1], r.qd[-1]] for r in cols]).T
+            np.testing.assert_allclose(Phi, Phi_want, rtol=1e-7, atol=1e-9)
+            assert np.abs(np.linalg.eigvals(Phi)).max() <= 1.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(hst.floats(0.0, 5.0), hst.floats(0.1, 1e4), hst.sampled_from(("backward_euler", "trapezoid")))
+def test_property_implicit_methods_have_no_step_limit(zeta, omega, method):
+    A = _mode(2 * zeta * omega, omega**2)
+    assert sim.step_limit(A, method=method) == np.inf
+    r = sim.integrate_fixed_step(_linear(A), [1.0, 0.0], dt=50 / omega, t_end=500 / omega, method=method)
+    assert r.stable and np.abs(np.c_[r.q, r.qd / omega]).max() <= 1.0 + 1e-6  # never grows
+
+
+def test_backward_euler_damps_a_stiff_mode_the_trapezoid_rings():
+    # |R(-inf)| = 0 (L-stable) against 1: at h |lambda| = 1000 the trapezoid keeps flipping the fast mode's sign
+    lam, h = -1e6, 1e-3
+    f = lambda t, y: np.array([y[1], lam * y[1]])  # noqa: E731
+    be = sim.integrate_fixed_step(f, [0.0, 1.0], dt=h, t_end=10 * h, method="backward_euler")
+    tr = sim.integrate_fixed_step(f, [0.0, 1.0], dt=h, t_end=10 * h, method="trapezoid")
+    assert abs(be.qd[1, 0]) < 2e-3 and abs(be.qd[-1, 0]) < 1e-20
+    r_tr = (1 + h * lam / 2) / (1 - h * lam / 2)
+    np.testing.assert_allclose(tr.qd[1:, 0], r_tr ** np.arange(1, 11), rtol=1e-6)
+    assert np.all(np.diff(np.sign(tr.qd[1:, 0])) != 0) and abs(tr.qd[-1, 0]) > 0.9
+
+
+def test_rhs_calls_are_counted():
+    A = _mode(1.0, 4.0)
+    for m, per_step in (("euler", 1), ("semi_implicit_euler", 1), ("rk4", 4)):
+        r = sim.integrate_fixed_step(_linear(A), [1.0, 0.0], dt=0.01, t_end=0.1, method=m)
+        np.testing.assert_array_equal(r.signals["rhs_calls"], per_step * np.arange(11))
+    calls = []
+    r = sim.integrate_fixed_step(
+        lambda t, y: (calls.append(t), A @ y)[1], [1.0, 0.0], dt=0.01, t_end=0.1, method="trapezoid"
+    )
+    assert r.signals["rhs_calls"][-1] == len(calls)
+    # per step: f at the start, one column per state, and at least two Newton residuals (the last one confirms)
+    assert np.all(np.diff(r.signals["rhs_calls"]) >= 1 + 2 + 2)
+
+
+def test_nonlinear_implicit_step_converges_to_its_equation():
+    # y' = -y^3 (a cubic damper): each backward-Euler step solves y1 = y0 - h y1^3 to newton_tol
+    f = lambda t, y: np.array([y[1], -(y[1] ** 3)])  # noqa: E731
+    r = sim.integrate_fixed_step(f, [0.0, 2.0], dt=0.5, t_end=5.0, method="backward_euler", newton_tol=1e-13)
+    v = r.qd[:, 0]
+    np.testing.assert_allclose(v[1:] + 0.5 * v[1:] ** 3, v[:-1], rtol=1e-12)
+    # and its first order of accuracy against solve_ivp: halving the step halves the error
+    from scipy.integrate import solve_ivp
+
+    exact = solve_ivp(f, (0, 2.0), [0.0, 2.0], rtol=1e-12, atol=1e-14).y[1, -1]
+    e1, e2 = (
+        abs(sim.integrate_fixed_step(f, [0.0, 2.0], dt=h, t_end=2.0, method="backward_euler").qd[-1, 0] - exact)
+        for h in (0.01, 0.005)
+    )
+    assert abs(np.log2(e1 / e2) - 1) < 0.1
+
+
+def test_implicit_step_failures_are_named():
+    from robokin.errors import IntegrationError
+
+    f = lambda t, y: np.array([y[1], -(y[1] ** 3)])  # noqa: E731
+    with pytest.raises(
+        IntegrationError, match=r"backward_euler\), step 1 \(t = 1 s\): Newton's method did not converge in 1 iteration"
+    ):
+        sim.integrate_fixed_step(f, [0.0, 2.0], dt=1.0, t_end=2.0, method="backward_euler", max_newton=1)
+    # y' = y at h = 1: I - h J = 0
+    g = lambda t, y: np.array([y[1], y[1]])  # noqa: E731
+    with pytest.raises(IntegrationError, match="iteration matrix I - h J is singular"):
+        sim.integrate_fixed_step(g, [0.0, 1.0], dt=1.0, t_end=1.0, method="backward_euler")
+    # a right-hand side that turns NaN inside the Newton iteration is named as the callback
+    nan_late = lambda t, y: np.array([y[1], np.nan if t > 0.5 else -y[1]])  # noqa: E731
+    with pytest.raises(ValueError, match=r"rhs .*non-finite|rhs.*nan"):
+        sim.integrate_fixed_step(nan_late, [0.0, 1.0], dt=1.0, t_end=1.0, method="trapezoid")
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"newton_tol": 0.0}, "newton_tol"),
+        ({"newton_tol": 1e-20}, r"newton_tol must be in \[1e-14, 1e-3\]"),
+        ({"newton_tol": 0.5}, r"newton_tol must be in \[1e-14, 1e-3\]"),
+        ({"newton_tol": np.nan}, "newton_tol"),
+        ({"max_newton": 0}, "max_newton"),
+        ({"max_newton": 1.5}, "max_newton"),
+        ({"max_newton": 1000}, "max_newton"),
+    ],
+)
+def test_implicit_options_bad_input(kw, match):
+    with pytest.raises(ValueError, match=match):
+        sim.integrate_fixed_step(_linear(_mode(1.0, 1.0)), [1.0, 0.0], dt=0.1, t_end=1.0, method="trapezoid", **kw)

@@ -715,7 +715,7 @@ class ImpedanceController:
     force (the full impedance law), which this controller does not use.
 
     ``q_ref`` (rad) is the configuration whose tip is the set point: it fixes the branch and gives the simulators
-    their reference (:meth:`hold`); the law itself uses only ``x_ref``.
+    their reference (:meth:`ImpedanceController.hold`); the law itself uses only ``x_ref``.
 
     Attributes
     ----------
@@ -1010,7 +1010,8 @@ def simulate(
     f_tip : callable, optional
         ``f_tip(t) -> F`` (shape (...) -> (..., 2)): an external force at the tip (N, base x-y frame, no moment),
         e.g. a push or a contact, vectorised over ``t`` and sampled at the RK4 stage times like ``ref`` (finite
-        there, else ``ValueError``). It loads the joints with ``J(q)^T F`` of the plant (:meth:`TwoLinkArm.jacobian`).
+        there, else ``ValueError``). It loads the joints with ``J(q)^T F``, ``J`` the plant's tip Jacobian
+        (:meth:`robokin.dynamics.TwoLinkArm.jacobian`).
 
     Returns
     -------

@@ -1375,8 +1375,9 @@ def integrate_fixed_step(
         Bad ``y0``, ``dt``, ``t_end``, ``bound``, ``method``, ``newton_tol`` or ``max_newton``; ``dt`` not
         dividing ``t_end`` or more than ``MAX_STEPS`` steps; ``rhs`` returning the wrong shape or a non-finite value.
     robokin.errors.IntegrationError
-        An implicit step whose Newton iteration did not converge in ``max_newton`` iterations, or whose iteration
-        matrix ``I - h J`` is singular: the message names the step and its time (shrink ``dt``).
+        An implicit step whose Newton iteration did not converge in ``max_newton`` iterations, left the domain of
+        ``rhs`` (a non-finite value at an iterate where the step's start state gives a finite one), or whose
+        iteration matrix ``I - h J`` is singular: the message names the step and its time (shrink ``dt``).
 
     Examples
     --------
@@ -1403,6 +1404,8 @@ def integrate_fixed_step(
     if y.ndim != 1 or y.size == 0:
         raise ValueError(f"y0 must have shape (2n,) with n >= 1, got shape {y.shape}")
     n = _second_order(y, "y0")
+    if method in _IMPLICIT and y.size > _MAX_STATE:
+        raise ValueError(f"y0 has {y.size} states; the implicit methods take at most {_MAX_STATE} (a dense Jacobian)")
     dt, t_end, bound = positive(dt, "dt"), positive(t_end, "t_end"), positive(bound, "bound")
     newton_tol = positive(newton_tol, "newton_tol")
     if not 1e-14 <= newton_tol <= 1e-3:
@@ -1486,13 +1489,23 @@ def _implicit_step(f, t, y, h, method, newton_tol, max_newton, k, t_end, n_calls
             raise IntegrationError(t, t_end, n_calls(), f"{where}: the iteration matrix I - h J is singular; shrink dt")
         return lu
 
+    def f_iterate(y1):
+        """rhs at a Newton iterate: a bad value there is the iteration's failure (it left rhs's domain), not rhs's."""
+        try:
+            return f(t + h, y1)
+        except ValueError as err:
+            f(t + h, y)  # rhs also fails at the step's start state: its own problem, raised as such
+            raise IntegrationError(
+                t, t_end, n_calls(), f"{where}: Newton's method left the domain of rhs ({err}); shrink dt"
+            ) from err
+
     f0 = f(t, y)
     lu = factor(t, y, f0)  # the Jacobian at the start of the step, kept while Newton contracts fast
     base = y if method == "backward_euler" else y + c * f0
     y1 = y + h * f0 if method == "trapezoid" else y.copy()  # predictor: an explicit Euler step (trapezoid)
+    f1 = f_iterate(y1)
     prev = np.inf
     for it in range(max_newton):
-        f1 = f(t + h, y1)
         dy = lu_solve(lu, y1 - base - c * f1, check_finite=False)
         y1 = y1 - dy
         size = np.abs(dy).max()
@@ -1500,8 +1513,9 @@ def _implicit_step(f, t, y, h, method, newton_tol, max_newton, k, t_end, n_calls
             return y1
         if not np.isfinite(size):
             break
+        f1 = f_iterate(y1)
         if size > 0.25 * prev and it + 1 < max_newton:  # slow contraction: refresh the Jacobian at the iterate
-            lu = factor(t + h, y1, f(t + h, y1))
+            lu = factor(t + h, y1, f1)
         prev = size
     raise IntegrationError(
         t,
@@ -1525,7 +1539,8 @@ def step_limit(A: ArrayLike, *, method: _Method, tol: float = 1e-9) -> float:
     ``rho = max |R(h lambda)|`` over the eigenvalues ``lambda`` of ``A``; on a real eigenvalue the limits
     are ``h = 2 / |lambda|`` and ``h = 2.785 / |lambda|``. The implicit methods have the rational ``R(z) = 1 / (1 -
     z)`` (backward Euler) and ``R(z) = (1 + z / 2) / (1 - z / 2)`` (trapezoid), ``|R| <= 1`` on the whole left
-    half-plane, so their limit is ``inf`` for every ``A`` accepted here. Semi-implicit Euler needs the second-order
+    half-plane, so their limit is ``inf`` when no eigenvalue of ``A`` has a positive real part (one accepted within
+    ``tol`` on the positive side gives a finite limit). Semi-implicit Euler needs the second-order
     structure ``y = [q, qd]``, ``A = [[0, I], [A21, A22]]``: ``Phi(h) = [[I + h^2 A21, h (I + h A22)],
     [h A21, I + h A22]]``, whose eigenvalues are computed directly (on one mode ``q'' + c q' + k q = 0``
     the limit is ``h c < 2`` and ``h^2 k + 2 h c < 4``; chapter 10 derives all three).

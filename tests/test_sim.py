@@ -774,6 +774,10 @@ def test_implicit_step_failures_are_named():
     nan_late = lambda t, y: np.array([y[1], np.nan if t > 0.5 else -y[1]])  # noqa: E731
     with pytest.raises(ValueError, match=r"rhs .*non-finite|rhs.*nan"):
         sim.integrate_fixed_step(nan_late, [0.0, 1.0], dt=1.0, t_end=1.0, method="trapezoid")
+    # a Newton iterate outside rhs's domain (q < -1 under the square root) is the iteration's failure
+    sqrt_rhs = lambda t, y: np.array([y[1], -np.sqrt(y[0] + 1.0)])  # noqa: E731
+    with np.errstate(invalid="ignore"), pytest.raises(IntegrationError, match="left the domain of rhs"):
+        sim.integrate_fixed_step(sqrt_rhs, [0.0, 0.0], dt=3.0, t_end=3.0, method="backward_euler")
 
 
 @pytest.mark.parametrize(

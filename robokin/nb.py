@@ -265,6 +265,28 @@ def _dump_glue(name: str, value: Any) -> None:
         fh.write(json.dumps({"name": name, "value": value}) + "\n")
 
 
+_CELL_GLUES: dict[str, Any] = {"count": None, "names": set()}
+
+
+def _check_once_per_cell(name):
+    """A key glued twice in one cell (a glue inside a loop) is a duplicate glue key to myst-nb: the strict book build
+    fails on its warning, while the notebook itself runs. Refuse it here, where the chapter's test sees it."""
+    try:
+        import IPython
+
+        ip = IPython.get_ipython()
+    except ImportError:  # pragma: no cover - notebooks always have IPython
+        ip = None
+    count = getattr(ip, "execution_count", None)
+    if count is None:
+        return
+    if _CELL_GLUES["count"] != count:
+        _CELL_GLUES["count"], _CELL_GLUES["names"] = count, set()
+    if name in _CELL_GLUES["names"]:
+        raise ValueError(f"{name!r} is glued twice in one cell: glue each key once (myst-nb rejects duplicate keys)")
+    _CELL_GLUES["names"].add(name)
+
+
 def glue(name: str, value: Any, display: bool = True) -> None:
     """Keep ``value`` under ``name`` for ``{eval}`glued("name:fmt")``` in the Markdown below, and glue it with myst-nb.
 
@@ -283,6 +305,7 @@ def glue(name: str, value: Any, display: bool = True) -> None:
     """
     import myst_nb
 
+    _check_once_per_cell(name)
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
         value = value.item()
     _GLUED[name] = value

@@ -381,6 +381,11 @@ def _proof_domain():
     class ProofDomainByTitle(ProofDomain):
         indices = [ProofIndexByTitle]
 
+        def merge_domaindata(self, docnames, otherdata):
+            # the domain keeps no per-document data (sphinx-proof merges env.proof_list itself, on env-merge-info);
+            # Sphinx's default raises, which stops a parallel read
+            pass
+
     return ProofDomainByTitle
 
 

@@ -465,7 +465,22 @@ def _subset_icon_fonts(app, exception):
         subset.save_font(font, str(out / target), opts)
 
 
+#: Extensions the book loads that leave parallel reading undeclared (Sphinx then reads serially): each does its work
+#: outside the per-document reading (multitoc_numbering: section numbers after the merge; jupyterbook_latex: LaTeX
+#: transforms only; mathjax-offline: static files), so reading in parallel processes is safe for them.
+PARALLEL_SAFE_UNDECLARED = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex", "sphinx-mathjax-offline")
+
+
+def _declare_parallel_safe(app):
+    for name in PARALLEL_SAFE_UNDECLARED:
+        ext = app.extensions.get(name)
+        if ext is not None and ext.parallel_read_safe is None:
+            ext.parallel_read_safe = True
+
+
 def setup(app):
+    # before reading: Sphinx checks every extension's parallel_read_safe when the build has more than one process
+    app.connect("builder-inited", _declare_parallel_safe)
     # html-page-context is emitted with emit_firstresult: a theme handler that returns a value stops the
     # chain, so run early.
     app.connect("html-page-context", _dedupe_scripts, priority=100)

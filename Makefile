@@ -57,7 +57,7 @@ $(VENV)/.stamp-test: $(call stale,$(VENV)/.stamp-test) | $(PY)
 book: $(VENV)/.stamp-book gl
 	rm -rf _build/html _build/.doctrees
 	mkdir -p _build
-	@# jupyter-book through tools/jb_build.py: Sphinx reads (and so executes) the chapters in parallel, one process per core
+	@# jupyter-book through tools/jb_build.py: ROBOKIN_BOOK_JOBS=2 reads (and so executes) the chapters in two processes
 	$(PY) tools/jb_build.py build . -W -n --keep-going 2>&1 | tee _build/build.log
 	@# the Chinese edition (中文版) from the same pages and this run's executed notebooks: no second execution
 	$(PY) tools/i18n.py build-zh 2>&1 | tee _build/build-zh.log

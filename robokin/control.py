@@ -236,6 +236,12 @@ def _gain(k, name):
     return k
 
 
+def _gravity(model, q1, q2, cs):
+    """The model's gravity torques (N m) at (q1, q2); ``cs``: the simulators' precomputed (cos, sin) terms."""
+    *_, g1, g2 = model._terms(q1, q2) if cs is None else model._terms_cs(*cs)
+    return g1, g2
+
+
 @dataclass(frozen=True, eq=False)
 class Controller:
     """Joint-space tracking law (build with :func:`tracking_controller`).
@@ -323,7 +329,7 @@ class Controller:
             return u1, u2
         m = self.model
         if self.kind == "pd_gravity":
-            *_, g1, g2 = m._terms(q1, q2) if cs is None else m._terms_cs(*cs)
+            g1, g2 = _gravity(m, q1, q2, cs)
             return u1 + g1, u2 + g2
         return m._inverse(q1, q2, v1, v2, rdd1 + u1, rdd2 + u2, cs=cs)  # M_hat a + C_hat qd + G_hat
 
@@ -505,15 +511,21 @@ def adaptive_controller(
     return AdaptiveController(model, lam, kd, gamma, friction)
 
 
-def _sm_gain(k, name, *, strict):
-    """A sliding-mode gain: a real number or one per joint, not a bool, ``> 0`` (strict) or ``>= 0``."""
+def _gain_array(k, name, *, shapes):
+    """The common front end of the gain checks: ``k`` as a finite real array, with ragged sequences and bools
+    refused by name (``shapes`` says what the gain may be)."""
     try:
         raw = np.asarray(k)
     except ValueError:  # a ragged sequence
-        raise ValueError(f"{name} must be a number or two (one per joint), got a ragged {k!r}") from None
+        raise ValueError(f"{name} must be {shapes}, got a ragged {k!r}") from None
     if raw.dtype == bool:
         raise ValueError(f"{name} must be a number, not a bool, got {k!r}")
-    k = as_array(k, name)
+    return as_array(k, name)
+
+
+def _sm_gain(k, name, *, strict):
+    """A sliding-mode gain: a real number or one per joint, not a bool, ``> 0`` (strict) or ``>= 0``."""
+    k = _gain_array(k, name, shapes="a number or two (one per joint)")
     if k.shape not in ((), (2,)):
         raise ValueError(f"{name} must be a scalar or shape (2,) (one value per joint), got shape {k.shape}")
     if np.any(k <= 0) if strict else np.any(k < 0):
@@ -676,13 +688,7 @@ def sliding_mode_controller(
 def _tip_matrix(k, name, *, strict):
     """A 2x2 tip gain (stiffness N/m or damping N s/m): a number, a diagonal (2,) or a symmetric (2, 2) matrix,
     positive definite (``strict``) or semidefinite; returned as a read-only (2, 2) array."""
-    try:
-        raw = np.asarray(k)
-    except ValueError:  # a ragged sequence
-        raise ValueError(f"{name} must be a number, two (a diagonal) or a 2x2 matrix, got a ragged {k!r}") from None
-    if raw.dtype == bool:
-        raise ValueError(f"{name} must be a number, not a bool, got {k!r}")
-    k = as_array(k, name)
+    k = _gain_array(k, name, shapes="a number, two (a diagonal) or a 2x2 matrix")
     if k.shape == ():
         k = k * np.eye(2)
     elif k.shape == (2,):
@@ -795,7 +801,7 @@ class ImpedanceController:
         fy = k12 * ex + k22 * ey - d12 * xd - d22 * yd
         t1, t2 = a * fx + c * fy, b * fx + d * fy  # J^T f
         if self.gravity:
-            *_, g1, g2 = m._terms(q1, q2) if cs is None else m._terms_cs(*cs)
+            g1, g2 = _gravity(m, q1, q2, cs)
             t1, t2 = t1 + g1, t2 + g2
         return t1, t2, []
 

@@ -844,3 +844,31 @@ def test_a_translation_that_drops_or_retargets_a_link_is_reported():
     found = i18n.check_messages("book/claims", [(en, claims, False)], equations=set())
     assert not [f for f in found if "link" in str(f)]
     assert [f for f in i18n.check_messages("book/page", [(en, claims, False)], equations=set()) if "link" in str(f)]
+
+
+def test_chinese_search_language_indexes_as_sphinx_does():
+    # SearchChineseSet must cut and stem every word as Sphinx's own SearchChinese does: same tokens, and the same
+    # Latin-word rule in stem() (a word seen in the text, of 3 letters or more, whose stem would be shorter, is
+    # kept). It trips if split() stops recording Latin words ("IKs" would stem to "ik") or cuts differently.
+    pytest.importorskip("jieba")
+    from sphinx.search import zh
+
+    texts = ["逆运动学的 IKs 与 DLS 阻尼最小二乘", "雅可比矩阵 Jacobian 的奇异位形", "IKs ies was running", "五连杆腿"]
+    runs = []
+    for cls in (zh.SearchChinese, robokin_i18n.SearchChineseSet):
+        cls.latin_terms = []  # Sphinx's class-level list: start each run from an empty one
+        lang = cls({})
+        runs.append([[(w, lang.stem(w)) for w in lang.split(t)] for t in texts])
+    assert runs[0] == runs[1]
+    assert ("IKs", "iks") in runs[1][0]  # kept whole: seen as a Latin word, its stem "ik" is too short
+    assert isinstance(robokin_i18n.SearchChineseSet({}).latin_terms, set)
+
+
+def test_chinese_search_language_is_registered(monkeypatch):
+    from unittest import mock
+
+    from sphinx.search import languages
+
+    monkeypatch.setitem(languages, "zh", "sphinx.search.zh.SearchChinese")
+    robokin_i18n.setup(mock.MagicMock())  # the extension's setup puts its class in Sphinx's table
+    assert languages["zh"] is robokin_i18n.SearchChineseSet

@@ -1571,6 +1571,7 @@ def push_recovery(
     u_max: ArrayLike | None = None,
     tol: float = 0.01,
     substeps: int = 2,
+    mu: float | None = None,
 ) -> np.ndarray:
     """Which rectangular pushes the sampled loop recovers from: bool (n,), one batched rollout.
 
@@ -1579,6 +1580,9 @@ def push_recovery(
     the loop is that of :func:`simulate_sampled`. A run
     *recovers* when leg and body stay within :data:`FALL_ANGLE` of upright at every control sample (the
     native step) and at ``t_end`` ``|theta|``, ``|phi|`` (rad) and ``|x_dot|`` (m/s) are all below ``tol``.
+    With a friction coefficient ``mu`` it must also keep rolling: at every control sample the ground reaction
+    ``[F_t, N]`` of :meth:`WheelLegDynamics.ground_force` has ``N > 0`` and ``|F_t| <= mu N`` (the model's wheel
+    never slips, so without ``mu`` a recovery may ask for a force the floor cannot give).
 
     Parameters
     ----------
@@ -1590,6 +1594,8 @@ def push_recovery(
         Push timing and run length, s; the push ends before ``t_end``.
     tol : float
         Settling tolerance, in ``(0, 1]``.
+    mu : float, optional
+        Wheel-floor friction coefficient, in ``(0, 10]``; None (default): no friction-cone condition.
 
     Returns
     -------
@@ -1601,6 +1607,8 @@ def push_recovery(
     >>> Kd = dlqr_gain(model, L0=0.2, dt=0.005)
     >>> push_recovery(model, Kd, L0=0.2, dt=0.005, amplitudes=[20.0, 2000.0]).tolist()
     [True, False]
+    >>> push_recovery(model, Kd, L0=0.2, dt=0.005, amplitudes=[20.0], mu=1e-3).tolist()  # an icy floor
+    [False]
     """
     m = _model(model)
     Kf = _fixed_gain(K, "K")
@@ -1622,15 +1630,28 @@ def push_recovery(
     tol = tolerance(tol, "tol", max=1.0)
     sub = count(substeps, "substeps", max=1000)
     umax = _torque_limits(u_max)
+    mu = None if mu is None else tolerance(mu, "mu", max=10.0)
     zero = np.zeros(amp.size)
     eps = 1e-9 * h  # push edges that fall on a sample are not moved by round-off (0.2 + 0.1 > 0.3)
     t1 = t0 + dur - eps
     t0 = t0 - eps
-    X, *_ = _rollout(m, Kf, np.zeros((amp.size, 6)), float(L), h, n, sub, lambda t: amp if t0 <= t < t1 else zero, umax)
+    X, _, Uh, fb = _rollout(
+        m, Kf, np.zeros((amp.size, 6)), float(L), h, n, sub, lambda t: amp if t0 <= t < t1 else zero, umax
+    )
     with np.errstate(invalid="ignore"):
         upright = np.all(np.abs(X[:, :, [0, 4]]) < FALL_ANGLE, axis=(0, 2))  # NaN (diverged) counts as a fall
         settled = np.all(np.abs(X[-1][:, [0, 3, 4]]) < tol, axis=1)
-    return upright & settled
+    ok = upright & settled
+    if mu is not None and ok.any():
+        # the ground reaction at every control sample of the recovered runs (they are finite throughout)
+        Xo = X[:, ok].reshape(-1, 6)
+        Lv = np.full(Xo.shape[0], float(L))
+        gf = m._ground(
+            Xo[:, _Q_OF_STATE], Xo[:, _QD_OF_STATE], Uh[:, ok].reshape(-1, 2), Lv, 0.0, 0.0, fb[:, ok].ravel()
+        )
+        Ft, N = gf[:, 0].reshape(n + 1, -1), gf[:, 1].reshape(n + 1, -1)
+        ok[ok] = np.all((N > 0) & (np.abs(Ft) <= mu * N), axis=0)
+    return ok
 
 
 def _ground_force(m, q, qd, qdd, L, Ld, Ldd, fb):

@@ -1241,6 +1241,7 @@ RECIPES = {
             u_max=np.array([5.0, 5.0]),
             tol=0.01,
             substeps=1,
+            mu=0.6,
         ),
     ),
     "wheel_leg.WheelLegDynamics.ground_force": lambda: (

@@ -781,6 +781,43 @@ def test_simulate_sampled_saturates_and_push_recovery_orders():
     assert free.tolist() == [True] and tight.tolist() == [False]
 
 
+def test_push_recovery_friction_cone_matches_the_sampled_runs():
+    # mu adds "N > 0 and |F_t| <= mu N at every control sample" to the verdict: compared run by run with
+    # simulate_sampled's own ground-force signals. Trips if the cone is tested on the wrong samples, with the
+    # commanded instead of the held torque, or not at all (the 20 N grid crosses the threshold at mu = 0.6).
+    Kd = wl.dlqr_gain(MODEL, L0=0.2, dt=0.01)
+    amps = np.arange(20.0, 420.0, 40.0)
+    kw = dict(L0=0.2, dt=0.01, t_end=2.0, tol=1.0, substeps=1)
+    free = wl.push_recovery(MODEL, Kd, **kw, amplitudes=amps)
+    for mu in (0.3, 0.6):
+        cone = wl.push_recovery(MODEL, Kd, **kw, amplitudes=amps, mu=mu)
+        want = []
+        for a, f in zip(amps, free):
+            r = wl.simulate_sampled(
+                MODEL,
+                Kd,
+                q0=Z3,
+                qd0=Z3,
+                t_end=2.0,
+                L0=0.2,
+                dt=0.01,
+                substeps=1,
+                push=lambda t, a=a: a if 0.2 - 1e-11 <= t < 0.3 - 1e-11 else 0.0,
+            )
+            N, Ft = r.signals["N"], r.signals["F_t"]
+            want.append(bool(f and np.all(N > 0) and np.all(np.abs(Ft) <= mu * N)))
+        assert cone.tolist() == want
+        assert cone.any() and not np.array_equal(cone, free)  # the cone binds inside the caught range
+    assert not wl.push_recovery(MODEL, Kd, **kw, amplitudes=[20.0], mu=1e-3)[0]  # an icy floor
+
+
+@pytest.mark.parametrize("mu", [0.0, -0.5, np.nan, np.inf, 11.0, True, "0.6", 1j])
+def test_push_recovery_bad_mu_is_named(mu):
+    Kd = wl.dlqr_gain(MODEL, L0=0.2, dt=0.01)
+    with pytest.raises(ValueError, match="mu"):
+        wl.push_recovery(MODEL, Kd, L0=0.2, dt=0.01, amplitudes=[20.0], mu=mu)
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.floats(0.12, 0.34), st.floats(-0.4, 0.4), st.floats(-0.4, 0.4), st.floats(-10, 10), st.floats(-5, 5))
 def test_ground_force_matches_wheel_spin_and_estimate_is_exact(L, th, ph, T, Ldd):

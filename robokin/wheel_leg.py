@@ -1018,14 +1018,13 @@ def simulate(
     def push_f(t):
         return 0.0 if push is None else float(callback_output(push(t), "push", (), t=t))
 
-    def control(t, x):
-        L = prof(t)[0]
+    def control(t, x, L):  # L: the leg length at t (prof is called once per evaluation: it may be costly)
         u = -gains(L) @ (x - ref_f(t))
         return u if umax is None else np.clip(u, -umax, umax)
 
     def rhs(t, x):
         L, Ld, Ldd = (float(v) for v in prof(t))
-        return m._rhs_scalar(x, control(t, x), L, Ld, Ldd, push_f(t))
+        return m._rhs_scalar(x, control(t, x, L), L, Ld, Ldd, push_f(t))
 
     t_eval = np.linspace(0.0, t_end, n_out)
     sol = solve_ivp_guarded(
@@ -1040,8 +1039,8 @@ def simulate(
         atol=atol,
     )
     X = sol.y.T
-    U = np.array([control(t, x) for t, x in zip(sol.t, X)])
     prof_t = np.array([[float(v) for v in prof(t)] for t in sol.t])
+    U = np.array([control(t, x, L) for t, x, L in zip(sol.t, X, prof_t[:, 0])])
     fb = np.array([push_f(t) for t in sol.t])
     x_ref = np.array([ref_f(t) for t in sol.t])
     q, qd = from_state(X)
@@ -1514,6 +1513,8 @@ def _rollout(m, K, X0, L, h, n, sub, push, umax):
     ten times :data:`FALL_ANGLE`) is frozen as NaN from there on. Unchecked.
     """
     B = X0.shape[0]
+    if B == 1:
+        return _rollout_one(m, K, X0[0], L, h, n, sub, push, umax)
     X = np.full((n + 1, B, 6), np.nan)
     Ucmd = np.full((n + 1, B, 2), np.nan)
     Uh = np.full((n + 1, B, 2), np.nan)
@@ -1555,6 +1556,42 @@ def _rollout(m, K, X0, L, h, n, sub, push, umax):
         X[k + 1, alive] = x[alive]
         if not alive.any():
             break
+    return X, Ucmd, Uh, fb
+
+
+def _rollout_one(m, K, x0, L, h, n, sub, push, umax):
+    """:func:`_rollout` for a batch of one, in the plain-float right-hand side (``_rhs_scalar``).
+
+    One run (``simulate_sampled``) is dominated by numpy's cost per call on (1, 6) arrays; this path takes the
+    same RK4 steps about ten times faster and agrees with the batched one to round-off (tests/test_wheel_leg.py).
+    """
+    X = np.full((n + 1, 1, 6), np.nan)
+    Ucmd = np.full((n + 1, 1, 2), np.nan)
+    Uh = np.full((n + 1, 1, 2), np.nan)
+    fb = np.full((n + 1, 1), np.nan)
+    hs = h / sub
+    pushf = (lambda t: 0.0) if push is None else (lambda t: float(push(t)[0]))
+    rhs, L, lim = m._rhs_scalar, float(L), 10 * FALL_ANGLE
+    x = np.array(x0, dtype=float)
+    X[0, 0] = x
+    for k in range(n + 1):
+        t0 = k * h
+        uc = -(K @ x)
+        u = uc if umax is None else np.clip(uc, -umax, umax)
+        Ucmd[k, 0], Uh[k, 0], fb[k, 0] = uc, u, pushf(t0)
+        if k == n:
+            break
+        for j in range(sub):
+            t = t0 + j * hs
+            pa, pm, pb = pushf(t), pushf(t + 0.5 * hs), pushf(t + hs)
+            k1 = rhs(x, u, L, 0.0, 0.0, pa)
+            k2 = rhs(x + 0.5 * hs * k1, u, L, 0.0, 0.0, pm)
+            k3 = rhs(x + 0.5 * hs * k2, u, L, 0.0, 0.0, pm)
+            k4 = rhs(x + hs * k3, u, L, 0.0, 0.0, pb)
+            x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        if not (np.all(np.isfinite(x)) and max(abs(x[0]), abs(x[4])) <= lim):
+            break  # diverged: NaN from here on, as in the batched rollout
+        X[k + 1, 0] = x
     return X, Ucmd, Uh, fb
 
 

@@ -781,6 +781,27 @@ def test_simulate_sampled_saturates_and_push_recovery_orders():
     assert free.tolist() == [True] and tight.tolist() == [False]
 
 
+@pytest.mark.parametrize("amp", [100.0, 300.0, 2000.0])  # caught, caught only without limits, diverges
+@pytest.mark.parametrize("umax", [None, np.array([3.0, 10.0])])
+def test_rollout_of_one_run_matches_the_batched_kernel(amp, umax):
+    # the plain-float path for a batch of one (simulate_sampled) against the batched kernel on a batch of two: the
+    # same RK4 steps to round-off, the same samples frozen as NaN after a divergence. Trips on a wrong stage time,
+    # a dropped push, the clip applied to the record instead of the held input, or a different divergence rule.
+    K = wl.dlqr_gain(MODEL, L0=0.2, dt=0.01)
+    X0 = np.zeros((2, 6))
+    X0[:, 1] = 0.05
+    push2 = lambda t: np.full(2, amp) if 0.2 <= t < 0.3 else np.zeros(2)  # noqa: E731
+    push1 = lambda t: np.full(1, amp) if 0.2 <= t < 0.3 else np.zeros(1)  # noqa: E731
+    batched = wl._rollout(MODEL, K, X0, 0.2, 0.01, 200, 8, push2, umax)
+    one = wl._rollout(MODEL, K, X0[:1], 0.2, 0.01, 200, 8, push1, umax)
+    for a, b in zip(batched, one):
+        a = a[:, :1]
+        assert a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b))
+        ok = ~np.isnan(b)
+        assert np.allclose(a[ok], b[ok], rtol=1e-9, atol=1e-9)
+    assert np.isnan(one[0]).any() == (amp == 2000.0)  # the divergence case does diverge
+
+
 def test_push_recovery_friction_cone_matches_the_sampled_runs():
     # mu adds "N > 0 and |F_t| <= mu N at every control sample" to the verdict: compared run by run with
     # simulate_sampled's own ground-force signals. Trips if the cone is tested on the wrong samples, with the

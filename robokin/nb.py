@@ -303,14 +303,32 @@ def glue(name: str, value: Any, display: bool = True) -> None:
     >>> type(_GLUED["demo_np"]).__name__, glued("demo_np:.2f")
     ('float', '0.50')
     """
-    import myst_nb
-
     _check_once_per_cell(name)
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):
         value = value.item()
     _GLUED[name] = value
     _dump_glue(name, value)
-    myst_nb.glue(name, value, display=display)
+    _myst_glue(name, value, display=display)
+
+
+#: myst-nb's glue wire format (``myst_nb.ext.glue.GLUE_PREFIX``): a hidden value's MIME types carry this prefix.
+_GLUE_PREFIX = "application/papermill.record/"
+
+
+def _myst_glue(name, value, *, display):
+    """The display output ``myst_nb.glue`` writes, written here.
+
+    Importing myst_nb costs a chapter's kernel over a second (nbformat imports jsonschema, which builds the parsers
+    of rfc3987-syntax); the output is the same bundle and ``scrapbook`` metadata, byte for byte
+    (``tests/test_nb_glue.py`` compares the two).
+    """
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as ipy_display
+
+    bundle, metadata = format_display_data(value)
+    prefix = "" if display else _GLUE_PREFIX
+    metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
+    ipy_display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
 
 
 def glued(spec: str) -> str:

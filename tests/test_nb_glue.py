@@ -53,3 +53,24 @@ def test_outside_ipython_no_check(monkeypatch):
     nb.glue("t_plain", 1, display=False)
     nb.glue("t_plain", 2, display=False)  # a script or doctest: no cell, nothing to check
     assert nb.glued("t_plain") == "2"
+
+
+@pytest.mark.parametrize("display", [False, True])
+@pytest.mark.parametrize("value", [1.25e-12, 500, "text", [1.0, 2.0], {"a": 1}])
+def test_the_glue_output_is_myst_nbs(monkeypatch, display, value):
+    # robokin.nb writes myst-nb's glue output itself (importing myst_nb costs a kernel a second): the bundle and
+    # metadata must be the ones myst_nb.glue writes. Trips on a changed prefix, a missing scrapbook entry, or
+    # a changed wire format in a new myst-nb.
+    import IPython.display
+    import myst_nb.ext.glue as mg
+
+    calls = []
+    record = lambda *a, **kw: calls.append((a, kw))  # noqa: E731
+    monkeypatch.setattr(mg, "ipy_display", record)
+    monkeypatch.setattr(IPython.display, "display", record)
+    mg.glue("k", value, display=display)
+    nb._myst_glue("k", value, display=display)
+    assert len(calls) == 2 and calls[0] == calls[1]
+    bundle = calls[0][0][0]
+    assert all(k.startswith(mg.GLUE_PREFIX) != display for k in bundle)  # hidden values carry the prefix
+    assert nb._GLUE_PREFIX == mg.GLUE_PREFIX

@@ -1506,15 +1506,17 @@ def simulate_sampled(
     return SimResult(t=t, q=q, qd=qd, u=Uh, stable=np.array(stable), signals=signals)
 
 
-def _rollout(m, K, X0, L, h, n, sub, push, umax):
+def _rollout(m, K, X0, L, h, n, sub, push, umax, trace=None):
     """Batched ZOH rollout: states (n+1, B, 6), commands and held inputs (n+1, B, 2), pushes (n+1, B).
 
     ``push(t)`` returns the pushes (B,) or is None. A run that diverges (non-finite, or leg or body beyond
-    ten times :data:`FALL_ANGLE`) is frozen as NaN from there on. Unchecked.
+    ten times :data:`FALL_ANGLE`) is frozen as NaN from there on. With a list ``trace``, every integration step is
+    appended to it: per control period, the ``sub + 1`` states from its start to its end (sub + 1, B, 6) with the
+    input held over it (sub + 1, B, 2) and the push at each (sub + 1, B). Unchecked.
     """
     B = X0.shape[0]
     if B == 1:
-        return _rollout_one(m, K, X0[0], L, h, n, sub, push, umax)
+        return _rollout_one(m, K, X0[0], L, h, n, sub, push, umax, trace)
     X = np.full((n + 1, B, 6), np.nan)
     Ucmd = np.full((n + 1, B, 2), np.nan)
     Uh = np.full((n + 1, B, 2), np.nan)
@@ -1542,14 +1544,21 @@ def _rollout(m, K, X0, L, h, n, sub, push, umax):
         Ucmd[k, alive], Uh[k, alive], fb[k, alive] = uc[alive], u[alive], pushf(t0)[alive]
         if k == n:
             break
+        steps = [] if trace is not None else None
         for j in range(sub):
             t = t0 + j * hs
             pa, pm, pb = pushf(t), pushf(t + 0.5 * hs), pushf(t + hs)
+            if steps is not None:
+                steps.append((x, pa))
             k1 = f(x, u, pa)
             k2 = f(x + 0.5 * hs * k1, u, pm)
             k3 = f(x + 0.5 * hs * k2, u, pm)
             k4 = f(x + hs * k3, u, pb)
             x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        if steps is not None:
+            steps.append((x, pb))
+            xs, ps = np.stack([a for a, _ in steps]), np.stack([b for _, b in steps])
+            trace.append((xs, np.broadcast_to(u, (sub + 1, B, 2)), ps))
         with np.errstate(invalid="ignore"):
             alive &= np.all(np.isfinite(x), axis=1) & (np.abs(x[:, [0, 4]]).max(axis=1) <= 10 * FALL_ANGLE)
         x = np.where(alive[:, None], x, 0.0)  # dead runs keep integrating a harmless zero state
@@ -1559,7 +1568,7 @@ def _rollout(m, K, X0, L, h, n, sub, push, umax):
     return X, Ucmd, Uh, fb
 
 
-def _rollout_one(m, K, x0, L, h, n, sub, push, umax):
+def _rollout_one(m, K, x0, L, h, n, sub, push, umax, trace=None):
     """:func:`_rollout` for a batch of one, in the plain-float right-hand side (``_rhs_scalar``).
 
     One run (``simulate_sampled``) is dominated by numpy's cost per call on (1, 6) arrays; this path takes the
@@ -1581,14 +1590,21 @@ def _rollout_one(m, K, x0, L, h, n, sub, push, umax):
         Ucmd[k, 0], Uh[k, 0], fb[k, 0] = uc, u, pushf(t0)
         if k == n:
             break
+        steps = [] if trace is not None else None
         for j in range(sub):
             t = t0 + j * hs
             pa, pm, pb = pushf(t), pushf(t + 0.5 * hs), pushf(t + hs)
+            if steps is not None:
+                steps.append((x, pa))
             k1 = rhs(x, u, L, 0.0, 0.0, pa)
             k2 = rhs(x + 0.5 * hs * k1, u, L, 0.0, 0.0, pm)
             k3 = rhs(x + 0.5 * hs * k2, u, L, 0.0, 0.0, pm)
             k4 = rhs(x + hs * k3, u, L, 0.0, 0.0, pb)
             x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        if steps is not None:
+            steps.append((x, pb))
+            xs, ps = np.stack([a for a, _ in steps])[:, None], np.array([[b] for _, b in steps])
+            trace.append((xs, np.broadcast_to(u, (sub + 1, 1, 2)), ps))
         if not (np.all(np.isfinite(x)) and max(abs(x[0]), abs(x[4])) <= lim):
             break  # diverged: NaN from here on, as in the batched rollout
         X[k + 1, 0] = x
@@ -1617,9 +1633,11 @@ def push_recovery(
     the loop is that of :func:`simulate_sampled`. A run
     *recovers* when leg and body stay within :data:`FALL_ANGLE` of upright at every control sample (the
     native step) and at ``t_end`` ``|theta|``, ``|phi|`` (rad) and ``|x_dot|`` (m/s) are all below ``tol``.
-    With a friction coefficient ``mu`` it must also keep rolling: at every control sample the ground reaction
-    ``[F_t, N]`` of :meth:`WheelLegDynamics.ground_force` has ``N > 0`` and ``|F_t| <= mu N`` (the model's wheel
-    never slips, so without ``mu`` a recovery may ask for a force the floor cannot give).
+    With a friction coefficient ``mu`` it must also keep rolling: the ground reaction ``[F_t, N]`` of
+    :meth:`WheelLegDynamics.ground_force` has ``N > 0`` and ``|F_t| <= mu N`` at every integration step, each with
+    the torque held over its period (the start and the end of every hold and the ``substeps - 1`` RK4 steps
+    between; the force is not checked between them). The model's wheel never slips, so without ``mu`` a recovery
+    may ask for a force the floor cannot give.
 
     Parameters
     ----------
@@ -1668,25 +1686,31 @@ def push_recovery(
     sub = count(substeps, "substeps", max=1000)
     umax = _torque_limits(u_max)
     mu = None if mu is None else tolerance(mu, "mu", max=10.0)
+    if mu is not None and n * amp.size * (sub + 1) > 2 * 10**7:
+        raise ValueError(
+            f"with mu the ground force is checked at {n * amp.size * (sub + 1):.3g} integration steps, more than 2e7;"
+            " use fewer pushes, fewer substeps or a larger dt"
+        )
     zero = np.zeros(amp.size)
     eps = 1e-9 * h  # push edges that fall on a sample are not moved by round-off (0.2 + 0.1 > 0.3)
     t1 = t0 + dur - eps
     t0 = t0 - eps
-    X, _, Uh, fb = _rollout(
-        m, Kf, np.zeros((amp.size, 6)), float(L), h, n, sub, lambda t: amp if t0 <= t < t1 else zero, umax
+    trace = None if mu is None else []
+    X, *_ = _rollout(
+        m, Kf, np.zeros((amp.size, 6)), float(L), h, n, sub, lambda t: amp if t0 <= t < t1 else zero, umax, trace
     )
     with np.errstate(invalid="ignore"):
         upright = np.all(np.abs(X[:, :, [0, 4]]) < FALL_ANGLE, axis=(0, 2))  # NaN (diverged) counts as a fall
         settled = np.all(np.abs(X[-1][:, [0, 3, 4]]) < tol, axis=1)
     ok = upright & settled
     if mu is not None and ok.any():
-        # the ground reaction at every control sample of the recovered runs (they are finite throughout)
-        Xo = X[:, ok].reshape(-1, 6)
-        Lv = np.full(Xo.shape[0], float(L))
-        gf = m._ground(
-            Xo[:, _Q_OF_STATE], Xo[:, _QD_OF_STATE], Uh[:, ok].reshape(-1, 2), Lv, 0.0, 0.0, fb[:, ok].ravel()
-        )
-        Ft, N = gf[:, 0].reshape(n + 1, -1), gf[:, 1].reshape(n + 1, -1)
+        # the ground reaction at every integration step of the recovered runs (finite throughout), each with the
+        # torque held over its period: both ends of every hold, and the RK4 steps between them
+        Xs = np.concatenate([x[:, ok] for x, _, _ in trace]).reshape(-1, 6)
+        Us = np.concatenate([u[:, ok] for _, u, _ in trace]).reshape(-1, 2)
+        Fs = np.concatenate([f[:, ok] for _, _, f in trace]).ravel()
+        gf = m._ground(Xs[:, _Q_OF_STATE], Xs[:, _QD_OF_STATE], Us, np.full(Fs.size, float(L)), 0.0, 0.0, Fs)
+        Ft, N = gf[:, 0].reshape(-1, ok.sum()), gf[:, 1].reshape(-1, ok.sum())
         ok[ok] = np.all((N > 0) & (np.abs(Ft) <= mu * N), axis=0)
     return ok
 

@@ -802,34 +802,66 @@ def test_rollout_of_one_run_matches_the_batched_kernel(amp, umax):
     assert np.isnan(one[0]).any() == (amp == 2000.0)  # the divergence case does diverge
 
 
-def test_push_recovery_friction_cone_matches_the_sampled_runs():
-    # mu adds "N > 0 and |F_t| <= mu N at every control sample" to the verdict: compared run by run with
-    # simulate_sampled's own ground-force signals. Trips if the cone is tested on the wrong samples, with the
-    # commanded instead of the held torque, or not at all (the 20 N grid crosses the threshold at mu = 0.6).
+def _cone_by_hand(Kd, amps, mu, *, u_max=None, kw, commanded=False):
+    """The cone verdicts from simulate_sampled's record: the ground force at both ends of every hold (the state at
+    its start and at its end, with the torque held over it), through the public ground_force."""
+    free = wl.push_recovery(MODEL, Kd, **kw, amplitudes=amps, u_max=u_max)
+    want = []
+    for a, f in zip(amps, free):
+        if not f:  # a fall (its record may hold NaN after a divergence): not caught, cone or not
+            want.append(False)
+            continue
+        push = lambda t, a=a: a if 0.2 - 1e-11 <= t < 0.3 - 1e-11 else 0.0  # noqa: E731 (push_recovery's edges)
+        r = wl.simulate_sampled(
+            MODEL, Kd, q0=Z3, qd0=Z3, t_end=kw["t_end"], L0=0.2, dt=0.01, substeps=1, push=push, u_max=u_max
+        )
+        u = (r.signals["u_cmd"] if commanded else r.u)[:-1]  # commanded: the mistake the test must see
+        ends = [
+            MODEL.ground_force(r.q[:-1], r.qd[:-1], u, L0=0.2, f_body=r.signals["f_body"][:-1]),
+            MODEL.ground_force(r.q[1:], r.qd[1:], u, L0=0.2, f_body=[push(t) for t in r.t[1:]]),
+        ]
+        want.append(bool(all(np.all((g[:, 1] > 0) & (np.abs(g[:, 0]) <= mu * g[:, 1])) for g in ends)))
+    return free, np.array(want)
+
+
+@pytest.mark.parametrize(
+    "mu, u_max",
+    [(0.3, None), (0.6, None), (0.4, [3.5, 10.0])],  # the last: the commanded torque is clipped, the held one rules
+)
+def test_push_recovery_friction_cone_matches_the_sampled_runs(mu, u_max):
+    # mu adds "N > 0 and |F_t| <= mu N at every integration step, with the torque held over the period" to the
+    # verdict; with one RK4 step per period those are the two ends of every hold, computed here from
+    # simulate_sampled's record with the public ground_force. Trips if the end of a hold is skipped (the state
+    # moves while the torque is held: at 220 N and mu = 0.6 the wheel slips only there), if the commanded torque is
+    # used instead of the held one, or if the cone is not applied (the grid crosses each threshold).
     Kd = wl.dlqr_gain(MODEL, L0=0.2, dt=0.01)
-    amps = np.arange(20.0, 420.0, 40.0)
+    amps = np.arange(20.0, 420.0, 20.0)
     kw = dict(L0=0.2, dt=0.01, t_end=2.0, tol=1.0, substeps=1)
-    free = wl.push_recovery(MODEL, Kd, **kw, amplitudes=amps)
-    for mu in (0.3, 0.6):
-        cone = wl.push_recovery(MODEL, Kd, **kw, amplitudes=amps, mu=mu)
-        want = []
-        for a, f in zip(amps, free):
-            r = wl.simulate_sampled(
-                MODEL,
-                Kd,
-                q0=Z3,
-                qd0=Z3,
-                t_end=2.0,
-                L0=0.2,
-                dt=0.01,
-                substeps=1,
-                push=lambda t, a=a: a if 0.2 - 1e-11 <= t < 0.3 - 1e-11 else 0.0,
-            )
-            N, Ft = r.signals["N"], r.signals["F_t"]
-            want.append(bool(f and np.all(N > 0) and np.all(np.abs(Ft) <= mu * N)))
-        assert cone.tolist() == want
+    free, want = _cone_by_hand(Kd, amps, mu, u_max=u_max, kw=kw)
+    cone = wl.push_recovery(MODEL, Kd, **kw, amplitudes=amps, mu=mu, u_max=u_max)
+    assert cone.tolist() == want.tolist()
+    if u_max is None:
         assert cone.any() and not np.array_equal(cone, free)  # the cone binds inside the caught range
-    assert not wl.push_recovery(MODEL, Kd, **kw, amplitudes=[20.0], mu=1e-3)[0]  # an icy floor
+    else:  # the commanded torque instead of the held one gives other verdicts here
+        assert not np.array_equal(_cone_by_hand(Kd, amps, mu, u_max=u_max, kw=kw, commanded=True)[1], want)
+
+
+def test_push_recovery_cone_is_checked_inside_holds():
+    # more RK4 steps per period check states inside each hold: on a 2 N grid a push (212 N) is caught with the
+    # force inside the cone at both ends of every hold but leaves it in between, so 8 steps catch fewer pushes
+    # than one; the verdicts only get stricter
+    Kd = wl.dlqr_gain(MODEL, L0=0.2, dt=0.01)
+    amps = np.arange(150.0, 260.0, 2.0)
+    kw = dict(L0=0.2, dt=0.01, t_end=2.0, tol=1.0, amplitudes=amps, mu=0.6)
+    ok1, ok8 = (wl.push_recovery(MODEL, Kd, **kw, substeps=s) for s in (1, 8))
+    assert np.all(ok8 <= ok1) and ok8.sum() < ok1.sum()
+    assert not wl.push_recovery(MODEL, Kd, L0=0.2, dt=0.01, amplitudes=[20.0], mu=1e-3)[0]  # an icy floor
+
+
+def test_push_recovery_cone_refuses_a_huge_trace():
+    Kd = wl.dlqr_gain(MODEL, L0=0.2, dt=0.01)
+    with pytest.raises(ValueError, match="fewer substeps"):
+        wl.push_recovery(MODEL, Kd, L0=0.2, dt=0.01, amplitudes=np.ones(5000), substeps=1000, mu=0.6, t_end=3.0)
 
 
 @pytest.mark.parametrize("mu", [0.0, -0.5, np.nan, np.inf, 11.0, True, "0.6", 1j])

@@ -872,3 +872,30 @@ def test_chinese_search_language_is_registered(monkeypatch):
     monkeypatch.setitem(languages, "zh", "sphinx.search.zh.SearchChinese")
     robokin_i18n.setup(mock.MagicMock())  # the extension's setup puts its class in Sphinx's table
     assert languages["zh"] is robokin_i18n.SearchChineseSet
+
+
+def test_closing_marks_stay_with_inline_maths():
+    # a Chinese closing mark right after inline maths joins the maths in a no-break span; other text is untouched.
+    # Trips if a mark is dropped or duplicated, if text after the marks moves into the span, or if an opening
+    # mark / Latin text is wrapped too.
+    from docutils import nodes
+
+    p = nodes.paragraph()
+    p += [
+        nodes.Text("设 "),
+        nodes.math(text="x"),
+        nodes.Text("，于是 "),
+        nodes.math(text="y"),
+        nodes.Text("）。完"),
+        nodes.math(text="z"),
+        nodes.Text(" and"),
+        nodes.math(text="w"),
+        nodes.Text("（注"),
+        nodes.math(text="v"),
+    ]
+    before = p.astext()
+    assert robokin_i18n.keep_marks_with_maths(p) == 2
+    assert p.astext() == before  # the same text, in the same order
+    boxes = [c for c in p.children if isinstance(c, nodes.inline)]
+    assert [b.astext() for b in boxes] == ["x，", "y）。"] and all(b["classes"] == ["robokin-nobr"] for b in boxes)
+    assert robokin_i18n.keep_marks_with_maths(p) == 0  # nothing left to wrap

@@ -11,6 +11,9 @@
 * search: the Chinese index is built by Sphinx's jieba splitter with a set for the Latin words it has seen
   (``SearchChineseSet``): Sphinx 7 keeps them in a list that grows with every page and is searched for every
   stemmed word, which made indexing the Chinese edition quadratic (most of its build time).
+* punctuation after maths: in the Chinese edition a closing mark right after inline maths (，。、；：！？）…) is
+  kept on the maths' line (``MathPunctuationZh``): a browser may break between the formula and the mark, and a
+  line of Chinese must not start with one.
 * solution titles: sphinx-exercise writes "Solution to" + the exercise's link ("解答 练习 3.1" in Chinese); the
   Chinese edition puts the exercise first, as Chinese does: "练习 3.1 解答" (``SolutionTitleZh``).
 """
@@ -249,9 +252,53 @@ class SolutionTitleZh(SphinxPostTransform):
                 node["title"] = node.children[0].astext()
 
 
+#: Chinese marks that may not open a line (the closing half of the line-breaking rules of Chinese text layout).
+CLOSING_ZH = "，。、；：！？）》」』】〉"
+
+
+def keep_marks_with_maths(tree):
+    """Put each inline maths node and the Chinese closing marks right after it into one
+    ``inline(classes=["robokin-nobr"])``; returns how many were wrapped (run once per document)."""
+    n = 0
+    for m in list(tree.findall(nodes.math)):
+        parent = m.parent
+        if parent is None or (isinstance(parent, nodes.inline) and "robokin-nobr" in parent["classes"]):
+            continue  # already wrapped
+        i = parent.index(m)
+        nxt = parent[i + 1] if i + 1 < len(parent) else None
+        text = nxt.astext() if isinstance(nxt, nodes.Text) else ""
+        if not text or text[0] not in CLOSING_ZH:
+            continue
+        k = len(text) - len(text.lstrip(CLOSING_ZH))
+        box = nodes.inline(classes=["robokin-nobr"])
+        parent.remove(nxt)
+        parent.replace(m, box)
+        box += m
+        box += nodes.Text(text[:k])
+        if text[k:]:
+            parent.insert(i + 1, nodes.Text(text[k:]))
+        n += 1
+    return n
+
+
+class MathPunctuationZh(SphinxPostTransform):
+    """Keep a Chinese closing mark on the line of the inline maths before it (Chinese edition only).
+
+    The maths and the marks that follow it go into ``<span class="robokin-nobr">`` (``white-space: nowrap`` in
+    robokin-i18n.css; a formula wider than its line keeps its own scroll box and may still wrap after it).
+    """
+
+    default_priority = 40
+
+    def run(self, **kwargs):
+        if self.config.language != "en":
+            keep_marks_with_maths(self.document)
+
+
 def setup(app):
     app.add_transform(TranslateTocCaptions)
     app.add_post_transform(SolutionTitleZh)
+    app.add_post_transform(MathPunctuationZh)
     app.add_css_file("robokin-i18n.css")
     app.add_config_value("robokin_exec_data", "", "env")
     app.connect("config-inited", _config_inited)

@@ -32,7 +32,6 @@ Each fix is checked in a browser by ``tests/test_site.py`` (``make check-site``)
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import re
 import struct

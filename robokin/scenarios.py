@@ -447,13 +447,6 @@ def _schedule(params):
     return _SCHED[key]
 
 
-def _speed_ref(t, v, t0=0.3, t1=1.3):
-    """Chapter 4's smooth speed step 0 -> v over [t0, t1] and its integral: the state reference."""
-    s = min(max((t - t0) / (t1 - t0), 0.0), 1.0)
-    xr = v * (t1 - t0) * (2.5 * s**4 - 3 * s**5 + s**6) + v * max(t - t1, 0.0)
-    return np.array([0.0, 0.0, xr, v * (10 * s**3 - 15 * s**4 + 6 * s**5), 0.0, 0.0])
-
-
 def _quintic(t, t0, t1, v0, v1):
     """Quintic 0-velocity step from v0 at t0 to v1 at t1: value, rate, acceleration."""
     T = t1 - t0
@@ -626,11 +619,13 @@ def run_scenario(
         Tp_side = Tp / 2 + np.array([split, -split]) / 2
         return T, F, Tp_side, wl.vmc_torques(FB, st["q"], F, Tp_side)
 
+    speed_ref = wl.speed_reference(speed, t0=0.3, t1=1.3)  # chapter 4's smooth speed step and its integral
+
     def ctrl(t, d):
         st = sim.wheel_leg_state(model, d)
         s = st["s"] + (rng.normal(0.0, noise, 6) if noise else 0.0)
         if kind in ("step", "low_friction", "handover"):
-            s = s - _speed_ref(t, speed)
+            s = s - speed_ref(t)
         roll = st["roll"]
         st_["roll_i"] += G.ki_roll * roll * dt
         dl = -(G.kp_roll * roll + st_["roll_i"])

@@ -45,6 +45,7 @@ from ._validate import (
     callback_output,
     choice,
     count,
+    finite_scalar,
     flag,
     integer,
     ivp_options,
@@ -70,6 +71,7 @@ __all__ = [
     "gain_schedule",
     "closed_loop_eigs",
     "simulate",
+    "speed_reference",
     "virtual_leg",
     "virtual_leg_jacobian",
     "virtual_leg_inverse",
@@ -1049,6 +1051,52 @@ def simulate(
     stable = bool(np.all(np.isfinite(X)) and np.abs(X[:, [0, 4]]).max() < FALL_ANGLE)
     signals = {"x": X, "x_ref": x_ref, "L0": L, "L0_dot": Ld, "L0_ddot": Ldd, "f_body": fb, "N": N}
     return SimResult(t=sol.t, q=q, qd=qd, u=U, stable=np.array(stable), signals=signals)
+
+
+def speed_reference(v: float, *, t0: float, t1: float) -> Callable[[float], np.ndarray]:
+    """A smooth speed command from rest to ``v`` over ``[t0, t1]``, as the balance loop's state reference.
+
+    The wheel speed follows the quintic smooth step ``v p(s)``, ``p(s) = 10 s^3 - 15 s^4 + 6 s^5`` with
+    ``s = (t - t0) / (t1 - t0)`` clipped to ``[0, 1]`` (as :func:`robokin.trajectory.quintic_step`), and the position
+    reference is its integral, ``v (t1 - t0) (5/2 s^4 - 3 s^5 + s^6)``, plus ``v (t - t1)`` after ``t1``: the loop is
+    not asked to close a position gap that the speed command never opened. Leg and body angle references are zero.
+
+    Parameters
+    ----------
+    v : float
+        Final speed, m/s.
+    t0, t1 : float
+        Start and end of the speed step, s, ``0 <= t0 < t1``.
+
+    Returns
+    -------
+    callable
+        ``t -> (6,)``: the state reference ``[theta, theta_dot, x, x_dot, phi, phi_dot]`` (rad, rad/s, m, m/s), for
+        the ``ref`` argument of :func:`simulate`.
+
+    Examples
+    --------
+    >>> ref = speed_reference(1.0, t0=0.5, t1=1.5)
+    >>> [float(x) for x in ref(1.0)[2:4]], [float(x) for x in ref(2.0)[2:4]]
+    ([0.078125, 0.5], [1.0, 1.0])
+    >>> speed_reference(1.0, t0=1.0, t1=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: need t1 > t0 (the speed step takes time), got t0=1.0, t1=1.0
+    """
+    v = finite_scalar(v, "v")
+    t0 = tolerance(t0, "t0", max=MAX_ABS, allow_zero=True)
+    t1 = finite_scalar(t1, "t1")
+    if not t1 - t0 >= 1e-9:
+        raise ValueError(f"need t1 > t0 (the speed step takes time), got t0={t0!r}, t1={t1!r}")
+    T = t1 - t0
+
+    def ref(t):
+        s = min(max((t - t0) / T, 0.0), 1.0)
+        x = v * T * (2.5 * s**4 - 3 * s**5 + s**6) + v * max(t - t1, 0.0)
+        return np.array([0.0, 0.0, x, v * s**3 * (10 - 15 * s + 6 * s * s), 0.0, 0.0])
+
+    return ref
 
 
 # --------------------------------------------------------------------------- virtual leg and VMC

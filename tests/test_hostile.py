@@ -1211,6 +1211,7 @@ RECIPES = {
             n_out=3,
         ),
     ),
+    "wheel_leg.speed_reference": lambda: (robokin.wheel_leg.speed_reference, dict(v=1.0, t0=0.5, t1=1.5)),
     "wheel_leg.dlqr_gain": lambda: (robokin.wheel_leg.dlqr_gain, dict(model=_obj("wlm"), L0=0.2, dt=0.01)),
     "wheel_leg.discretize": lambda: (robokin.wheel_leg.discretize, dict(model=_obj("wlm"), L0=0.2, dt=0.01)),
     "wheel_leg.simulate_sampled": lambda: (

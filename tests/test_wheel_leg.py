@@ -933,3 +933,40 @@ def test_sampled_and_estimate_bad_inputs():
             x_ddot=0,
             z_hip_ddot=0,
         )
+
+
+def test_speed_reference_is_the_smooth_step_and_its_integral():
+    # the position reference is the integral of the speed (sympy), the speed is quintic_step's, and both are
+    # continuous at t0 and t1. Trips on a wrong integral coefficient, a missing v (t - t1) tail or a shifted step.
+    import sympy as sp
+
+    from robokin.trajectory import quintic_step
+
+    s_ = sp.symbols("s")
+    p = 10 * s_**3 - 15 * s_**4 + 6 * s_**5
+    assert sp.expand(sp.integrate(p, (s_, 0, s_)) - (sp.Rational(5, 2) * s_**4 - 3 * s_**5 + s_**6)) == 0
+    ref = wl.speed_reference(1.3, t0=0.4, t1=1.9)
+    t = np.linspace(0.0, 3.0, 3001)
+    R = np.array([ref(x) for x in t])
+    assert np.allclose(R[:, 3], quintic_step(t, t0=0.4, t1=1.9, v0=0.0, v1=1.3)[0], atol=1e-14)
+    assert np.all(R[:, [0, 1, 4, 5]] == 0) and np.all(R[t <= 0.4, 2] == 0)
+    dx = np.gradient(R[:, 2], t)  # the position's rate is the speed (second order, so small but not round-off)
+    assert np.abs(dx - R[:, 3]).max() < 1e-5
+    assert np.isclose(ref(1.9)[2], 1.3 * 1.5 / 2)  # the step covers half the distance of the final speed over it
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(v=np.nan), "v"),
+        (dict(v=True), "v"),
+        (dict(t0=-1.0), "t0"),
+        (dict(t1=0.4), "t1 > t0"),
+        (dict(t1=np.inf), "t1"),
+        (dict(v=1j), "v"),
+    ],
+)
+def test_speed_reference_bad_inputs(kw, match):
+    args = dict(v=1.0, t0=0.4, t1=1.9) | kw
+    with pytest.raises(ValueError, match=match):
+        wl.speed_reference(args.pop("v"), **args)

@@ -58,7 +58,12 @@ book: $(VENV)/.stamp-book gl
 	rm -rf _build/html _build/.doctrees
 	mkdir -p _build
 	@# jupyter-book through tools/jb_build.py: ROBOKIN_BOOK_JOBS=2 reads (and so executes) the chapters in two processes
-	$(PY) tools/jb_build.py build . -W -n --keep-going 2>&1 | tee _build/build.log
+	@# ROBOKIN_CELL_LOG: every executed cell's duration (robokin.nb.setup), so that a slow or stalled cell is named
+	rm -f _build/cell_times.tsv
+	ROBOKIN_CELL_LOG=$(CURDIR)/_build/cell_times.tsv $(PY) tools/jb_build.py build . -W -n --keep-going 2>&1 | tee _build/build.log
+	@echo "slowest cells of this build (s, first line; all in _build/cell_times.tsv):"
+	@if [ -f _build/cell_times.tsv ]; then awk -F'\t' '{ printf "%8.1f  %s\n", $$3, $$4 }' _build/cell_times.tsv \
+		| sort -gr | head -8; fi
 	@# the Chinese edition (中文版) from the same pages and this run's executed notebooks: no second execution
 	$(PY) tools/i18n.py build-zh 2>&1 | tee _build/build-zh.log
 	@echo "Site built: _build/html/index.html (English), _build/html/zh/index.html (中文)"

@@ -148,7 +148,43 @@ def setup(seed: int = 0) -> tuple[np.random.Generator, bool]:
         }
     )
     _svg_figures()
+    _log_cell_times(os.environ.get("ROBOKIN_CELL_LOG"))
     return np.random.default_rng(chapter_seed(seed)), fast_mode()
+
+
+def _log_cell_times(path: str | None) -> None:
+    """With ``ROBOKIN_CELL_LOG=<file>``, append one line per executed cell to it: kernel pid, end time (Unix s),
+    duration (s) and the cell's first line, tab-separated (``make book`` lists the slowest; a build's stall names
+    its cell). Nothing is logged, and nothing is written into the notebook, without the variable."""
+    if not path:
+        return
+    try:
+        import IPython
+
+        ip = IPython.get_ipython()
+    except ImportError:
+        return
+    if ip is None or getattr(ip, "_robokin_cell_log", None) == path:
+        return  # not in a kernel, or already logging (setup ran again)
+    import time
+
+    start = {}
+
+    def pre(info):
+        start["t"] = time.perf_counter()
+
+    def post(result):
+        t0 = start.pop("t", None)
+        if t0 is None:
+            return
+        cell = (result.info.raw_cell or "").strip().splitlines()
+        first = cell[0][:100].replace("\t", " ") if cell else ""
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\t{time.time():.0f}\t{time.perf_counter() - t0:.2f}\t{first}\n")
+
+    ip.events.register("pre_run_cell", pre)
+    ip.events.register("post_run_cell", post)
+    ip._robokin_cell_log = path
 
 
 #: Prefix of the id robokin gives each text of a figure: ``rk-<n>-<ha>-<fontsize>``. An SVG keeps a text in maths as

@@ -60,12 +60,15 @@ book: $(VENV)/.stamp-book gl
 	@# jupyter-book through tools/jb_build.py: ROBOKIN_BOOK_JOBS=2 reads (and so executes) the chapters in two processes
 	@# ROBOKIN_CELL_LOG: every executed cell's duration (robokin.nb.setup), so that a slow or stalled cell is named
 	rm -f _build/cell_times.tsv
+	@echo "=== book: English edition, start at $$(date +%s) (Unix s)"
 	ROBOKIN_CELL_LOG=$(CURDIR)/_build/cell_times.tsv $(PY) tools/jb_build.py build . -W -n --keep-going 2>&1 | tee _build/build.log
 	@echo "slowest cells of this build (s, first line; all in _build/cell_times.tsv):"
 	@if [ -f _build/cell_times.tsv ]; then awk -F'\t' '{ printf "%8.1f  %s\n", $$3, $$4 }' _build/cell_times.tsv \
 		| sort -gr | head -8; fi
 	@# the Chinese edition (中文版) from the same pages and this run's executed notebooks: no second execution
+	@echo "=== book: Chinese edition, start at $$(date +%s) (Unix s)"
 	$(PY) tools/i18n.py build-zh 2>&1 | tee _build/build-zh.log
+	@echo "=== book: done at $$(date +%s) (Unix s)"
 	@echo "Site built: _build/html/index.html (English), _build/html/zh/index.html (中文)"
 
 # After changing English text: new and changed messages into locales/zh_CN/*.po (then translate, make i18n-check).

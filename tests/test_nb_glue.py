@@ -80,18 +80,21 @@ def test_cell_times_are_logged_only_when_asked(tmp_path, monkeypatch):
     # ROBOKIN_CELL_LOG: setup() makes the kernel append one line per cell (pid, end time, seconds, first line);
     # without the variable nothing is registered. Trips if the hook is not registered, logs twice after a second
     # setup(), or logs without the variable.
+    import matplotlib as mpl
+    import numpy as np
     from IPython.core.interactiveshell import InteractiveShell
 
     sh = InteractiveShell.instance()
     log = tmp_path / "cells.tsv"
     monkeypatch.delenv("ROBOKIN_CELL_LOG", raising=False)
-    sh.run_cell("from robokin.nb import setup; setup(1)")
-    sh.run_cell("x = 1")
-    assert not log.exists()
-    monkeypatch.setenv("ROBOKIN_CELL_LOG", str(log))
-    sh.run_cell("setup(1)")
-    sh.run_cell("setup(2)  # again: still one hook")
-    sh.run_cell("# a slow cell\nimport time; time.sleep(0.05)")
+    with np.printoptions(), mpl.rc_context():  # setup() sets both globally: later doctests print with the defaults
+        sh.run_cell("from robokin.nb import setup; setup(1)")
+        sh.run_cell("x = 1")
+        assert not log.exists()
+        monkeypatch.setenv("ROBOKIN_CELL_LOG", str(log))
+        sh.run_cell("setup(1)")
+        sh.run_cell("setup(2)  # again: still one hook")
+        sh.run_cell("# a slow cell\nimport time; time.sleep(0.05)")
     rows = [r.split("\t") for r in log.read_text(encoding="utf-8").splitlines()]
     assert [r[3] for r in rows] == ["setup(2)  # again: still one hook", "# a slow cell"]
     assert float(rows[1][2]) >= 0.05 and all(int(r[0]) > 0 for r in rows)

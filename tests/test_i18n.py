@@ -899,3 +899,24 @@ def test_closing_marks_stay_with_inline_maths():
     boxes = [c for c in p.children if isinstance(c, nodes.inline)]
     assert [b.astext() for b in boxes] == ["x，", "y）。"] and all(b["classes"] == ["robokin-nobr"] for b in boxes)
     assert robokin_i18n.keep_marks_with_maths(p) == 0  # nothing left to wrap
+
+
+def test_closing_marks_keep_repeated_text_in_place():
+    # review: remove() took the first Text equal to the one after the maths, so "、" elsewhere vanished or doubled
+    from docutils import nodes
+
+    p = nodes.paragraph()
+    p += [
+        nodes.Text("（"),
+        nodes.literal(text="a"),
+        nodes.Text("、"),
+        nodes.literal(text="b"),
+        nodes.Text("）"),
+        nodes.math(text="x"),
+        nodes.Text("、"),
+        nodes.math(text="y"),
+        nodes.Text("”"),
+    ]
+    before = p.astext()
+    assert robokin_i18n.keep_marks_with_maths(p) == 2
+    assert p.astext() == before == "（a、b）x、y”"

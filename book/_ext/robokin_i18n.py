@@ -11,7 +11,7 @@
 * search: the Chinese index is built by Sphinx's jieba splitter with a set for the Latin words it has seen
   (``SearchChineseSet``): Sphinx 7 keeps them in a list that grows with every page and is searched for every
   stemmed word, which made indexing the Chinese edition quadratic (most of its build time).
-* punctuation after maths: in the Chinese edition a closing mark right after inline maths (，。、；：！？）…) is
+* punctuation after maths: in the Chinese edition a closing mark right after inline maths (，。、；：！？）”’ and the closing brackets) is
   kept on the maths' line (``MathPunctuationZh``): a browser may break between the formula and the mark, and a
   line of Chinese must not start with one.
 * solution titles: sphinx-exercise writes "Solution to" + the exercise's link ("解答 练习 3.1" in Chinese); the
@@ -253,7 +253,7 @@ class SolutionTitleZh(SphinxPostTransform):
 
 
 #: Chinese marks that may not open a line (the closing half of the line-breaking rules of Chinese text layout).
-CLOSING_ZH = "，。、；：！？）》」』】〉"
+CLOSING_ZH = "，。、；：！？）》」』】〉”’"
 
 
 def keep_marks_with_maths(tree):
@@ -271,7 +271,7 @@ def keep_marks_with_maths(tree):
             continue
         k = len(text) - len(text.lstrip(CLOSING_ZH))
         box = nodes.inline(classes=["robokin-nobr"])
-        parent.remove(nxt)
+        del parent[i + 1]  # by position: docutils Text nodes compare as strings, remove() takes the first equal one
         parent.replace(m, box)
         box += m
         box += nodes.Text(text[:k])

@@ -1094,7 +1094,7 @@ def speed_reference(v: float, *, t0: float, t1: float) -> Callable[[float], np.n
     def ref(t):
         s = min(max((t - t0) / T, 0.0), 1.0)
         x = v * T * (2.5 * s**4 - 3 * s**5 + s**6) + v * max(t - t1, 0.0)
-        return np.array([0.0, 0.0, x, v * s**3 * (10 - 15 * s + 6 * s * s), 0.0, 0.0])
+        return np.array([0.0, 0.0, x, v * (10 * s**3 - 15 * s**4 + 6 * s**5), 0.0, 0.0])  # as before (ch16)
 
     return ref
 

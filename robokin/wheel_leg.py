@@ -1593,18 +1593,8 @@ def _rollout(m, K, X0, L, h, n, sub, push, umax, trace=None):
         if k == n:
             break
         steps = [] if trace is not None else None
-        for j in range(sub):
-            t = t0 + j * hs
-            pa, pm, pb = pushf(t), pushf(t + 0.5 * hs), pushf(t + hs)
-            if steps is not None:
-                steps.append((x, pa))
-            k1 = f(x, u, pa)
-            k2 = f(x + 0.5 * hs * k1, u, pm)
-            k3 = f(x + 0.5 * hs * k2, u, pm)
-            k4 = f(x + hs * k3, u, pb)
-            x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        x = _rk4_hold(f, x, u, t0, hs, sub, pushf, steps)
         if steps is not None:
-            steps.append((x, pb))
             xs, ps = np.stack([a for a, _ in steps]), np.stack([b for _, b in steps])
             trace.append((xs, np.broadcast_to(u, (sub + 1, B, 2)), ps))
         with np.errstate(invalid="ignore"):
@@ -1614,6 +1604,26 @@ def _rollout(m, K, X0, L, h, n, sub, push, umax, trace=None):
         if not alive.any():
             break
     return X, Ucmd, Uh, fb
+
+
+def _rk4_hold(f, x, u, t0, hs, sub, pushf, steps):
+    """``sub`` RK4 steps of ``h = sub hs`` from ``t0`` with the input ``u`` held (the rollouts' inner loop).
+
+    ``f(x, u, push)`` is the state derivative; with a list ``steps`` the state at the start of each step and at the
+    end of the hold is appended to it with the push there, as ``(x, push)``."""
+    for j in range(sub):
+        t = t0 + j * hs
+        pa, pm, pb = pushf(t), pushf(t + 0.5 * hs), pushf(t + hs)
+        if steps is not None:
+            steps.append((x, pa))
+        k1 = f(x, u, pa)
+        k2 = f(x + 0.5 * hs * k1, u, pm)
+        k3 = f(x + 0.5 * hs * k2, u, pm)
+        k4 = f(x + hs * k3, u, pb)
+        x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    if steps is not None:
+        steps.append((x, pb))
+    return x
 
 
 def _rollout_one(m, K, x0, L, h, n, sub, push, umax, trace=None):
@@ -1629,6 +1639,10 @@ def _rollout_one(m, K, x0, L, h, n, sub, push, umax, trace=None):
     hs = h / sub
     pushf = (lambda t: 0.0) if push is None else (lambda t: float(push(t)[0]))
     rhs, L, lim = m._rhs_scalar, float(L), 10 * FALL_ANGLE
+
+    def f(x, u, fv):
+        return rhs(x, u, L, 0.0, 0.0, fv)
+
     x = np.array(x0, dtype=float)
     X[0, 0] = x
     for k in range(n + 1):
@@ -1639,18 +1653,8 @@ def _rollout_one(m, K, x0, L, h, n, sub, push, umax, trace=None):
         if k == n:
             break
         steps = [] if trace is not None else None
-        for j in range(sub):
-            t = t0 + j * hs
-            pa, pm, pb = pushf(t), pushf(t + 0.5 * hs), pushf(t + hs)
-            if steps is not None:
-                steps.append((x, pa))
-            k1 = rhs(x, u, L, 0.0, 0.0, pa)
-            k2 = rhs(x + 0.5 * hs * k1, u, L, 0.0, 0.0, pm)
-            k3 = rhs(x + 0.5 * hs * k2, u, L, 0.0, 0.0, pm)
-            k4 = rhs(x + hs * k3, u, L, 0.0, 0.0, pb)
-            x = x + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        x = _rk4_hold(f, x, u, t0, hs, sub, pushf, steps)
         if steps is not None:
-            steps.append((x, pb))
             xs, ps = np.stack([a for a, _ in steps])[:, None], np.array([[b] for _, b in steps])
             trace.append((xs, np.broadcast_to(u, (sub + 1, 1, 2)), ps))
         if not (np.all(np.isfinite(x)) and max(abs(x[0]), abs(x[4])) <= lim):

@@ -63,8 +63,9 @@ book: $(VENV)/.stamp-book gl
 	@echo "=== book: English edition, start at $$(date +%s) (Unix s)"
 	ROBOKIN_CELL_LOG=$(CURDIR)/_build/cell_times.tsv $(PY) tools/jb_build.py build . -W -n --keep-going 2>&1 | tee _build/build.log
 	@echo "slowest cells of this build (s, first line; all in _build/cell_times.tsv):"
+	@# sed, not head: head exits after 8 lines and, under pipefail, sort's SIGPIPE (141) would fail the build
 	@if [ -f _build/cell_times.tsv ]; then awk -F'\t' '{ printf "%8.1f  %s\n", $$3, $$4 }' _build/cell_times.tsv \
-		| sort -gr | head -8; fi
+		| sort -gr | sed -n '1,8p'; fi
 	@# the Chinese edition (中文版) from the same pages and this run's executed notebooks: no second execution
 	@echo "=== book: Chinese edition, start at $$(date +%s) (Unix s)"
 	$(PY) tools/i18n.py build-zh 2>&1 | tee _build/build-zh.log

@@ -311,6 +311,26 @@ def test_a_teams_fivebar_mjcf_mistakes_are_named(tmp_path):
     )
 
 
+def test_a_body_anchored_loop_closure_is_named(tmp_path):
+    """A team's five-bar closed with MuJoCo's body-anchored form (<connect body1 body2 anchor>, as in MuJoCo's
+    closed-chain tutorials) compiles, but MuJoCo puts the point on body2 where the anchor was at qpos0, where this
+    loop is open: the check fails and names that cause. Trips if the finding blames link lengths only, or if the
+    same anchor written with sites (the generated model) failed too."""
+    import re
+
+    xml = engine_model(FIVEBAR_FILE).mjcf
+    m = re.search(r'<connect site1="foot_C" site2="foot_D"([^/]*)/>', xml)
+    anchored = xml.replace(m.group(0), f'<connect body1="shank_C" body2="shank_D" anchor="0.1 0 0"{m.group(1)}/>')
+    path = tmp_path / "body_anchored.xml"
+    path.write_text(anchored)
+    r = check_engine_model(FIVEBAR_FILE, path)
+    assert r.checks[0].passed is False and r.checks[0].value > 1e-3  # the foot is centimetres off
+    (finding,) = r.findings
+    assert "body-anchored" in finding and "'shank_D'" in finding and "site1=" in finding
+    assert "(0.03, 0, 0) m" in finding  # where MuJoCo put the point on shank D: 30 mm from its knee, not 100
+    assert check_engine_model(FIVEBAR_FILE, engine_model(FIVEBAR_FILE)).checks[0].passed  # the site form closes
+
+
 def test_cli_view_of_a_file_without_an_engine_model_and_no_collisions(tmp_path, capsys):
     assert cli.main(["view", str(EXAMPLES / "mecanum_ch08.toml"), "--still", str(tmp_path / "x.png")]) == 2
     assert "engine model" in capsys.readouterr().err

@@ -1835,6 +1835,28 @@ def _limits_check(probe: _Probe, lim) -> tuple[Check, list[str]]:
     return Check("joint limits", err, TOL_LIMITS, "rad", err <= TOL_LIMITS, detail), out
 
 
+def _body_anchored(probe: _Probe) -> str:
+    """Why a body-anchored loop closure (``<connect body1=... body2=... anchor=...>``) may not close, or "".
+
+    MuJoCo places the point on body2 where body1's anchor lies at qpos0 (the compiled ``eq_data[3:6]``); a
+    five-bar at qpos0 (every joint angle 0) is an open loop, so that point is not the foot and the loop closes
+    at the wrong place. Site-anchored equalities (``site1``/``site2``) name both points and have no such trap.
+    """
+    m, mj = probe.m, probe.mj
+    for e in range(m.neq):
+        if int(m.eq_type[e]) != int(mj.mjtEq.mjEQ_CONNECT) or int(m.eq_objtype[e]) != int(mj.mjtObj.mjOBJ_BODY):
+            continue
+        b1, b2 = (m.body(int(i)).name for i in (m.eq_obj1id[e], m.eq_obj2id[e]))
+        a2 = ", ".join(f"{v:.4g}" for v in m.eq_data[e][3:6])
+        return (
+            f"the equality joining {b1!r} and {b2!r} is body-anchored (<connect body1= body2= anchor=>): MuJoCo "
+            f"fixes its point on {b2!r} where the anchor lay at qpos0, here ({a2}) m in the frame of {b2!r}, and if "
+            "the loop is open at qpos0 (every joint at its ref) that point is not the foot; name both points with site1= and site2= (a site at each shank's "
+            "foot point), or make qpos0 a closed pose (the joints' ref)"
+        )
+    return ""
+
+
 def _line_distance(p1, u1, p2, u2) -> float:
     """Distance between the lines ``p1 + s u1`` and ``p2 + t u2`` (parallel lines: the perpendicular distance)."""
     n = np.cross(u1, u2)
@@ -2012,9 +2034,11 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
             if out:  # the link lengths and limits follow from the order
                 return out
         if residual > max(tol, 1e-10) and not out:  # an open loop that no flipped motor axis explains
+            anchored = _body_anchored(probe)
             out.append(
                 f"loop closure not satisfied (residual {residual:.3g} m): at the package's motor angles the model's "
-                "loop-closing equality cannot be met; compare its link lengths and the equality's sites with the file"
+                "loop-closing equality cannot be met; "
+                + (anchored or "compare its link lengths and the equality's sites with the file")
             )
         probe.pose(spec.q[0], target=spec.p[0])
         ratios = []

@@ -18,6 +18,9 @@ known (a measured length, as in chapter 12) they are not independent, ``θ3 = l1
 *base parameters*, is four: ``θ_b = (θ1, θ2, θ4, θ5)`` (``BASE_NAMES``), with the regressor
 ``regressor(..., l1=l1)`` (the θ3 column folded into the θ5 column) and ``base_parameters(arm, minimal=True)``.
 :func:`arm_from_base_parameters` takes either set, and refuses five parameters that break ``θ3 = l1 θ5``.
+A least-squares fit need not be the θ of any arm (noisy accelerations give ``θ2 < 0``, negative friction):
+:func:`consistency_margin` tells (the mass matrix is positive definite at every pose exactly when it is positive)
+and :func:`consistent_least_squares` fits over the consistent θ only.
 Conventions of :class:`robokin.dynamics.TwoLinkArm` (gravity along -y, zero pose along +x).
 """
 
@@ -52,6 +55,9 @@ __all__ = [
     "least_squares",
     "BaseParameterSet",
     "qr_base_parameters",
+    "consistency_margin",
+    "ConsistentFit",
+    "consistent_least_squares",
 ]
 
 PARAM_NAMES = ("θ1", "θ2", "θ3", "θ4", "θ5", "fv1", "fv2", "fc1", "fc2")
@@ -865,3 +871,195 @@ def qr_base_parameters(Y: ArrayLike, *, tol: float | None = None) -> BaseParamet
     rank = int(np.sum(d > tol * d[0]))
     beta = solve_triangular(R[:rank, :rank], R[:rank, rank:]) if rank < p else np.zeros((rank, 0))
     return BaseParameterSet(rank=rank, independent=perm[:rank], dependent=perm[rank:], beta=beta, r_diag=d)
+
+
+def consistency_margin(theta: ArrayLike, *, l1: float) -> np.ndarray:
+    """Smallest eigenvalue of ``P(θ) = [[θ1, l1 θ5], [l1 θ5, θ2]]`` (kg m²): positive exactly when the mass matrix
+    of the base parameters is positive definite at every pose.
+
+    ``det M(q) = θ1 θ2 - θ3² cos² q2`` and ``M22 = θ2`` (chapter 12 derives it), so ``M(q) ≻ 0`` for every ``q``
+    if and only if ``θ2 > 0`` and ``θ1 θ2 > θ3² = (l1 θ5)²``, that is ``P(θ) ≻ 0``: a linear matrix inequality in
+    θ. It is necessary for any arm, and sufficient for some arm (masses free, centres of mass on either side of
+    the joints). Friction coefficients, when present, are not part of it (they must be ``>= 0`` separately).
+
+    Parameters
+    ----------
+    theta : array_like, shape (..., 4) or (..., 8)
+        Base parameters in the order of ``BASE_NAMES`` (friction entries ignored).
+    l1 : float
+        Length of link 1 (m).
+
+    Returns
+    -------
+    ndarray, shape (...)
+        ``λ_min(P(θ))`` (kg m²).
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> round(float(consistency_margin(base_parameters(arm, minimal=True), l1=1.0)), 6)
+    0.142893
+    >>> float(consistency_margin([0.3, 0.01, 0.8, 0.2], l1=1.0)) < 0   # θ1 θ2 = 0.003 < (l1 θ5)² = 0.04
+    True
+    """
+    theta = as_array(theta, "theta", trailing=(None,))
+    if theta.shape[-1] not in (4, 8):
+        raise ValueError(f"theta must have shape (..., 4) or (..., 8) (BASE_NAMES), got {theta.shape}")
+    l1 = positive(l1, "l1")
+    a, b, c = theta[..., 0], theta[..., 1], l1 * theta[..., 3]
+    return 0.5 * (a + b) - np.hypot(0.5 * (a - b), c)
+
+
+@dataclass(frozen=True, eq=False)
+class ConsistentFit:
+    """Result of :func:`consistent_least_squares`.
+
+    Attributes
+    ----------
+    theta : ndarray, shape (p,)
+        Base parameters (``BASE_NAMES`` order) with ``consistency_margin(theta) >= margin`` and friction ``>= 0``.
+    residual_rms : float
+        RMS torque residual (N m), never below the unconstrained fit's.
+    margin : float
+        ``consistency_margin`` of ``theta`` (kg m²).
+    active : tuple of str
+        The constraints at their bound: ``"mass matrix"`` and the friction names of ``BASE_NAMES``; empty when the
+        unconstrained fit already met them (``theta`` is then that fit's, unchanged).
+    unconstrained : IdentResult
+        The ordinary least-squares fit of the same data.
+    """
+
+    theta: np.ndarray
+    residual_rms: float
+    margin: float
+    active: tuple
+    unconstrained: IdentResult
+
+
+def consistent_least_squares(
+    Y: ArrayLike, tau: ArrayLike, *, l1: float, margin: float = 1e-6, maxiter: int = 200
+) -> ConsistentFit:
+    """Least squares over the physically consistent base parameters: ``min ||Y θ - tau||`` subject to
+    ``λ_min(P(θ)) >= margin`` (:func:`consistency_margin`) and friction ``fv, fc >= 0``.
+
+    The feasible set is convex (``λ_min`` of a matrix affine in θ is concave) and the objective a convex quadratic,
+    so the optimum is unique when ``Y`` has full column rank, and any point meeting the optimality conditions is it.
+    When the ordinary fit is already consistent it is returned unchanged; otherwise ``scipy.optimize.minimize``
+    (SLSQP, on unit-norm columns, with the exact gradients) finds the optimum on the boundary.
+
+    Parameters
+    ----------
+    Y : array_like, shape (N, 2, 4) or (N, 2, 8)
+        Base-parameter regressor, ``regressor(..., l1=l1)`` (with friction: 8 columns).
+    tau : array_like, shape (N, 2)
+        Measured torques (N m).
+    l1 : float
+        Known length of link 1 (m), the one of the regressor.
+    margin : float
+        Smallest eigenvalue of ``P(θ)`` to keep (kg m²), ``>= 0`` and below the fitted ``|θ1|, |θ2|``: 0 admits a
+        mass matrix that is singular at ``q2 = 0`` or ``π``; the default keeps it definite.
+    maxiter : int
+        Iteration cap of SLSQP.
+
+    Returns
+    -------
+    ConsistentFit
+
+    Raises
+    ------
+    ValueError
+        For a regressor that is not the base set, mismatched or non-finite data, ``l1 <= 0``, or a ``margin`` that
+        is negative or as large as the fitted inertias.
+    ConvergenceError
+        If SLSQP stops without an optimum that meets the constraints.
+
+    Examples
+    --------
+    >>> arm = TwoLinkArm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
+    >>> rng = np.random.default_rng(1)
+    >>> q, qd, qdd = (rng.uniform(-2, 2, (200, 2)) for _ in range(3))
+    >>> Y = regressor(q, qd, qdd, l1=1.0)
+    >>> fit = consistent_least_squares(Y, arm.inverse_dynamics(q, qd, qdd), l1=1.0)
+    >>> fit.active, bool(np.allclose(fit.theta, base_parameters(arm, minimal=True)))  # consistent data: unchanged
+    ((), True)
+    >>> bad = consistent_least_squares(Y, Y @ np.array([0.3, 0.01, 0.8, 0.2]), l1=1.0)  # no arm has these
+    >>> bad.active, round(bad.margin, 9), bool(bad.residual_rms > bad.unconstrained.residual_rms)
+    (('mass matrix',), 1e-06, True)
+    """
+    from scipy.optimize import minimize
+
+    from .errors import ConvergenceError
+
+    fit = least_squares(Y, tau)
+    if np.ndim(fit.theta) != 1:
+        raise ValueError("tau must have shape (N, 2): one record (fit repeated records one at a time)")
+    A = np.asarray(Y, dtype=float)
+    A = A.reshape(-1, A.shape[-1])
+    p = A.shape[1]
+    if p not in (4, 8):
+        raise ValueError(f"Y must be the base-parameter regressor, regressor(..., l1=l1): 4 or 8 columns, got {p}")
+    l1 = positive(l1, "l1")
+    margin = tolerance(margin, "margin", max=np.inf, allow_zero=True)
+    maxiter = count(maxiter, "maxiter")
+    size = float(np.max(np.abs(fit.theta[:2])))
+    if margin >= size:
+        raise ValueError(
+            f"margin = {margin:g} kg m² is not below the size of the fitted inertias (|θ1|, |θ2| up to {size:.3g}): "
+            "the constraint, not the data, would set the parameters"
+        )
+    names = BASE_NAMES[:p]
+    fric = list(range(4, p))
+
+    def feasible(th):
+        return consistency_margin(th, l1=l1) >= margin and all(th[k] >= 0 for k in fric)
+
+    if feasible(fit.theta):
+        return ConsistentFit(fit.theta, fit.residual_rms, float(consistency_margin(fit.theta, l1=l1)), (), fit)
+    y = np.asarray(tau, dtype=float).reshape(-1)
+    norms = np.linalg.norm(A, axis=0)
+    As = A / norms  # unknowns x = θ * norms: unit-norm columns
+    ys = float(y @ y) or 1.0
+
+    def obj(x):
+        r = As @ x - y
+        return 0.5 * float(r @ r) / ys, (As.T @ r) / ys
+
+    def con(x):
+        return float(consistency_margin(x / norms, l1=l1)) - margin
+
+    def con_grad(x):
+        th = x / norms
+        a, b, c = th[0], th[1], l1 * th[3]
+        r = max(float(np.hypot(0.5 * (a - b), c)), 1e-300)
+        g = np.zeros(p)
+        g[0], g[1], g[3] = 0.5 - 0.25 * (a - b) / r, 0.5 + 0.25 * (a - b) / r, -l1 * c / r
+        return g / norms
+
+    bounds = [(None, None)] * 4 + [(0.0, None)] * (p - 4)
+    res = minimize(
+        obj,
+        fit.theta * norms,
+        jac=True,
+        method="SLSQP",
+        bounds=bounds,
+        constraints=[{"type": "ineq", "fun": con, "jac": con_grad}],
+        options={"maxiter": maxiter, "ftol": 1e-15},
+    )
+    theta = res.x / norms
+    theta[fric] = np.maximum(theta[fric], 0.0)  # SLSQP's bounds hold to round-off; make them exact
+    scale = float(np.max(np.abs(theta[:2]))) or 1.0
+    got = float(consistency_margin(theta, l1=l1))
+    if not np.all(np.isfinite(theta)) or got < margin - 1e-9 * scale or res.status not in (0,):
+        raise ConvergenceError(
+            max(0.0, margin - got), int(res.nit), f"consistent_least_squares: SLSQP {res.message!r}; raise maxiter"
+        )
+    for _ in range(3):  # within round-off of the bound: onto it, along P's identity direction (adds to λ_min)
+        if got >= margin:
+            break
+        theta[:2] += (margin - got) + 4 * np.finfo(float).eps * scale
+        got = float(consistency_margin(theta, l1=l1))
+    r = A @ theta - y
+    active = (("mass matrix",) if got <= margin + 1e-7 * scale else ()) + tuple(
+        names[k] for k in fric if theta[k] <= 1e-12 * max(1.0, float(np.abs(theta[fric]).max()))
+    )
+    return ConsistentFit(theta, float(np.sqrt(np.mean(r * r))), got, active, fit)

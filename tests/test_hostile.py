@@ -51,6 +51,7 @@ RESULT_TYPES = {
     "control.MonteCarloResult",
     "ident.IdentResult",
     "ident.BaseParameterSet",
+    "ident.ConsistentFit",
     "leg2.Calibration",
     "mecanum.SignTestResult",
     "mecanum.PWMFit",
@@ -480,6 +481,20 @@ RECIPES = {
     ),
     # ident
     "ident.qr_base_parameters": lambda: (robokin.ident.qr_base_parameters, dict(Y=np.eye(3)[[0, 1, 2, 0]], tol=1e-9)),
+    "ident.consistency_margin": lambda: (
+        robokin.ident.consistency_margin,
+        dict(theta=robokin.ident.base_parameters(_obj("arm"), minimal=True), l1=1.0),
+    ),
+    "ident.consistent_least_squares": lambda: (
+        robokin.ident.consistent_least_squares,
+        dict(
+            Y=robokin.ident.regressor(*np.random.default_rng(0).uniform(-2, 2, (3, 40, 2)), l1=1.0),
+            tau=np.random.default_rng(1).normal(size=(40, 2)),
+            l1=1.0,
+            margin=1e-6,
+            maxiter=50,
+        ),
+    ),
     "ident.BaseParameterSet.combine": lambda: (
         robokin.ident.qr_base_parameters(np.eye(3)[[0, 1, 2, 0]]).combine,
         dict(phi=np.array([1.0, 2.0, 3.0])),

@@ -944,8 +944,10 @@ def consistent_least_squares(
 
     The feasible set is convex (``λ_min`` of a matrix affine in θ is concave) and the objective a convex quadratic,
     so the optimum is unique when ``Y`` has full column rank, and any point meeting the optimality conditions is it.
-    When the ordinary fit is already consistent it is returned unchanged; otherwise ``scipy.optimize.minimize``
-    (SLSQP, on unit-norm columns, with the exact gradients) finds the optimum on the boundary.
+    When the ordinary fit is already consistent it is returned unchanged. Otherwise the objective is written in
+    whitened coordinates ``u = R (θ - θ_ls)`` (``A = Q R``), where it is ``||u||²`` (the consistent fit is the
+    projection of the ordinary one onto the consistent set in the norm ``||A ·||``), and SLSQP
+    (``scipy.optimize.minimize``, exact gradients) solves it.
 
     Parameters
     ----------
@@ -959,7 +961,7 @@ def consistent_least_squares(
         Smallest eigenvalue of ``P(θ)`` to keep (kg m²), ``>= 0`` and below the fitted ``|θ1|, |θ2|``: 0 admits a
         mass matrix that is singular at ``q2 = 0`` or ``π``; the default keeps it definite.
     maxiter : int
-        Iteration cap of SLSQP.
+        Cap on the solver's function evaluations.
 
     Returns
     -------
@@ -971,7 +973,8 @@ def consistent_least_squares(
         For a regressor that is not the base set, mismatched or non-finite data, ``l1 <= 0``, or a ``margin`` that
         is negative or as large as the fitted inertias.
     ConvergenceError
-        If SLSQP stops without an optimum that meets the constraints.
+        If the solver stops (``maxiter``, or a failed line search) at a point without a certificate of optimality
+        (the KKT conditions to 1e-6).
 
     Examples
     --------
@@ -986,7 +989,8 @@ def consistent_least_squares(
     >>> bad.active, round(bad.margin, 9), bool(bad.residual_rms > bad.unconstrained.residual_rms)
     (('mass matrix',), 1e-06, True)
     """
-    from scipy.optimize import minimize
+    from scipy.linalg import solve_triangular
+    from scipy.optimize import minimize, nnls
 
     from .errors import ConvergenceError
 
@@ -1015,50 +1019,62 @@ def consistent_least_squares(
 
     if feasible(fit.theta):
         return ConsistentFit(fit.theta, fit.residual_rms, float(consistency_margin(fit.theta, l1=l1)), (), fit)
-    y = np.asarray(tau, dtype=float).reshape(-1)
-    norms = np.linalg.norm(A, axis=0)
-    As = A / norms  # unknowns x = θ * norms: unit-norm columns
-    ys = float(y @ y) or 1.0
+    # the objective is ||A θ - y||² = ||R (θ - θ_ls)||² + const (A = Q R): in u = R (θ - θ_ls) it is ||u||², perfectly
+    # conditioned whatever the excitation, and the constraints stay convex (θ is affine in u)
+    R = np.linalg.qr(A, mode="r")
+    th_ls = fit.theta
 
-    def obj(x):
-        r = As @ x - y
-        return 0.5 * float(r @ r) / ys, (As.T @ r) / ys
+    def theta_of(u):
+        return th_ls + solve_triangular(R, u)
 
-    def con(x):
-        return float(consistency_margin(x / norms, l1=l1)) - margin
+    Rinv = solve_triangular(R, np.eye(p))  # dθ/du
 
-    def con_grad(x):
-        th = x / norms
+    def con_mass(u):
+        return float(consistency_margin(theta_of(u), l1=l1)) - margin
+
+    def con_mass_grad(u):
+        th = theta_of(u)
         a, b, c = th[0], th[1], l1 * th[3]
         r = max(float(np.hypot(0.5 * (a - b), c)), 1e-300)
         g = np.zeros(p)
         g[0], g[1], g[3] = 0.5 - 0.25 * (a - b) / r, 0.5 + 0.25 * (a - b) / r, -l1 * c / r
-        return g / norms
+        return g @ Rinv
 
-    bounds = [(None, None)] * 4 + [(0.0, None)] * (p - 4)
+    cons = [{"type": "ineq", "fun": con_mass, "jac": con_mass_grad}]
+    if fric:
+        cons.append({"type": "ineq", "fun": lambda u: theta_of(u)[fric], "jac": lambda u: Rinv[fric]})
     res = minimize(
-        obj,
-        fit.theta * norms,
+        lambda u: (0.5 * float(u @ u), u),
+        np.zeros(p),
         jac=True,
         method="SLSQP",
-        bounds=bounds,
-        constraints=[{"type": "ineq", "fun": con, "jac": con_grad}],
-        options={"maxiter": maxiter, "ftol": 1e-15},
+        constraints=cons,
+        options={"maxiter": maxiter, "ftol": 1e-14},
     )
-    theta = res.x / norms
-    theta[fric] = np.maximum(theta[fric], 0.0)  # SLSQP's bounds hold to round-off; make them exact
+    theta = theta_of(res.x)
+    theta[4:] = np.maximum(theta[4:], 0.0)
+    # optimality certificate (KKT): u = Σ μ_i ∇c_i over the active constraints with μ >= 0 (non-negative least
+    # squares); SLSQP's own stop ("positive directional derivative" at round-off) is not trusted on its own
+    kkt = np.inf
+    if res.status in (0, 8) and np.all(np.isfinite(theta)):
+        u = res.x
+        scale_u = max(float(np.linalg.norm(u)), 1e-300)
+        rows = [con_mass_grad(u)] if con_mass(u) <= 1e-9 * max(size, 1.0) else []
+        rows += [Rinv[k] for k in fric if theta[k] <= 1e-9 * max(1.0, float(np.abs(theta[fric]).max()))]
+        if rows:
+            kkt = float(nnls(np.array(rows).T, u)[1]) / scale_u
+    if not kkt <= 1e-6 or con_mass(res.x) < -1e-9 * max(size, 1.0):
+        raise ConvergenceError(
+            max(0.0, -con_mass(res.x)), int(res.nit), f"consistent_least_squares: SLSQP {res.message!r}; raise maxiter"
+        )
     scale = float(np.max(np.abs(theta[:2]))) or 1.0
     got = float(consistency_margin(theta, l1=l1))
-    if not np.all(np.isfinite(theta)) or got < margin - 1e-9 * scale or res.status not in (0,):
-        raise ConvergenceError(
-            max(0.0, margin - got), int(res.nit), f"consistent_least_squares: SLSQP {res.message!r}; raise maxiter"
-        )
-    for _ in range(3):  # within round-off of the bound: onto it, along P's identity direction (adds to λ_min)
+    for _ in range(3):  # round-off below the bound: onto it, along P's identity direction (adds to λ_min)
         if got >= margin:
             break
         theta[:2] += (margin - got) + 4 * np.finfo(float).eps * scale
         got = float(consistency_margin(theta, l1=l1))
-    r = A @ theta - y
+    r = A @ theta - np.asarray(tau, dtype=float).reshape(-1)
     active = (("mass matrix",) if got <= margin + 1e-7 * scale else ()) + tuple(
         names[k] for k in fric if theta[k] <= 1e-12 * max(1.0, float(np.abs(theta[fric]).max()))
     )

@@ -622,7 +622,9 @@ def _check_lines():
     from robokin import checks
 
     ok = checks.check_close("fk: package vs sympy", np.zeros(3), np.full(3, 2.5e-13), tol=1e-12, unit="m")
-    bad = checks.check_errors("jacobian (relative)", np.array([0.0, 3e-3]), tol=1e-3, raise_on_fail=False)
+    bad = checks.check_errors(
+        "jacobian: package vs sympy (relative)", np.array([0.0, 3e-3]), tol=1e-3, raise_on_fail=False
+    )
     return str(ok), str(bad)
 
 
@@ -643,12 +645,12 @@ def test_check_lines_keep_their_form():
 
 def test_check_line_in_chinese_keeps_name_numbers_and_unit():
     ok, bad = _check_lines()
-    for line in (ok, bad):
+    for line, name in ((ok, "fk: package vs sympy"), (bad, "jacobian: package vs sympy (relative)")):
         zh, missing = i18n.translate_check_line(line, OUTPUT_ZH)
         assert not missing, f"outputs.po lacks {missing}"
         assert i18n._HAN.search(zh) and "max error" not in zh and "samples" not in zh
         assert i18n._numbers(zh) == i18n._numbers(line)  # every number of the run
-        assert ("fk: package vs sympy" in zh) == (line == ok)
+        assert name not in zh and OUTPUT_ZH[name] in zh  # the check's name in Chinese too
     assert " m" in i18n.translate_check_line(ok, OUTPUT_ZH)[0]  # the unit as printed
     # a number of the run changes: the translated line changes by that number only
     other = ok.replace("2.50e-13", "7.25e-13")
@@ -661,7 +663,37 @@ def test_check_line_without_translation_is_reported_and_left_english():
     ok, _ = _check_lines()
     partial = {k: v for k, v in OUTPUT_ZH.items() if k != i18n.CHECK_WORST}
     assert i18n.translate_check_line(ok, partial) == (ok, [i18n.CHECK_WORST])
+    # the frame translated, the name not: the name stays as printed and is reported
+    nameless = {k: v for k, v in OUTPUT_ZH.items() if k != "fk: package vs sympy"}
+    zh, missing = i18n.translate_check_line(ok, nameless)
+    assert missing == ["fk: package vs sympy"] and "fk: package vs sympy" in zh and "max error" not in zh
     assert i18n.translate_check_line("fk: max error 1.0 m", OUTPUT_ZH) is None  # not a check line: untouched
+
+
+def test_check_name_with_numbers_has_one_entry_for_every_run():
+    """A check's name with the run's numbers in it ("joint 3 within 2.5 rad/s") is one msgid with {} for each
+    number, and the translation gets the run's numbers back in order; trips if names are keyed verbatim."""
+    line = "[PASS] joint 3 within 2.5 rad/s: max error 0.1 rad/s over 7 samples (tol 0.2)"
+    assert i18n.output_key("joint 3 within 2.5 rad/s") == "joint {} within {} rad/s"
+    zh = {**OUTPUT_ZH, "joint {} within {} rad/s": "关节 {} 不超过 {} rad/s"}
+    out, missing = i18n.translate_check_line(line, zh)
+    assert not missing and out.startswith("[通过] 关节 3 不超过 2.5 rad/s")
+    assert i18n._numbers(out) == i18n._numbers(line)
+    out4 = i18n.translate_check_line(line.replace("joint 3", "joint 4"), zh)[0]
+    assert out4 == out.replace("关节 3", "关节 4")
+
+
+def test_data_cells_with_words_are_translated_and_code_is_not():
+    """Body cells that read as words, numbers or not ("ik residual |fk(q) - t| (relative)", "segment 2"), are
+    labels; a code name, a number, maths or a branch code is data. Trips if a code name is sent to the translator
+    or a worded cell with a digit is kept English."""
+    labels = ["ik residual |fk(q) - t| (relative)", "segment 2", "PWM fit: |error| / standard error", "damped"]
+    data = ["robokin.ur5.ik_all", "solve_ivp(rtol=1e-9)", "q_des", "1.5e-3", "left-up-flip", "$\\theta_1$", "nan", "CG"]
+    assert [i18n.output_key(t) is not None for t in labels] == [True] * 4
+    assert [i18n.output_key(t) for t in data] == [None] * len(data)
+    html_ = "<table><tr><td>segment 2</td><td>robokin.ur5.ik_all</td><td>2.0</td></tr></table>"
+    out, found = i18n.translate_output_text("text/html", html_, {"segment {}": "第 {} 段"})
+    assert found == ["segment {}"] and out == html_.replace("segment 2", "第 2 段")
 
 
 def test_a_translation_that_changes_a_number_is_refused():
@@ -706,6 +738,7 @@ def test_output_texts_are_found_as_printed():
     assert texts == [
         i18n.check_key("PASS"),
         i18n.CHECK_WORST,
+        "fk: package vs sympy",
         "method",
         "damped least squares",
         "check",
@@ -766,6 +799,9 @@ def test_output_catalogue_problems_are_found(tmp_path):
 
             msgid "Once"
             msgstr "Once"
+
+            msgid "segment {{}}"
+            msgstr "第 段"
             '''
         ),
         encoding="utf-8",
@@ -777,6 +813,7 @@ def test_output_catalogue_problems_are_found(tmp_path):
         ("markup", i18n.CHECK_WORST),  # {worst} replaced by a number
         ("fuzzy", "pass"),
         ("english", "Once"),
+        ("markup", "segment {}"),  # the run's number dropped
     }
 
 
@@ -786,7 +823,7 @@ def test_output_catalogue_is_filled_from_the_executed_notebooks(tmp_path):
     (tmp_path / "ex" / "notebooks").mkdir(parents=True)
     nbformat.write(_output_notebook(), tmp_path / "ex" / "notebooks" / "02_two_link_leg.ipynb")
     po = tmp_path / "outputs.po"
-    assert i18n.update_outputs(tmp_path / "ex", po, docs=["notebooks/02_two_link_leg"]) == 10
+    assert i18n.update_outputs(tmp_path / "ex", po, docs=["notebooks/02_two_link_leg"]) == 11
     assert {f.kind for f in i18n.check_output_catalog(po)} == {"untranslated"}
     missing = i18n.check_output_catalog(po, executed=tmp_path / "ex")
     assert not [f for f in missing if f.kind == "missing"]  # every text is in it, to translate
@@ -810,7 +847,7 @@ def test_output_catalogue_keeps_translations_a_run_did_not_print(tmp_path):
         encoding="utf-8",
     )
     docs = ["notebooks/02_two_link_leg"]
-    assert i18n.update_outputs(tmp_path / "ex", po, docs=docs) == 10
+    assert i18n.update_outputs(tmp_path / "ex", po, docs=docs) == 11
     ids = {m for m, _, _ in i18n.read_catalog(po)}
     assert "cycles on QEMU" in ids and "a text no longer printed" not in ids
     i18n.update_outputs(tmp_path / "ex", po, docs=docs, prune=True)

@@ -576,7 +576,7 @@ def test_figure_chinese_drawn_with_a_cjk_font(server, browser, page):
 
 
 def _output_labels(soup):
-    """Check lines, table header cells and player labels of a page's code-cell outputs."""
+    """Check lines, table cells (header and body) and player labels of a page's code-cell outputs."""
     art = _article(soup)
     lines = [
         line
@@ -584,14 +584,15 @@ def _output_labels(soup):
         for line in pre.get_text().splitlines()
         if line.startswith(("[PASS]", "[FAIL]", "[通过]", "[未通过]"))
     ]
-    heads = [th.get_text().strip() for th in art.select("div.cell_output th")]
+    heads = [c.get_text().strip() for c in art.select("div.cell_output th, div.cell_output td")]
     labels = [lb.get_text().strip() for lb in art.select("div.cell_output .anim-state label")]
     return lines, heads, labels
 
 
 def test_outputs_are_chinese():
-    """On every Chinese page, every check line of robokin.checks, every table header cell that holds a word and
-    the animation player's Once / Loop / Reflect are in Chinese, with the English page's numbers."""
+    """On every Chinese page, every check line of robokin.checks (its frame and its name), every table cell that
+    holds a word (header or body: tools/i18n.py output_key) and the animation player's Once / Loop / Reflect are
+    in Chinese, with the English page's numbers. Code names, numbers, maths and units stay as printed."""
     counts, bad = {"lines": 0, "heads": 0, "labels": 0}, []
     for page in TWINS:
         (en_lines, en_heads, en_labels), (zh_lines, zh_heads, zh_labels) = (_output_labels(s) for s in _both(page))
@@ -601,10 +602,12 @@ def test_outputs_are_chinese():
                 continue
             for a, b in zip(en, zh):
                 # MathJax's \\( \\) delimiters as the catalogue writes maths: $...$ (no word to translate)
-                if what == "heads" and not i18n.output_needs_translation(re.sub(r"\\\((.*?)\\\)", r"$\1$", a)):
+                if what == "heads" and i18n.output_key(re.sub(r"\\\((.*?)\\\)", r"$\1$", a)) is None:
                     continue
                 counts[what] += 1
-                if not _HAN.search(b) or i18n._numbers(a) != i18n._numbers(b):
+                check = i18n._CHECK_LINE.match(a) if what == "lines" else None
+                name_left = check is not None and i18n.output_key(check["name"]) is not None and check["name"] in b
+                if not _HAN.search(b) or i18n._numbers(a) != i18n._numbers(b) or name_left:
                     bad.append(f"{page}: {b[:70]!r} (English {a[:50]!r})")
         counts["labels"] += len(zh_labels)
         bad += [f"{page}: player label {lb!r}" for lb in zh_labels if not _HAN.search(lb)]

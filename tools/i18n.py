@@ -1031,6 +1031,9 @@ def translate_check_line(line, catalog):
     >>> zh = {check_key("PASS"): "[通过] {name}：最大误差 {error}{unit}，{samples} 个样本（容差 {tol}）"}
     >>> translate_check_line("[PASS] fk: max error 1.00e-12 m over 2 samples (tol 1e-09)", zh)
     ('[通过] fk：最大误差 1.00e-12 m，2 个样本（容差 1e-09）', [])
+    >>> zh["foot on circle {}"] = "足端在圆 {} 上"
+    >>> translate_check_line("[PASS] foot on circle 2: max error 0 m over 5 samples (tol 1e-12)", zh)[0]
+    '[通过] 足端在圆 2 上：最大误差 0 m，5 个样本（容差 1e-12）'
     """
     m = _CHECK_LINE.match(line)
     if m is None:
@@ -1038,22 +1041,62 @@ def translate_check_line(line, catalog):
     values = m.groupdict()
     keys = [check_key(values["flag"])] + ([CHECK_WORST] if values["worst"] else [])
     missing = [k for k in keys if not catalog.get(k)]
-    if missing:
+    name_key = output_key(values["name"])
+    name_zh = output_translation(catalog, values["name"]) if name_key is not None else None
+    if name_key is not None and not name_zh:
+        missing.append(name_key)  # the frame is translated, the name stays as printed
+    if any(k in missing for k in keys):
         return line, missing
+    if name_zh:
+        values["name"] = name_zh
     out = "".join(_fill(catalog[k], values) for k in keys)
     if _numbers(out) != _numbers(line):
         raise ValueError(f"the translation of a check line changes its numbers: {line!r} -> {out!r}")
-    return out, []
+    return out, missing
+
+
+#: a code name in an output text (rpy_to_matrix, FiveBar.fk, mj_fullM, `track`): kept by the translation
+_CODE_NAME = re.compile(r"`[^`]+`|\b[A-Za-z_]\w*(?:[._]\w+)+\b")
+#: a cell that is a code name (``robokin.ur5.ik``, ``solve_ivp(...)``): shown as the chapters' code names it
+_CODE_CELL = re.compile(r"[A-Za-z_][\w]*(?:\.[\w]+)+(?:\(.*\))?|[A-Za-z_]\w*_\w*(?:\(.*\))?|[A-Za-z_]\w*\(.*\)")
+
+
+#: robokin.report's break opportunity in long names (a zero-width space after "." and "_"): not part of a key
+_ZWSP = "\u200b"
+_ZWSP_AT = re.compile(r"(?<=\w)([._])(?=\w)")
+#: a Markdown code span that is the whole cell (`track`): code, shown as printed
+_CODE_SPAN = re.compile(r"`[^`]+`")
+
+
+def output_key(text):
+    """The msgid of an output label (a table cell, a check's name), or None when it is data (kept as printed):
+    numbers outside maths are written ``{}``, as in :func:`figure_key` (they are the run's).
+
+    >>> output_key("segment 3"), output_key("five-bar leg"), output_key("1.5e-3"), output_key("robokin.ur5.ik")
+    ('segment {}', 'five-bar leg', None, None)
+    >>> output_key("FiveBar.\u200bfk vs sympy"), output_key("`track`")   # report's break marks; a code span
+    ('FiveBar.fk vs sympy', None)
+    """
+    text = text.replace(_ZWSP, "").strip()
+    if not text or text in OUTPUT_WORDS or _BRANCH_NAME.fullmatch(text) or _CODE_CELL.fullmatch(text):
+        return None
+    if _CODE_SPAN.fullmatch(text):
+        return None
+    return figure_key(text) if output_needs_translation(text) else None
 
 
 def _table_cell_key(text, header):
     """The msgid of a table cell's text, or None when the cell is data (kept as printed)."""
-    text = text.strip()
-    if not text or text in OUTPUT_WORDS or not output_needs_translation(text) or _BRANCH_NAME.fullmatch(text):
-        return None
-    if header or _PLAIN_WORDS.fullmatch(text):
-        return text
-    return None
+    return output_key(text)
+
+
+def output_translation(catalog, text):
+    """The Chinese of an output label from ``catalog``, its numbers put back in order; None when it has none. The
+    report's break marks in names (``FiveBar.fk``) are put back where the translation keeps such names."""
+    zh = figure_translation(catalog, text.replace(_ZWSP, "").strip())
+    if zh and _ZWSP in text:
+        zh = _ZWSP_AT.sub("\\1" + _ZWSP, zh)
+    return zh
 
 
 def _markdown_table_lines(text):
@@ -1075,8 +1118,9 @@ def _translate_markdown(text, catalog, found):
             key = _table_cell_key(cells[k], header)
             if key is not None:
                 found.append(key)
-                if catalog.get(key):
-                    cells[k] = cells[k].replace(key, catalog[key], 1)
+                zh = output_translation(catalog, cells[k])
+                if zh:
+                    cells[k] = cells[k].replace(cells[k].strip(), zh, 1)
         lines[i] = "|".join(cells)
     return "\n".join(lines)
 
@@ -1086,16 +1130,17 @@ def _translate_html(text, catalog, found):
 
     def swap(m):
         if m.group(1) is not None:  # a table cell or a label
-            key = _table_cell_key(html_.unescape(m.group(3)), m.group(2) != "td")
+            text = html_.unescape(m.group(3))
+            key = _table_cell_key(text, m.group(2) != "td")
             head, body, tail, quote = m.group(1), m.group(3), m.group(4), False
         else:  # a title or aria-label attribute (the player's buttons)
-            key = html_.unescape(m.group(6)).strip()
-            key = key if key and output_needs_translation(key) else None
+            text = html_.unescape(m.group(6))
+            key = output_key(text)
             head, body, tail, quote = m.group(5), m.group(6), m.group(7), True
         if key is None:
             return m.group(0)
         found.append(key)
-        zh = catalog.get(key)
+        zh = output_translation(catalog, text)
         return head + (html_.escape(zh, quote=quote) if zh else body) + tail
 
     return _HTML_ITEM.sub(swap, text)
@@ -1110,6 +1155,9 @@ def _translate_stream(text, catalog, found):
             continue
         m = _CHECK_LINE.match(line)
         found += [check_key(m["flag"])] + ([CHECK_WORST] if m["worst"] else [])
+        name = output_key(m["name"])
+        if name is not None:
+            found.append(name)
         out.append(done[0])
     return "\n".join(out)
 
@@ -1206,12 +1254,17 @@ def check_output_catalog(po=OUTPUT_PO, executed=None, terms=None):
             out.append(Finding("outputs", "fuzzy", mid))
         if sorted(_PLACEHOLDER.findall(mid)) != sorted(_PLACEHOLDER.findall(mstr)):
             out.append(Finding("outputs", "markup", mid, "the translation must keep each {field} (the run's values)"))
+        if mid.count("{}") != mstr.count("{}"):
+            out.append(Finding("outputs", "markup", mid, "the translation must keep each {} (a number of the run)"))
         if _numbers(_PLACEHOLDER.sub(" ", mid)) != _numbers(_PLACEHOLDER.sub(" ", mstr)):
             out.append(Finding("outputs", "markup", mid, "the translation must keep the numbers as printed"))
         if sorted(_FIG_MATH_SEG.findall(mid)) != sorted(_FIG_MATH_SEG.findall(mstr)):
             out.append(Finding("outputs", "maths", mid, "the translation must keep each $...$ as written"))
         if not _HAN.search(mstr):
             out.append(Finding("outputs", "english", mid, "the translation has no Chinese"))
+        lost = [n for n in _CODE_NAME.findall(mid) if n not in mstr]
+        if lost:
+            out.append(Finding("outputs", "code", mid, f"the translation must keep the code names {lost} as printed"))
         for en, (pattern, zh) in (terms or {}).items():
             found = [m.group(0) for m in pattern.finditer(mid) if len(m.group(0)) > 3]
             if found and zh not in mstr:

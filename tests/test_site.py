@@ -207,14 +207,16 @@ _PLAY_VIDEOS = """async () => {
 }"""
 
 
+@pytest.mark.parametrize("edition", ["", "zh/"], ids=["en", "zh"])
 @pytest.mark.parametrize("width", list(sitecheck.VIEWPORTS))
-def test_the_engine_videos_play_offline(server, browser, width):
-    # chapter 13's MuJoCo videos (the push, the crouch and stand-up, the jump): each shows a poster before it is
-    # started, plays from the page itself (data URI: no request leaves the site), and decodes to frames of the
-    # encoded size; a codec the browser cannot play, a missing poster or an external source fails here
+def test_the_engine_videos_play_offline(server, browser, width, edition):
+    # chapter 13's MuJoCo videos (the push, the crouch and stand-up, the jump), in both editions: each shows a
+    # poster before it is started, plays from the page itself (data URI: no request leaves the site), and decodes
+    # to frames of the encoded size; a codec the browser cannot play, a missing poster, an external source or (on
+    # the Chinese page) an English label fails here
     page = next((p for p in PAGES if p.startswith("notebooks/13_")), None)
     assert page, "chapter 13 is not in the built site"
-    v = sitecheck.visit(browser, f"{server}/{page}", viewport=width)
+    v = sitecheck.visit(browser, f"{server}/{edition}{page}", viewport=width)
     try:
         videos = v.page.evaluate(_PLAY_VIDEOS)
     finally:
@@ -225,4 +227,6 @@ def test_the_engine_videos_play_offline(server, browser, width):
         assert r["w"] >= 160 and r["h"] >= 120 and 0.5 < r["duration"] < 30, r
         assert r["poster"].startswith("data:image/png"), r
         assert r["label"].strip(), r
+        if edition:
+            assert re.search(r"[\u4e00-\u9fff]", r["label"]), r  # the Chinese label (outputs.po)
     assert not v.external, f"requests left the site: {v.external[:3]}"

@@ -956,10 +956,14 @@ def consistent_least_squares(
     tau : array_like, shape (N, 2)
         Measured torques (N m).
     l1 : float
-        Known length of link 1 (m), the one of the regressor.
+        Known length of link 1 (m), the one of the regressor. It cannot be checked from the data: a wrong ``l1``
+        gives another (wrong) constraint without any warning.
     margin : float
         Smallest eigenvalue of ``P(θ)`` to keep (kg m²), ``>= 0`` and below the fitted ``|θ1|, |θ2|``: 0 admits a
-        mass matrix that is singular at ``q2 = 0`` or ``π``; the default keeps it definite.
+        mass matrix that is singular at ``q2 = 0`` or ``π``; the default keeps it definite. A corrected fit lies
+        on the boundary, so its ``M(q2 = 0)`` has a smallest eigenvalue near ``margin``: for a model to simulate,
+        give a margin on the scale of the expected inertias (the default is absolute, suited to arms of 0.01 to
+        10 kg m²).
     maxiter : int
         Cap on the solver's function evaluations.
 
@@ -1020,31 +1024,41 @@ def consistent_least_squares(
     if feasible(fit.theta):
         return ConsistentFit(fit.theta, fit.residual_rms, float(consistency_margin(fit.theta, l1=l1)), (), fit)
     # the objective is ||A θ - y||² = ||R (θ - θ_ls)||² + const (A = Q R): in u = R (θ - θ_ls) it is ||u||², perfectly
-    # conditioned whatever the excitation, and the constraints stay convex (θ is affine in u)
+    # conditioned whatever the excitation, and the constraints stay convex (θ is affine in u). u is divided by the
+    # data's norm and each constraint by its own scale, so that SLSQP's tolerances mean the same at any units
     R = np.linalg.qr(A, mode="r")
     th_ls = fit.theta
+    su = float(np.linalg.norm(np.asarray(tau, dtype=float))) or 1.0
+    Rinv = solve_triangular(R, np.eye(p)) * su  # dθ/dv, v = u / su
+    sc = max(size, margin)  # kg m², the scale of P
+    sf = max(float(np.abs(th_ls[fric]).max()), 1e-300) if fric else 1.0
 
-    def theta_of(u):
-        return th_ls + solve_triangular(R, u)
+    def theta_of(v):
+        return th_ls + Rinv @ v
 
-    Rinv = solve_triangular(R, np.eye(p))  # dθ/du
+    def con_mass(v):
+        return (float(consistency_margin(theta_of(v), l1=l1)) - margin) / sc
 
-    def con_mass(u):
-        return float(consistency_margin(theta_of(u), l1=l1)) - margin
-
-    def con_mass_grad(u):
-        th = theta_of(u)
+    def mass_grads(v, apex=False):
+        """Gradient of λ_min(P) in v; at the apex P = λ I (λ_min not smooth) the generators of its subdifferential."""
+        th = theta_of(v)
         a, b, c = th[0], th[1], l1 * th[3]
-        r = max(float(np.hypot(0.5 * (a - b), c)), 1e-300)
-        g = np.zeros(p)
-        g[0], g[1], g[3] = 0.5 - 0.25 * (a - b) / r, 0.5 + 0.25 * (a - b) / r, -l1 * c / r
-        return g @ Rinv
+        r = float(np.hypot(0.5 * (a - b), c))
+        if apex and r <= 1e-6 * sc:  # ∂λ_min = {W ⪰ 0, tr W = 1}: the rank-1 W = w wᵀ, w = (cos φ, sin φ)
+            phi = np.linspace(0.0, np.pi, 91)
+            g = np.zeros((phi.size, p))
+            g[:, 0], g[:, 1], g[:, 3] = np.cos(phi) ** 2, np.sin(phi) ** 2, 2 * l1 * np.cos(phi) * np.sin(phi)
+        else:
+            r = max(r, 1e-300)
+            g = np.zeros((1, p))
+            g[0, 0], g[0, 1], g[0, 3] = 0.5 - 0.25 * (a - b) / r, 0.5 + 0.25 * (a - b) / r, -l1 * c / r
+        return (g @ Rinv) / sc
 
-    cons = [{"type": "ineq", "fun": con_mass, "jac": con_mass_grad}]
+    cons = [{"type": "ineq", "fun": con_mass, "jac": lambda v: mass_grads(v)[0]}]
     if fric:
-        cons.append({"type": "ineq", "fun": lambda u: theta_of(u)[fric], "jac": lambda u: Rinv[fric]})
+        cons.append({"type": "ineq", "fun": lambda v: theta_of(v)[fric] / sf, "jac": lambda v: Rinv[fric] / sf})
     res = minimize(
-        lambda u: (0.5 * float(u @ u), u),
+        lambda v: (0.5 * float(v @ v), v),
         np.zeros(p),
         jac=True,
         method="SLSQP",
@@ -1053,19 +1067,21 @@ def consistent_least_squares(
     )
     theta = theta_of(res.x)
     theta[4:] = np.maximum(theta[4:], 0.0)
-    # optimality certificate (KKT): u = Σ μ_i ∇c_i over the active constraints with μ >= 0 (non-negative least
-    # squares); SLSQP's own stop ("positive directional derivative" at round-off) is not trusted on its own
+    # optimality certificate (KKT): v = Σ μ_i ∇c_i over the active constraints with μ >= 0 (non-negative least
+    # squares; at the apex over the whole subdifferential); SLSQP's own stop is not trusted on its own
     kkt = np.inf
+    v = res.x
     if res.status in (0, 8) and np.all(np.isfinite(theta)):
-        u = res.x
-        scale_u = max(float(np.linalg.norm(u)), 1e-300)
-        rows = [con_mass_grad(u)] if con_mass(u) <= 1e-9 * max(size, 1.0) else []
-        rows += [Rinv[k] for k in fric if theta[k] <= 1e-9 * max(1.0, float(np.abs(theta[fric]).max()))]
+        rows = list(mass_grads(v, apex=True)) if con_mass(v) <= 1e-9 else []
+        rows += [Rinv[k] / sf for k in fric if theta[k] <= 1e-9 * sf]
         if rows:
-            kkt = float(nnls(np.array(rows).T, u)[1]) / scale_u
-    if not kkt <= 1e-6 or con_mass(res.x) < -1e-9 * max(size, 1.0):
+            kkt = float(nnls(np.array(rows).T, v, maxiter=50 * len(rows))[1]) / max(float(np.linalg.norm(v)), 1e-300)
+    if not kkt <= 1e-6 or not np.isfinite(con_mass(v)) or con_mass(v) < -1e-9:
+        hint = "raise maxiter" if res.status == 9 else "is the regressor of full column rank?"
         raise ConvergenceError(
-            max(0.0, -con_mass(res.x)), int(res.nit), f"consistent_least_squares: SLSQP {res.message!r}; raise maxiter"
+            max(0.0, -con_mass(v) * sc),
+            int(res.nit),
+            f"consistent_least_squares: no certified optimum (SLSQP: {res.message}; KKT residual {kkt:.1e}); {hint}",
         )
     scale = float(np.max(np.abs(theta[:2]))) or 1.0
     got = float(consistency_margin(theta, l1=l1))

@@ -190,3 +190,39 @@ def test_an_iteration_cap_too_small_raises_instead_of_returning_an_infeasible_th
     tau = Y @ np.array([0.05, -0.01, 0.5, 0.1, 0.2, -0.1, 0.1, 0.05])
     with pytest.raises(ConvergenceError, match="consistent_least_squares"):
         consistent_least_squares(Y, tau, l1=ARM.l1, maxiter=1)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_an_optimum_at_the_apex_of_the_cone_is_certified(seed):
+    """An ordinary fit with θ1, θ2 < 0 and θ5 = 0 projects to P = margin·I, where λ_min is not differentiable: the
+    certificate must use its whole subdifferential (trips if it uses one gradient there: ConvergenceError), and no
+    feasible neighbour does better."""
+    rng = np.random.default_rng(seed)
+    Y, _, _ = _data(rng, friction=False)
+    tau = Y @ np.array([-0.05, -0.02, 0.5, 0.0])
+    fit = consistent_least_squares(Y, tau, l1=ARM.l1, margin=1e-4)
+    np.testing.assert_allclose(fit.theta[:2], [1e-4, 1e-4], rtol=1e-5)  # the apex
+    assert abs(fit.theta[3]) < 1e-8 and fit.active == ("mass matrix",)
+    A, y = Y.reshape(-1, 4), tau.reshape(-1)
+    best = float(np.sum((A @ fit.theta - y) ** 2))
+    tried = 0
+    for _ in range(400):
+        th = fit.theta + 1e-5 * rng.normal(size=4)
+        if consistency_margin(th, l1=ARM.l1) >= 1e-4:
+            assert float(np.sum((A @ th - y) ** 2)) >= best * (1 - 1e-12)
+            tried += 1
+    assert tried >= 10
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3, 1e5])
+def test_the_fit_does_not_depend_on_the_units(scale):
+    """Torques and inertias of an arm 1e3 times heavier (or lighter): the same relative answer. Trips if SLSQP's
+    tolerances are absolute (a heavy arm then fails to converge, a light one stops early)."""
+    rng = np.random.default_rng(3)
+    Y, _, _ = _data(rng)
+    bad = np.array([0.05, -0.01, 0.5, 0.1, 0.2, -0.1, 0.1, 0.05])
+    tau = Y @ bad + 0.01 * rng.normal(size=Y.shape[:2])
+    ref = consistent_least_squares(Y, tau, l1=ARM.l1, margin=1e-5)
+    got = consistent_least_squares(Y, scale * tau, l1=ARM.l1, margin=1e-5 * scale)
+    np.testing.assert_allclose(got.theta, scale * ref.theta, rtol=1e-6, atol=1e-9 * scale)
+    assert got.active == ref.active

@@ -315,7 +315,7 @@ def test_a_body_anchored_loop_closure_is_named(tmp_path):
     """A team's five-bar closed with MuJoCo's body-anchored form (<connect body1 body2 anchor>, as in MuJoCo's
     closed-chain tutorials) compiles, but MuJoCo puts the point on body2 where the anchor was at qpos0, where this
     loop is open: the check fails and names that cause. Trips if the finding blames link lengths only, or if the
-    same anchor written with sites (the generated model) failed too."""
+    generated model (the site form) failed."""
     import re
 
     xml = engine_model(FIVEBAR_FILE).mjcf
@@ -327,8 +327,52 @@ def test_a_body_anchored_loop_closure_is_named(tmp_path):
     assert r.checks[0].passed is False and r.checks[0].value > 1e-3  # the foot is centimetres off
     (finding,) = r.findings
     assert "body-anchored" in finding and "'shank_D'" in finding and "site1=" in finding
-    assert "(0.03, 0, 0) m" in finding  # where MuJoCo put the point on shank D: 30 mm from its knee, not 100
+    assert "30.0 mm from joint 'knee_D'" in finding and "100.0 mm" in finding  # MuJoCo's point vs the file
     assert check_engine_model(FIVEBAR_FILE, engine_model(FIVEBAR_FILE)).checks[0].passed  # the site form closes
+
+
+def _posed_body_anchored(q4, *, ref=True, body_anchored=True):
+    """The generated five-bar with every body written at joint angles q4 (motor_A, knee_C, motor_B, knee_D),
+    each joint's ref at its angle (qpos0 = q4) and the loop closed by a body-anchored connect at shank C's foot."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(engine_model(FIVEBAR_FILE).mjcf)
+    names = ["motor_A", "knee_C", "motor_B", "knee_D"]
+    for body in root.iter("body"):
+        joint = body.find("joint")
+        if joint is not None and joint.get("name") in names:
+            angle = float(q4[names.index(joint.get("name"))])
+            body.set("axisangle", f"0 -1 0 {angle!r}")  # the package's axes are (0, -1, 0)
+            if ref:
+                joint.set("ref", repr(angle))
+    if body_anchored:
+        c = root.find("equality").find("connect")
+        for k in ("site1", "site2"):
+            c.attrib.pop(k)
+        c.set("body1", "shank_C")
+        c.set("body2", "shank_D")
+        c.set("anchor", "0.1 0 0")
+    return ET.tostring(root, encoding="unicode")
+
+
+def test_a_body_anchored_closure_written_closed_passes_and_a_rounded_one_is_named(tmp_path):
+    """The body-anchored form is not blamed when qpos0 is a closed pose (trips if the finding fires on the form
+    alone); written at a closed pose rounded to 0.01 rad the loop closes 0.4 mm off the foot, the residual is
+    zero, and the finding still names the point (trips if it runs only on an open loop)."""
+    fb = load(FIVEBAR_FILE).mechanism
+    q_closed = sim.fivebar_qpos(fb, fb.ik([0.035, -0.12]).q)
+    closed = tmp_path / "closed.xml"
+    closed.write_text(_posed_body_anchored(q_closed))
+    r = check_engine_model(FIVEBAR_FILE, closed)
+    assert r.passed and not r.findings
+    rounded = tmp_path / "rounded.xml"
+    rounded.write_text(_posed_body_anchored(np.round(q_closed, 2)))
+    r = check_engine_model(FIVEBAR_FILE, rounded)
+    assert r.checks[0].passed is False
+    assert any("body-anchored" in f and "100.4 mm" in f and "100.0 mm" in f for f in r.findings), r.findings
+    sites = tmp_path / "rounded_sites.xml"  # the same rounded pose closed with sites: the sites name the foot
+    sites.write_text(_posed_body_anchored(np.round(q_closed, 2), body_anchored=False))
+    assert not any("body-anchored" in f for f in check_engine_model(FIVEBAR_FILE, sites).findings)
 
 
 def test_cli_view_of_a_file_without_an_engine_model_and_no_collisions(tmp_path, capsys):

@@ -1835,25 +1835,45 @@ def _limits_check(probe: _Probe, lim) -> tuple[Check, list[str]]:
     return Check("joint limits", err, TOL_LIMITS, "rad", err <= TOL_LIMITS, detail), out
 
 
-def _body_anchored(probe: _Probe) -> str:
-    """Why a body-anchored loop closure (``<connect body1=... body2=... anchor=...>``) may not close, or "".
+def _body_anchored(probe: _Probe, spec: _Spec, tol: float) -> str:
+    """Why a body-anchored loop closure (``<connect body1=... body2=... anchor=...>``) closes at the wrong point,
+    or "" when it does not (or when the model closes its loop with sites).
 
-    MuJoCo places the point on body2 where body1's anchor lies at qpos0 (the compiled ``eq_data[3:6]``); a
-    five-bar at qpos0 (every joint angle 0) is an open loop, so that point is not the foot and the loop closes
-    at the wrong place. Site-anchored equalities (``site1``/``site2``) name both points and have no such trap.
+    MuJoCo assumes the constraint holds at qpos0 and computes the point on body2 from it (``eq_data[3:6]``, in
+    body2's frame). Each of the two points must lie at its shank's length from the shank's knee joint (the
+    parameter file's); a point that does not shows that qpos0 is not a closed pose of the loop (a five-bar written
+    like the generated model, every link along x at joint angle 0, is open there). Site-anchored equalities name
+    both points and have no such trap.
     """
     m, mj = probe.m, probe.mj
+    shank = {  # passive joint's role -> (label, length from its knee to the foot)
+        a[1]: (label, length) for label, a, b, length, _ in spec.segments if a[0] == "joint" and b[0] == "foot"
+    }
+    by_joint = {probe.roles.get(r, r): r for r in shank}  # the model's joint name -> role
     for e in range(m.neq):
         if int(m.eq_type[e]) != int(mj.mjtEq.mjEQ_CONNECT) or int(m.eq_objtype[e]) != int(mj.mjtObj.mjOBJ_BODY):
             continue
-        b1, b2 = (m.body(int(i)).name for i in (m.eq_obj1id[e], m.eq_obj2id[e]))
-        a2 = ", ".join(f"{v:.4g}" for v in m.eq_data[e][3:6])
-        return (
-            f"the equality joining {b1!r} and {b2!r} is body-anchored (<connect body1= body2= anchor=>): MuJoCo "
-            f"fixes its point on {b2!r} where the anchor lay at qpos0, here ({a2}) m in the frame of {b2!r}, and if "
-            "the loop is open at qpos0 (every joint at its ref) that point is not the foot; name both points with site1= and site2= (a site at each shank's "
-            "foot point), or make qpos0 a closed pose (the joints' ref)"
-        )
+        ends = ((int(m.eq_obj1id[e]), m.eq_data[e][0:3]), (int(m.eq_obj2id[e]), m.eq_data[e][3:6]))
+        for k, (body, point) in enumerate(ends):
+            for j in range(m.njnt):
+                role = by_joint.get(m.joint(j).name)
+                if int(m.jnt_bodyid[j]) != body or role is None:
+                    continue
+                v = np.asarray(point, float) - m.jnt_pos[j]
+                axis = m.jnt_axis[j] / np.linalg.norm(m.jnt_axis[j])
+                dist = float(np.linalg.norm(v - (v @ axis) * axis))  # from the joint's axis, in the leg's plane
+                label, length = shank[role]
+                if abs(dist - length) <= max(tol, 1e-12):
+                    continue
+                b1, b2 = (m.body(int(i)).name for i in (m.eq_obj1id[e], m.eq_obj2id[e]))
+                where = "the anchor" if k == 0 else "the point MuJoCo computed (where the anchor lay at qpos0)"
+                return (
+                    f"the equality joining {b1!r} and {b2!r} is body-anchored (<connect body1= body2= anchor=>): "
+                    f"on {m.body(body).name!r}, {where} is {1e3 * dist:.1f} mm from joint {m.joint(j).name!r}, and "
+                    f"the file's {label} is {1e3 * length:.1f} mm: qpos0 is not a closed pose of the loop. Name both "
+                    "points with site1= and site2= (a site at each shank's foot point), or write the bodies at a "
+                    "closed pose with each joint's ref at its angle there"
+                )
     return ""
 
 
@@ -2033,13 +2053,15 @@ def _findings(probe: _Probe, spec: _Spec, d: Design, em, p_mj, checks, tol, resi
             out += _swapped(probe, spec, tol, others)
             if out:  # the link lengths and limits follow from the order
                 return out
+        anchored = "" if out else _body_anchored(probe, spec, tol)
         if residual > max(tol, 1e-10) and not out:  # an open loop that no flipped motor axis explains
-            anchored = _body_anchored(probe)
             out.append(
                 f"loop closure not satisfied (residual {residual:.3g} m): at the package's motor angles the model's "
                 "loop-closing equality cannot be met; "
                 + (anchored or "compare its link lengths and the equality's sites with the file")
             )
+        elif anchored:  # the loop closes, at the wrong point
+            out.append(anchored[0].upper() + anchored[1:])
         probe.pose(spec.q[0], target=spec.p[0])
         ratios = []
         for label, a, b, length, along in spec.segments:

@@ -1012,8 +1012,8 @@ def consistent_least_squares(
     size = float(np.max(np.abs(fit.theta[:2])))
     if margin >= size:
         raise ValueError(
-            f"margin = {margin:g} kg m² is not below the size of the fitted inertias (|θ1|, |θ2| up to {size:.3g}): "
-            "the constraint, not the data, would set the parameters"
+            f"margin = {margin:g} kg m² is not below the size of the inertias fitted from tau (|θ1|, |θ2| up to "
+            f"{size:.3g}): the constraint, not the data, would set the parameters"
         )
     names = BASE_NAMES[:p]
     fric = list(range(4, p))

@@ -643,6 +643,20 @@ def test_check_lines_keep_their_form():
     assert i18n._CHECK_LINE.match(bad)["flag"] == "FAIL"
 
 
+def test_exercise_answer_line_is_translated(capsys):
+    """robokin.checks.check_answer's success line ("knee angle: correct.") is the frame tools/i18n.py translates,
+    name included; trips if check_answer changes its wording or the zh catalogue loses the frame."""
+    from robokin import checks
+
+    checks.check_answer("mass matrix at q = (0, pi/2)", 1.0, 1.0)
+    line = capsys.readouterr().out.strip()
+    assert i18n._CORRECT_LINE.match(line)["name"] == "mass matrix at q = (0, pi/2)"
+    zh, missing = i18n.translate_check_line(line, OUTPUT_ZH)
+    assert not missing and "correct" not in zh and "质量矩阵" in zh and i18n._numbers(zh) == i18n._numbers(line)
+    assert i18n.translate_check_line("T_min: correct.", OUTPUT_ZH)[0] == "T_min：正确。"  # a code name stays
+    assert i18n.translate_check_line("the fit is correct. Next", OUTPUT_ZH) is None  # not the line: untouched
+
+
 def test_check_line_in_chinese_keeps_name_numbers_and_unit():
     ok, bad = _check_lines()
     for line, name in ((ok, "fk: package vs sympy"), (bad, "jacobian: package vs sympy (relative)")):

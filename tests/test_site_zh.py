@@ -582,7 +582,7 @@ def _output_labels(soup):
         line
         for pre in art.select("div.cell_output pre")
         for line in pre.get_text().splitlines()
-        if line.startswith(("[PASS]", "[FAIL]", "[通过]", "[未通过]"))
+        if line.startswith(("[PASS]", "[FAIL]", "[通过]", "[未通过]")) or line.endswith((": correct.", "：正确。"))
     ]
     # a cell that is one code span (`track`, a parameter's name) is code, shown as printed in both editions
     heads = [
@@ -595,9 +595,9 @@ def _output_labels(soup):
 
 
 def test_outputs_are_chinese():
-    """On every Chinese page, every check line of robokin.checks (its frame and its name), every table cell that
-    holds a word (header or body: tools/i18n.py output_key) and the animation player's Once / Loop / Reflect are
-    in Chinese, with the English page's numbers. Code names, numbers, maths and units stay as printed."""
+    """On every Chinese page, every check line of robokin.checks and every exercise's "correct" line (frame and
+    name), every table cell that holds a word (header or body: tools/i18n.py output_key) and the animation player's
+    Once / Loop / Reflect are in Chinese, with the English page's numbers. Code names, numbers, maths and units stay as printed."""
     counts, bad = {"lines": 0, "heads": 0, "labels": 0}, []
     catalog = i18n.read_output_catalog()
     for page in TWINS:
@@ -612,7 +612,7 @@ def test_outputs_are_chinese():
                     continue
                 counts[what] += 1
                 # a check's name with words is shown as outputs.po translates it (a formula in it may stay)
-                check = i18n._CHECK_LINE.match(a) if what == "lines" else None
+                check = i18n._line_frame(a)[0] if what == "lines" else None  # a check line or an exercise's
                 name_zh = i18n.output_translation(catalog, check["name"]) if check else None
                 name_left = (
                     check is not None

@@ -983,6 +983,9 @@ _CHECK_LINE = re.compile(
 #: the placeholders of a check line's frame: the values printed by the run, put back as they were
 CHECK_FIELDS = ("name", "error", "unit", "samples", "tol")
 CHECK_WORST = ", worst at {worst}"
+#: robokin.checks.check_answer's line on success (an exercise's answer): its frame and the quantity's name
+_CORRECT_LINE = re.compile(r"^(?P<name>\S.*?): correct\.$")
+CORRECT_KEY = "{name}: correct."
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 #: a table cell of plain words (translated as a whole); anything with a digit, a symbol or code is data
 _PLAIN_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*)*")
@@ -1024,9 +1027,21 @@ def _fill(template, values):
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
+def _line_frame(line):
+    """``(values, frame msgids)`` of a check line or an exercise's "correct" line; None for any other line."""
+    m = _CHECK_LINE.match(line)
+    if m is not None:
+        values = m.groupdict()
+        return values, [check_key(values["flag"])] + ([CHECK_WORST] if values["worst"] else [])
+    m = _CORRECT_LINE.match(line)
+    if m is not None:
+        return m.groupdict(), [CORRECT_KEY]
+    return None
+
+
 def translate_check_line(line, catalog):
-    """A check line in Chinese: ``(text, missing)``; ``line`` itself and the msgids lacking a translation when the
-    catalogue lacks one; ``None`` when ``line`` is not a check line.
+    """A check line (or an exercise's "correct" line) in Chinese: ``(text, missing)``; ``line`` itself and the
+    msgids lacking a translation when the catalogue lacks one; ``None`` when ``line`` is neither.
 
     >>> zh = {check_key("PASS"): "[通过] {name}：最大误差 {error}{unit}，{samples} 个样本（容差 {tol}）"}
     >>> translate_check_line("[PASS] fk: max error 1.00e-12 m over 2 samples (tol 1e-09)", zh)
@@ -1034,12 +1049,13 @@ def translate_check_line(line, catalog):
     >>> zh["foot on circle {}"] = "足端在圆 {} 上"
     >>> translate_check_line("[PASS] foot on circle 2: max error 0 m over 5 samples (tol 1e-12)", zh)[0]
     '[通过] 足端在圆 2 上：最大误差 0 m，5 个样本（容差 1e-12）'
+    >>> translate_check_line("knee angle: correct.", {CORRECT_KEY: "{name}：正确。", "knee angle": "膝关节角"})
+    ('膝关节角：正确。', [])
     """
-    m = _CHECK_LINE.match(line)
-    if m is None:
+    parts = _line_frame(line)
+    if parts is None:
         return None
-    values = m.groupdict()
-    keys = [check_key(values["flag"])] + ([CHECK_WORST] if values["worst"] else [])
+    values, keys = parts
     missing = [k for k in keys if not catalog.get(k)]
     name_key = output_key(values["name"])
     name_zh = output_translation(catalog, values["name"]) if name_key is not None else None
@@ -1085,11 +1101,6 @@ def output_key(text):
     return figure_key(text) if output_needs_translation(text) else None
 
 
-def _table_cell_key(text, header):
-    """The msgid of a table cell's text, or None when the cell is data (kept as printed)."""
-    return output_key(text)
-
-
 def output_translation(catalog, text):
     """The Chinese of an output label from ``catalog``, its numbers put back in order; None when it has none. The
     report's break marks in names (``FiveBar.fk``) are put back where the translation keeps such names."""
@@ -1112,10 +1123,10 @@ def _markdown_table_lines(text):
 
 def _translate_markdown(text, catalog, found):
     lines, rows = _markdown_table_lines(text)
-    for i, header in rows:
+    for i, _ in rows:
         cells = _MD_CELL_SPLIT.split(lines[i])
         for k in range(1, len(cells) - 1):  # the pieces before the first | and after the last are not cells
-            key = _table_cell_key(cells[k], header)
+            key = output_key(cells[k])
             if key is not None:
                 found.append(key)
                 zh = output_translation(catalog, cells[k])
@@ -1131,7 +1142,7 @@ def _translate_html(text, catalog, found):
     def swap(m):
         if m.group(1) is not None:  # a table cell or a label
             text = html_.unescape(m.group(3))
-            key = _table_cell_key(text, m.group(2) != "td")
+            key = output_key(text)
             head, body, tail, quote = m.group(1), m.group(3), m.group(4), False
         else:  # a title or aria-label attribute (the player's buttons)
             text = html_.unescape(m.group(6))
@@ -1153,9 +1164,9 @@ def _translate_stream(text, catalog, found):
         if done is None:
             out.append(line)
             continue
-        m = _CHECK_LINE.match(line)
-        found += [check_key(m["flag"])] + ([CHECK_WORST] if m["worst"] else [])
-        name = output_key(m["name"])
+        values, keys = _line_frame(line)
+        found += keys
+        name = output_key(values["name"])
         if name is not None:
             found.append(name)
         out.append(done[0])

@@ -23,7 +23,9 @@
 ``python -m robokin engine-check PARAMS.toml [--model team.urdf|team.xml] [--joints A,B] [--foot NAME]``
     Compare a MuJoCo model (your URDF or MJCF, or by default the engine model of the parameter file) with the
     package's kinematics before anything is simulated: foot position, static torques, gravity torques, mass
-    matrix, joint limits (:func:`robokin.params.engine.check_engine_model`). ``--save OUT.xml`` writes the generated model's MJCF. Exit
+    matrix, joint limits (:func:`robokin.params.engine.check_engine_model`). ``--save OUT.xml`` writes the generated model's MJCF;
+    ``--write-sites OUT.xml`` rewrites ``--model``'s body-anchored loop closure with sites at the package's foot
+    point (:func:`robokin.params.sites.site_anchored`), writes it and checks it. Exit
     status 0 when every check passes, 1 when one fails (the findings name the joint or link), 2 when it cannot run
     (a bad parameter file, a family without an engine model, a model file that is missing or does not compile or
     lacks the joints or the foot).
@@ -76,6 +78,13 @@ def _parser():
     )
     e.add_argument("--no-collisions", action="store_true", help="generated model without link-link collision")
     e.add_argument("--save", default=None, help="write the generated model's MJCF here")
+    e.add_argument(
+        "--write-sites",
+        default=None,
+        metavar="OUT.xml",
+        help="rewrite --model's body-anchored loop closure with sites at the package's foot point, write it here "
+        "and check the result",
+    )
     return p
 
 
@@ -166,19 +175,31 @@ def engine_check(
     foot: str | None = None,
     collisions: bool = True,
     save: str | None = None,
+    write_sites: str | None = None,
 ) -> int:
     """``python -m robokin engine-check``: prints the table; returns 0 pass, 1 mismatch, 2 bad input."""
     from .params import ParameterFileError
     from .params.engine import check_engine_model, engine_model
+    from .params.sites import site_anchored
 
     try:
         names = None if joints is None else [j.strip() for j in joints.split(",")]
+        if write_sites is not None and model is None:
+            raise ValueError("--write-sites rewrites your model: give it with --model")
         em = None
         if model is None or save is not None:
             em = engine_model(params_file, collisions=collisions)
         if save is not None:
             Path(save).write_text(em.mjcf, encoding="utf-8")
-        result = check_engine_model(params_file, em if model is None else model, joints=names, foot=foot)
+        if write_sites is not None:
+            fixed = site_anchored(params_file, Path(model), joints=names, foot=foot)
+            Path(write_sites).write_text(fixed.text, encoding="utf-8")
+            for s in fixed.sites:
+                print(f"site {s.name!r} on body {s.body!r} at {list(s.pos)} m (body frame)")
+            print(f"wrote {write_sites}: each body-anchored connect now names its two sites")
+            result = check_engine_model(params_file, write_sites, joints=names, foot=foot)
+        else:
+            result = check_engine_model(params_file, em if model is None else model, joints=names, foot=foot)
     except (ParameterFileError, ValueError, TypeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -292,5 +313,6 @@ def main(argv: list[str] | None = None) -> int:
             foot=args.foot,
             collisions=not args.no_collisions,
             save=args.save,
+            write_sites=args.write_sites,
         )
     return 2

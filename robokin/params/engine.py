@@ -1283,38 +1283,50 @@ class _Probe:
         rows = d.efc_type[: d.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
         return float(np.max(np.abs(d.efc_pos[: d.nefc][rows]), initial=0.0)) if res >= 1e-15 else res
 
-    def pose(self, q, flip=None, target=None):
-        """Set the actuated joints to ``q`` (``flip``: that one negated) and close the loop from several starts:
-        the package's passive angles (by name or place in the tree), those negated (a reversed axis), zero and
-        quarter turns; of the starts that close, the one whose foot is nearest ``target``."""
-        mj, m, d = self.mj, self.m, self.d
+    def _seed(self, q):
+        """qpos address -> the package's angle of each passive joint at the actuated angles ``q``."""
+        mj, m = self.mj, self.m
         guess = self.spec.start(q) if self.spec.start is not None else {}
         seed = {}
         for role, name in self.roles.items():
             if role in guess:
                 seed[int(m.jnt_qposadr[mj.mj_name2id(m, mj.mjtObj.mjOBJ_JOINT, name)])] = guess[role]
+        return seed
+
+    def _set(self, q, flip, seed, sign, extra):
+        """Actuated joints at ``q`` (``flip``: negated), passive ones at ``sign * seed + extra``; no loop closing."""
+        mj, m, d = self.mj, self.m, self.d
+        d.qpos[:] = m.qpos0
+        for a in self.free_adr:  # the pinned body: at the origin, level
+            d.qpos[a : a + 7] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+        d.qvel[:] = 0.0
+        for j in self.passive:
+            d.qpos[int(m.jnt_qposadr[j])] = extra
+        for a, v in seed.items():
+            d.qpos[a] = sign * v + extra
+        for k, j in enumerate(self.jid):
+            d.qpos[m.jnt_qposadr[j]] = -q[k] if flip == k or (isinstance(flip, tuple) and k in flip) else q[k]
+        mj.mj_forward(m, d)
+
+    def pose_open(self, q, sign=1.0):
+        """The model at the package's configuration: actuated joints at ``q``, passive joints at the package's
+        angles (times ``sign``: +1 for the package's axes, -1 for reversed ones), the loop left as it falls."""
+        self._set(q, None, self._seed(q), sign, 0.0)
+
+    def pose(self, q, flip=None, target=None):
+        """Set the actuated joints to ``q`` (``flip``: that one negated) and close the loop from several starts:
+        the package's passive angles (by name or place in the tree), those negated (a reversed axis), zero and
+        quarter turns; of the starts that close, the one whose foot is nearest ``target``."""
+        mj, m, d = self.mj, self.m, self.d
+        seed = self._seed(q)
         padr = [int(m.jnt_qposadr[j]) for j in self.passive]
-
-        def start(sign, extra):
-            d.qpos[:] = m.qpos0
-            for a in self.free_adr:  # the pinned body: at the origin, level
-                d.qpos[a : a + 7] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
-            d.qvel[:] = 0.0
-            for a in padr:
-                d.qpos[a] = extra
-            for a, v in seed.items():
-                d.qpos[a] = sign * v + extra
-            for k, j in enumerate(self.jid):
-                d.qpos[m.jnt_qposadr[j]] = -q[k] if flip == k or (isinstance(flip, tuple) and k in flip) else q[k]
-            mj.mj_forward(m, d)
-
         if not self.passive:
-            start(1.0, 0.0)
+            self._set(q, flip, seed, 1.0, 0.0)
             self.residual = 0.0
             return
         best = None
         for sign, extra in ((1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), (0.0, np.pi / 2), (0.0, -np.pi / 2)):
-            start(sign, extra)
+            self._set(q, flip, seed, sign, extra)
             res = self._close(padr)
             closed = res < 1e-10
             miss = 0.0 if target is None else float(np.linalg.norm(self.foot() - target))
@@ -1871,8 +1883,9 @@ def _body_anchored(probe: _Probe, spec: _Spec, tol: float) -> str:
                     f"the equality joining {b1!r} and {b2!r} is body-anchored (<connect body1= body2= anchor=>): "
                     f"on {m.body(body).name!r}, {where} is {1e3 * dist:.1f} mm from joint {m.joint(j).name!r}, and "
                     f"the file's {label} is {1e3 * length:.1f} mm: qpos0 is not a closed pose of the loop. Name both "
-                    "points with site1= and site2= (a site at each shank's foot point), or write the bodies at a "
-                    "closed pose with each joint's ref at its angle there"
+                    "points with site1= and site2= (a site at each shank's foot point; engine-check --write-sites "
+                    "OUT.xml writes them), or write the bodies at a closed pose with each joint's ref at its angle "
+                    "there"
                 )
     return ""
 
